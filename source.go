@@ -1,0 +1,93 @@
+package dynamo
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SourceKind says how a source's body is read.
+type SourceKind string
+
+// The kinds of source. KindAuto is only a request: registration resolves it
+// to KindHTML or KindFeed before the source is stored.
+const (
+	KindAuto SourceKind = "auto" // detect: annotations → html, a feed → feed, else discovery
+	KindHTML SourceKind = "html" // an annotated HTML page, read by the wrapper
+	KindFeed SourceKind = "feed" // a native RSS, Atom or JSON feed
+)
+
+// Source is one polled origin and the collection (rssId) its versions form.
+type Source struct {
+	ID          string     `json:"id"`
+	URL         string     `json:"url"`
+	Kind        SourceKind `json:"kind"`
+	Interval    Duration   `json:"interval"`         // the flat policy's interval and other policies' starting point
+	Policy      string     `json:"policy,omitempty"` // "" follows the poller's global policy
+	Category    string     `json:"category,omitempty"`
+	TitlePrefix string     `json:"title_prefix,omitempty"` // removed from titles before duplicate detection
+	Subscribers int        `json:"subscribers"`            // weighs the source in ranking policies
+	Timezone    string     `json:"timezone,omitempty"`     // IANA name; dates without a zone are read in it
+	Paused      bool       `json:"paused"`
+	CreatedAt   time.Time  `json:"created_at"`
+
+	State   PollState     `json:"state"`   // kept by the poller
+	Summary SourceSummary `json:"summary"` // kept by the store, read-only
+}
+
+// PollState is what the poller keeps about a source between polls.
+type PollState struct {
+	ETag         string     `json:"etag,omitempty"`
+	LastModified string     `json:"last_modified,omitempty"`
+	BodyHash     string     `json:"body_hash,omitempty"` // digest of the last body, so an unchanged body costs no parse
+	LastPoll     time.Time  `json:"last_poll"`
+	NextPoll     time.Time  `json:"next_poll"`
+	LastChange   time.Time  `json:"last_change"` // when the last version was stored
+	LastStatus   PollStatus `json:"last_status,omitempty"`
+	Errors       int        `json:"errors"` // consecutive failed polls; drives back-off
+	LastError    string     `json:"last_error,omitempty"`
+	// Schedule is the scheduling policies' learnt state (rates, τ, λ,
+	// capacity, weekday history), opaque to the store.
+	Schedule json.RawMessage `json:"schedule,omitempty"`
+}
+
+// SourceSummary counts what the archive holds for a source.
+type SourceSummary struct {
+	Title         string         `json:"title,omitempty"` // channel title of the newest version
+	Versions      int            `json:"versions"`
+	Items         int            `json:"items"`
+	Duplicates    int            `json:"duplicates"` // items recorded as near-duplicates of another source's
+	LastVersionAt time.Time      `json:"last_version_at"`
+	Polls         map[string]int `json:"polls"` // polls by PollStatus
+	LeaseOwner    string         `json:"lease_owner,omitempty"`
+	LeaseExpires  time.Time      `json:"lease_expires"`
+}
+
+// PollStatus is the outcome of one poll.
+type PollStatus string
+
+// The outcomes of a poll.
+const (
+	StatusChanged     PollStatus = "changed"      // a new version was stored
+	StatusUnchanged   PollStatus = "unchanged"    // fetched, same content as the latest version
+	StatusNotModified PollStatus = "not_modified" // the origin answered 304
+	StatusError       PollStatus = "error"        // nothing usable was fetched
+)
+
+// PollOutcome is what "poll now" answers (SPEC §5).
+type PollOutcome struct {
+	Status   PollStatus `json:"status"`
+	Version  int        `json:"version,omitempty"` // the stored version's sequence number (1 = the first ever)
+	NewItems int        `json:"new_items"`
+	Error    string     `json:"error,omitempty"`
+}
+
+// PollLogEntry is one poll as recorded for charts and statistics. Stores keep
+// a bounded number of them per source.
+type PollLogEntry struct {
+	SourceID string        `json:"source_id"`
+	At       time.Time     `json:"at"`
+	Status   PollStatus    `json:"status"`
+	Duration time.Duration `json:"duration_ns"`
+	NewItems int           `json:"new_items"`
+	Error    string        `json:"error,omitempty"`
+}

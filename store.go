@@ -1,0 +1,216 @@
+package dynamo
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps sources, their polling state and their versioned archive. The
+// storage packages implement it twice (PostgreSQL, embedded SQLite) and one
+// conformance suite holds both to the same behaviour.
+//
+// It is the union of smaller interfaces, so that each consumer can ask for
+// only what it uses.
+type Store interface {
+	SourceStore
+	PollStore
+	ArchiveStore
+	SettingStore
+	// WatchChanges reports the ids of sources whose archive or configuration
+	// changed, in this process or in any other sharing the same database, so
+	// that caches can drop stale answers. The channel closes when ctx ends.
+	WatchChanges(ctx context.Context) (<-chan Change, error)
+	Close() error
+}
+
+// Change names a source whose archive or configuration changed.
+type Change struct {
+	SourceID string
+}
+
+// SourceStore registers and configures sources.
+type SourceStore interface {
+	// CreateSource stores a new source; ErrConflict if the id is taken by an
+	// active source. Re-creating a removed source revives its kept archive.
+	CreateSource(ctx context.Context, s *Source) error
+	// Source returns one source, active or removed with its archive kept.
+	Source(ctx context.Context, id string) (*Source, error)
+	// Sources lists the active sources, ordered by id.
+	Sources(ctx context.Context) ([]Source, error)
+	// Collections lists every source that has an archive to serve, active or
+	// removed-but-kept, ordered by id.
+	Collections(ctx context.Context) ([]Source, error)
+	// UpdateSource changes a source's configuration (every field but State,
+	// Summary and CreatedAt); ErrNotFound if there is no such active source.
+	UpdateSource(ctx context.Context, s *Source) error
+	// DeleteSource stops polling a source. Its archive stays served unless
+	// purge is set, in which case versions and items go too.
+	DeleteSource(ctx context.Context, id string, purge bool) error
+}
+
+// PollStore hands out due sources to pollers and records what polls found.
+type PollStore interface {
+	// LeaseDue leases up to limit active, unpaused sources whose next poll is
+	// at or before now and that no other owner holds, until now+ttl. Each
+	// source is leased by one owner at a time, across processes.
+	LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration) ([]Source, error)
+	// LeaseSource leases one source now, whether due or not (poll now);
+	// ErrLeaseLost if another owner holds an unexpired lease on it.
+	LeaseSource(ctx context.Context, id, owner string, now time.Time, ttl time.Duration) (*Source, error)
+	// ReleaseLeases gives up every lease owner holds, for a clean shutdown.
+	ReleaseLeases(ctx context.Context, owner string) error
+	// RecordPoll applies one poll atomically. Inside one transaction it
+	// checks that rec.Owner still holds the lease (ErrLeaseLost otherwise),
+	// stores rec.Document as a new version when its ContentHash differs from
+	// the latest version's, stores the items first seen, calls decide with
+	// what was stored, and writes the returned state, poll log entry and
+	// duplicates; then it releases the lease. Nothing is written when any step
+	// fails. decide must be quick and must not touch the store.
+	RecordPoll(ctx context.Context, rec PollRecord, decide func(PollResult) PollUpdate) (PollResult, error)
+	// SetNextPolls moves the next poll of the given sources, for policies that
+	// plan polls across sources.
+	SetNextPolls(ctx context.Context, next map[string]time.Time) error
+	// Polls returns a source's most recent polls, newest first.
+	Polls(ctx context.Context, sourceID string, limit int) ([]PollLogEntry, error)
+}
+
+// PollRecord is what one poll read.
+type PollRecord struct {
+	SourceID string
+	Owner    string    // the lease holder
+	At       time.Time // when the poll started
+	// Document is the freshly read document, or nil when nothing new was
+	// read (304, an unchanged body, or an error).
+	Document *Resource
+}
+
+// PollResult is what RecordPoll stored.
+type PollResult struct {
+	Version  *Version       // the new version, nil when the content was not new
+	NewItems []ArchivedItem // items not seen before in this source, in page order
+	Seen     int            // items in the document read (its capacity, for policies)
+}
+
+// PollUpdate is what the poller writes in the same transaction, having seen
+// the PollResult.
+type PollUpdate struct {
+	State      PollState
+	Log        PollLogEntry
+	Duplicates []Duplicate
+}
+
+// ArchiveStore reads the versioned archive.
+type ArchiveStore interface {
+	// Versions lists a collection's versions, newest first.
+	Versions(ctx context.Context, sourceID string) ([]Version, error)
+	// Document rebuilds version index (1 = the newest) exactly as it was
+	// stored; ErrNotFound for an unknown collection or version.
+	Document(ctx context.Context, sourceID string, index int) (*Resource, *Version, error)
+	// Items answers archive and version queries (SPEC §5).
+	Items(ctx context.Context, q ItemQuery) ([]ArchivedItem, error)
+	// Aggregate answers queries across collections (SPEC §8).
+	Aggregate(ctx context.Context, q AggregateQuery) ([]AggregatedItem, error)
+	// Fingerprints calls fn for every item first seen at or after since that
+	// has a fingerprint, oldest first, to rebuild duplicate indexes.
+	Fingerprints(ctx context.Context, since time.Time, fn func(FingerprintEntry) error) error
+	// Stats counts sources, versions, items, duplicates and polls.
+	Stats(ctx context.Context) (Stats, error)
+}
+
+// SettingStore keeps small named values shared by every process on the
+// store: the global scheduling policy, discovery's per-domain patterns.
+type SettingStore interface {
+	// Setting returns a value, or ErrNotFound.
+	Setting(ctx context.Context, key string) (string, error)
+	PutSetting(ctx context.Context, key, value string) error
+}
+
+// Version is one stored version of a collection.
+type Version struct {
+	SourceID string    `json:"source_id"`
+	Seq      int       `json:"seq"`   // 1 = the first version ever stored; never changes
+	Index    int       `json:"index"` // 1 = the newest, as in ?index=n; changes as versions are added
+	SeenAt   time.Time `json:"seen_at"`
+	Hash     string    `json:"hash"` // ContentHash of the document
+	Title    string    `json:"title"`
+	Items    int       `json:"items"`
+	Added    int       `json:"added"`   // items not in the previous version
+	Removed  int       `json:"removed"` // items of the previous version not in this one
+}
+
+// ItemKey names an item across collections.
+type ItemKey struct {
+	SourceID string `json:"source_id"`
+	ItemID   string `json:"item_id"`
+}
+
+// ArchivedItem is an item as the archive knows it.
+type ArchivedItem struct {
+	SourceID    string    `json:"source_id"`
+	Item        Item      `json:"item"`
+	FirstSeen   time.Time `json:"first_seen"`
+	LastSeen    time.Time `json:"last_seen"`
+	DuplicateOf *ItemKey  `json:"duplicate_of,omitempty"` // the primary copy of the story
+	Distance    int       `json:"distance,omitempty"`     // Hamming distance to the primary
+}
+
+// AggregatedItem is a story in an aggregate answer, with the other sources
+// that carried it.
+type AggregatedItem struct {
+	ArchivedItem
+	AlsoIn []ItemKey `json:"also_in,omitempty"`
+}
+
+// Duplicate records that Item is a near-duplicate of Primary.
+type Duplicate struct {
+	Item     ItemKey
+	Primary  ItemKey
+	Distance int
+}
+
+// FingerprintEntry is one item's fingerprint, for duplicate indexes.
+type FingerprintEntry struct {
+	Key         ItemKey
+	Fingerprint uint64
+	FirstSeen   time.Time
+}
+
+// ItemQuery selects items of one collection.
+type ItemQuery struct {
+	SourceID string
+	// Version picks one version (1 = the newest); 0 means the whole archive,
+	// each item once with its latest content, newest first by first seen and
+	// then page order.
+	Version    int
+	Conditions []Condition
+	Max        int // 0 means no limit
+}
+
+// AggregateQuery selects items across collections.
+type AggregateQuery struct {
+	Category          string // "" for every source
+	Conditions        []Condition
+	Max               int
+	IncludeDuplicates bool // show every copy, not each story once
+}
+
+// Stats counts the whole store and each source.
+type Stats struct {
+	Sources        int            `json:"sources"`
+	Versions       int            `json:"versions"`
+	Items          int            `json:"items"`
+	Duplicates     int            `json:"duplicates"`
+	DuplicateShare float64        `json:"duplicate_share"`
+	Polls          map[string]int `json:"polls"`
+	PerSource      []SourceStats  `json:"per_source"`
+}
+
+// SourceStats counts one source.
+type SourceStats struct {
+	ID             string         `json:"id"`
+	Versions       int            `json:"versions"`
+	Items          int            `json:"items"`
+	Duplicates     int            `json:"duplicates"`
+	DuplicateShare float64        `json:"duplicate_share"`
+	Polls          map[string]int `json:"polls"`
+}
