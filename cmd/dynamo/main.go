@@ -1,0 +1,70 @@
+// Command dynamo turns annotated HTML pages and native feeds into archived,
+// queryable feeds. Each subcommand lives in a file of its own and registers
+// itself in commands; main only dispatches.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand: run gets the arguments after its name and
+// returns the process's exit code.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdio stdio) int
+}
+
+// stdio is where a command reads and writes, so tests can run commands in
+// process.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+var commands = map[string]command{}
+
+// register adds a subcommand; each command's file calls it from init.
+func register(name, summary string, run func(ctx context.Context, args []string, stdio stdio) int) {
+	commands[name] = command{summary: summary, run: run}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := dispatch(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+	stop()
+	os.Exit(code)
+}
+
+func dispatch(ctx context.Context, args []string, s stdio) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(s.out)
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(s.err, "dynamo: unknown command %q\n", args[0])
+		usage(s.err)
+		return 2
+	}
+	return cmd.run(ctx, args[1:], s)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: dynamo COMMAND [flags] [arguments]")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'dynamo COMMAND -h' for a command's flags.")
+}

@@ -1,0 +1,193 @@
+// Package verify checks Dynamo's output with validators the project did not
+// write: xmllint against shared/xmldata.xsd, jing against RFC 4287's Atom
+// schema, and Debian's python3-feedparser for every feed format. Tests call
+// it; the test command (scripts/test.sh) installs the tools. A missing tool
+// fails the test rather than skipping it, so a green run means checked.
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// SharedDir returns the project's shared/ folder (beside the module root),
+// or $DYNAMO_SHARED_DIR when set.
+func SharedDir(t testing.TB) string {
+	t.Helper()
+	if dir := os.Getenv("DYNAMO_SHARED_DIR"); dir != "" {
+		return dir
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			shared := filepath.Join(filepath.Dir(dir), "shared")
+			if _, err := os.Stat(filepath.Join(shared, "xmldata.xsd")); err != nil {
+				t.Fatalf("shared/ is not beside the module root %s: %v", dir, err)
+			}
+			return shared
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+func tool(t testing.TB, path string) string {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s is missing: run scripts/test.sh, which installs the validators (%v)", path, err)
+	}
+	return path
+}
+
+func writeTemp(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// XMLData fails the test unless doc is valid against shared/xmldata.xsd.
+func XMLData(t testing.TB, doc []byte) {
+	t.Helper()
+	xsd := filepath.Join(SharedDir(t), "xmldata.xsd")
+	file := writeTemp(t, "doc.xml", doc)
+	out, err := exec.Command(tool(t, "/usr/bin/xmllint"), "--noout", "--schema", xsd, file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("xmllint --schema xmldata.xsd: %v\n%s\ndocument:\n%s", err, out, doc)
+	}
+}
+
+// Atom fails the test unless doc is valid against RFC 4287's schema
+// (shared/schemas/atom.rnc), checked with jing.
+func Atom(t testing.TB, doc []byte) {
+	t.Helper()
+	rnc := filepath.Join(SharedDir(t), "schemas", "atom.rnc")
+	file := writeTemp(t, "feed.xml", doc)
+	out, err := exec.Command(tool(t, "/usr/bin/jing"), "-c", rnc, file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("jing -c atom.rnc: %v\n%s\ndocument:\n%s", err, out, doc)
+	}
+}
+
+// WellFormed fails the test unless doc is well-formed XML (xmllint).
+func WellFormed(t testing.TB, doc []byte) {
+	t.Helper()
+	file := writeTemp(t, "doc.xml", doc)
+	out, err := exec.Command(tool(t, "/usr/bin/xmllint"), "--noout", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("xmllint: %v\n%s\ndocument:\n%s", err, out, doc)
+	}
+}
+
+// Parsed is what python3-feedparser made of a feed.
+type Parsed struct {
+	Bozo          bool    `json:"bozo"`
+	BozoException string  `json:"bozo_exception"`
+	Version       string  `json:"version"` // rss10, rss20, atom10, json11, …
+	Title         string  `json:"title"`
+	Link          string  `json:"link"`
+	Subtitle      string  `json:"subtitle"`
+	Language      string  `json:"language"`
+	Updated       string  `json:"updated"` // as "YYYY-MM-DDTHH:MM:SSZ" in UTC, "" if none parsed
+	Entries       []Entry `json:"entries"`
+}
+
+// Entry is one parsed feed entry.
+type Entry struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Link      string `json:"link"`
+	Summary   string `json:"summary"`
+	Published string `json:"published"` // as "YYYY-MM-DDTHH:MM:SSZ" in UTC, "" if none parsed
+	Updated   string `json:"updated"`
+}
+
+const feedparserScript = `
+import calendar, json, sys, time
+import feedparser
+
+def ts(st):
+    if not st:
+        return ""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(calendar.timegm(st)))
+
+d = feedparser.parse(sys.argv[1])
+f = d.feed
+out = {
+    "bozo": bool(d.bozo),
+    "bozo_exception": str(d.get("bozo_exception", "")),
+    "version": d.version,
+    "title": f.get("title", ""),
+    "link": f.get("link", ""),
+    "subtitle": f.get("subtitle", ""),
+    "language": f.get("language", ""),
+    "updated": ts(f.get("updated_parsed")),
+    "entries": [{
+        "id": e.get("id", ""),
+        "title": e.get("title", ""),
+        "link": e.get("link", ""),
+        "summary": e.get("summary", ""),
+        "published": ts(e.get("published_parsed")),
+        "updated": ts(e.get("updated_parsed")),
+    } for e in d.entries],
+}
+json.dump(out, sys.stdout)
+`
+
+var feedparserMissing = sync.OnceValue(func() error {
+	return exec.Command("/usr/bin/python3", "-c", "import feedparser").Run()
+})
+
+// Feed parses doc with Debian's python3-feedparser (/usr/bin/python3, which
+// sees Debian's packages) and fails the test if the parser flags it as
+// malformed (bozo) or reads a version other than wantVersion ("rss10",
+// "rss20", "atom10", "json11").
+func Feed(t testing.TB, doc []byte, wantVersion string) Parsed {
+	t.Helper()
+	if err := feedparserMissing(); err != nil {
+		t.Fatalf("python3-feedparser is missing: run scripts/test.sh, which installs it (%v)", err)
+	}
+	file := writeTemp(t, "feed", doc)
+	cmd := exec.Command("/usr/bin/python3", "-c", feedparserScript, file)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("feedparser: %v\n%s", err, stderr.String())
+	}
+	var p Parsed
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatalf("feedparser output: %v\n%s", err, out)
+	}
+	if p.Bozo {
+		t.Fatalf("feedparser flags the feed as malformed: %s\nfeed:\n%s", p.BozoException, excerpt(doc))
+	}
+	if p.Version != wantVersion {
+		t.Fatalf("feedparser reads version %q, want %q\nfeed:\n%s", p.Version, wantVersion, excerpt(doc))
+	}
+	return p
+}
+
+func excerpt(doc []byte) string {
+	const max = 4000
+	s := string(doc)
+	if len(s) > max {
+		return s[:max] + fmt.Sprintf("\n… (%d more bytes)", len(s)-max)
+	}
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Dynamo's whole test suite, runnable on a fresh Debian machine with Go.
+#
+# It installs what the tests need (xmllint, jing, python3-feedparser,
+# Chromium, PostgreSQL when no server is reachable), provides a PostgreSQL
+# server (DYNAMO_TEST_DATABASE_URL if set, else one answering on
+# 127.0.0.1:5432, else a throwaway cluster it starts and stops itself), then
+# runs gofmt, go vet, every Go test and a short run of every fuzz target.
+#
+#   FUZZTIME=10s   how long each fuzz target runs (0 skips fuzzing)
+#   PKGS=./...     which packages to test
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZTIME=${FUZZTIME:-10s}
+PKGS=${PKGS:-./...}
+log_dir=$(mktemp -d)
+trap 'cleanup' EXIT
+cleanup_steps=()
+cleanup() {
+  for step in "${cleanup_steps[@]}"; do eval "$step" || true; done
+  rm -rf "$log_dir"
+}
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# --- tools -----------------------------------------------------------------
+missing=()
+[ -x /usr/bin/xmllint ] || missing+=(libxml2-utils)
+[ -x /usr/bin/jing ] || missing+=(jing)
+/usr/bin/python3 -c 'import feedparser' 2>/dev/null || missing+=(python3-feedparser)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v curl >/dev/null || missing+=(curl)
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+[ -n "$pg_bin" ] || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log_dir/apt.log" 2>&1 \
+    || { cat "$log_dir/apt.log"; exit 1; }
+  pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+fi
+
+# --- PostgreSQL ------------------------------------------------------------
+pg_answers() { "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$1" >/dev/null 2>&1; }
+if [ -z "${DYNAMO_TEST_DATABASE_URL:-}" ]; then
+  if pg_answers 5432 && "$pg_bin/psql" -h 127.0.0.1 -U postgres -d postgres -Atc 'select 1' >/dev/null 2>&1; then
+    export DYNAMO_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+  else
+    # A throwaway cluster, owned by an unprivileged user because initdb
+    # refuses to run as root.
+    pg_user=$(id -un)
+    if [ "$(id -u)" = 0 ]; then
+      pg_user=postgres
+      id -u "$pg_user" >/dev/null 2>&1 || useradd --system --no-create-home "$pg_user"
+    fi
+    pg_dir=$(mktemp -d /tmp/dynamo-pg.XXXXXX)
+    chown "$pg_user" "$pg_dir"
+    run_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$pg_user" -- "$@"; else "$@"; fi; }
+    run_pg "$pg_bin/initdb" -D "$pg_dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$log_dir/initdb.log" 2>&1 \
+      || { cat "$log_dir/initdb.log"; exit 1; }
+    pg_port=55432
+    run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w \
+      -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null
+    cleanup_steps+=("run_pg '$pg_bin/pg_ctl' -D '$pg_dir/data' -m immediate stop >/dev/null; rm -rf '$pg_dir'")
+    export DYNAMO_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres?sslmode=disable"
+    echo "started a throwaway PostgreSQL on 127.0.0.1:$pg_port"
+  fi
+fi
+export DYNAMO_PG_BIN="$pg_bin"
+echo "PostgreSQL for tests: $DYNAMO_TEST_DATABASE_URL"
+
+# --- static checks ---------------------------------------------------------
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+go vet $PKGS
+
+# --- tests -----------------------------------------------------------------
+status=0
+go test -count=1 -timeout 20m -v $PKGS >"$log_dir/test.log" 2>&1 || status=$?
+# Everything but the per-test chatter of passing tests.
+grep -v -E '^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|SKIP):)' "$log_dir/test.log" \
+  | grep -v -E '^\s+\S+_test\.go:[0-9]+: ' || true
+if [ "$status" != 0 ]; then
+  echo; echo "---- failures in full ----"
+  grep -E -B2 -A30 '^\s*--- FAIL|^panic:|^FAIL' "$log_dir/test.log" | head -n 400 || true
+fi
+passed=$(grep -c -E '^\s*--- PASS:' "$log_dir/test.log" || true)
+failed=$(grep -c -E '^\s*--- FAIL:' "$log_dir/test.log" || true)
+skipped=$(grep -c -E '^\s*--- SKIP:' "$log_dir/test.log" || true)
+if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi # a build failure or panic
+
+# --- fuzzing ---------------------------------------------------------------
+fuzz_failed=0
+if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
+  for pkg in $(go list $PKGS); do
+    for target in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
+      if go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" "$pkg" >"$log_dir/fuzz.log" 2>&1; then
+        echo "fuzz ok   $pkg $target ($FUZZTIME)"
+      else
+        echo "fuzz FAIL $pkg $target"; tail -n 40 "$log_dir/fuzz.log"; fuzz_failed=$((fuzz_failed + 1))
+      fi
+    done
+  done
+fi
+
+echo
+echo "tests: $passed passed, $((failed + fuzz_failed)) failed, $skipped skipped"
+[ "$status" = 0 ] && [ "$fuzz_failed" = 0 ]
