@@ -1,0 +1,153 @@
+// Package sanitize makes HTML from pages and feeds safe to re-publish and
+// derives its plain text. Descriptions keep their markup in feeds, so every
+// producer of XMLData (the wrapper, the native-feed parser) passes them
+// through HTML; keyword search and titles use Text.
+package sanitize
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/microcosm-cc/bluemonday"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// policy is bluemonday's policy for user-generated content (formatting,
+// links, images, tables; no script, style, forms, event handlers or
+// javascript: URLs), without the rel="nofollow" it would add to every link:
+// the links are the publisher's own, not a visitor's.
+var policy = func() *bluemonday.Policy {
+	p := bluemonday.UGCPolicy()
+	p.RequireNoFollowOnLinks(false)
+	p.RequireNoFollowOnFullyQualifiedLinks(false)
+	p.AddTargetBlankToFullyQualifiedLinks(false)
+	p.AllowAttrs("srcset", "sizes").OnElements("img") // responsive images; bluemonday checks each URL
+	return p
+}()
+
+// urlAttrs are the attributes whose values are URLs that a reader fetches or
+// follows; they are resolved against the page so the feed works elsewhere.
+var urlAttrs = map[string]bool{
+	"href": true, "src": true, "cite": true, "poster": true, "background": true, "longdesc": true,
+}
+
+// HTML returns fragment sanitized, with relative URLs resolved against base
+// (nil leaves them relative). Unbalanced markup is balanced, so a fragment
+// cut out of a page cannot break the document it is placed in.
+func HTML(fragment string, base *url.URL) string {
+	if base != nil {
+		fragment = absolutize(fragment, base)
+	}
+	return strings.TrimSpace(policy.Sanitize(fragment))
+}
+
+// absolutize parses fragment as the content of a <div> and rewrites URL
+// attributes (and srcset candidates) against base.
+func absolutize(fragment string, base *url.URL) string {
+	context := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+	nodes, err := html.ParseFragment(strings.NewReader(fragment), context)
+	if err != nil {
+		return fragment // the sanitizer still runs on the original
+	}
+	var sb strings.Builder
+	for _, n := range nodes {
+		resolveTree(n, base)
+		if err := html.Render(&sb, n); err != nil {
+			return fragment
+		}
+	}
+	return sb.String()
+}
+
+func resolveTree(n *html.Node, base *url.URL) {
+	if n.Type == html.ElementNode {
+		for i, a := range n.Attr {
+			switch {
+			case urlAttrs[a.Key]:
+				n.Attr[i].Val = Resolve(base, a.Val)
+			case a.Key == "srcset":
+				n.Attr[i].Val = resolveSrcset(base, a.Val)
+			}
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		resolveTree(c, base)
+	}
+}
+
+// Resolve returns ref resolved against base, or ref unchanged (trimmed) when
+// it is not a URL reference that can be resolved. Fragment-only references
+// and non-hierarchical schemes (mailto:) resolve as the URL spec says.
+func Resolve(base *url.URL, ref string) string {
+	ref = strings.TrimSpace(ref)
+	if base == nil || ref == "" {
+		return ref
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	return base.ResolveReference(u).String()
+}
+
+func resolveSrcset(base *url.URL, srcset string) string {
+	candidates := strings.Split(srcset, ",")
+	for i, c := range candidates {
+		fields := strings.Fields(c)
+		if len(fields) == 0 {
+			continue
+		}
+		fields[0] = Resolve(base, fields[0])
+		candidates[i] = strings.Join(fields, " ")
+	}
+	return strings.Join(candidates, ", ")
+}
+
+// blockElements end a line of text: their content is not run together with
+// the text around it.
+var blockElements = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true, atom.Br: true,
+	atom.Dd: true, atom.Div: true, atom.Dl: true, atom.Dt: true, atom.Figcaption: true,
+	atom.Figure: true, atom.Footer: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true,
+	atom.H5: true, atom.H6: true, atom.Header: true, atom.Hr: true, atom.Li: true, atom.Main: true,
+	atom.Nav: true, atom.Ol: true, atom.P: true, atom.Pre: true, atom.Section: true, atom.Table: true,
+	atom.Td: true, atom.Th: true, atom.Tr: true, atom.Ul: true,
+}
+
+// Text returns the plain text of an HTML fragment: tags dropped (and the
+// content of script, style and template), entities decoded, whitespace
+// collapsed to single spaces, block elements separated by a space.
+func Text(fragment string) string {
+	z := html.NewTokenizer(strings.NewReader(fragment))
+	var sb strings.Builder
+	skip := 0 // depth inside script/style/template
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return strings.Join(strings.Fields(sb.String()), " ")
+		case html.TextToken:
+			if skip == 0 {
+				sb.Write(z.Text())
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			if a == atom.Script || a == atom.Style || a == atom.Template {
+				skip++
+			}
+			if blockElements[a] {
+				sb.WriteByte(' ')
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			if (a == atom.Script || a == atom.Style || a == atom.Template) && skip > 0 {
+				skip--
+			}
+			if blockElements[a] {
+				sb.WriteByte(' ')
+			}
+		}
+	}
+}
