@@ -1,0 +1,322 @@
+package dates
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// parseISO reads the ISO 8601 / RFC 3339 shapes, which carry a 'T' or are a
+// bare date and must be tried before normalization splits them apart.
+func parseISO(s string, loc *time.Location) (time.Time, bool) {
+	if len(s) < 8 || !isDigit(s[0]) {
+		return time.Time{}, false
+	}
+	v := strings.ToUpper(s)
+	for _, layout := range isoLayouts {
+		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// normalize rewrites a free-form date into canonical fields that the layout
+// table knows: English three-letter month names, numeric dates as
+// YYYY-MM-DD, times as H:MM[:SS] with a separate AM/PM, and no commas,
+// weekdays, ordinals or connecting words. The zone, if any, is taken out
+// and returned. ok is false when the value holds something that makes any
+// reading a guess (an unknown zone abbreviation, two zones).
+func normalize(s string, monthFirst bool) (fields []string, zone *time.Location, ok bool) {
+	s = strings.Map(separatorToSpace, s)
+	n := normalizer{monthFirst: monthFirst}
+	for _, raw := range strings.Fields(s) {
+		parts, z, ok := n.field(raw, len(fields) > 0 && endsWithDigit(fields[len(fields)-1]))
+		if !ok {
+			return nil, nil, false
+		}
+		if z != nil {
+			if zone != nil {
+				return nil, nil, false
+			}
+			zone = z
+		}
+		fields = append(fields, parts...)
+	}
+	return fields, zone, true
+}
+
+// separatorToSpace turns the punctuation that people put between the parts
+// of a date into spaces.
+func separatorToSpace(r rune) rune {
+	switch r {
+	case ',', '@', '|', '(', ')', '[', ']', ';', '\u2013', '\u2014':
+		return ' '
+	}
+	return r
+}
+
+// normalizer rewrites the fields of one value.
+type normalizer struct {
+	monthFirst bool // how to read an ambiguous numeric date with '/' or '-'
+}
+
+// field rewrites one whitespace-separated field into zero or more canonical
+// fields. afterNumber tells whether the previous field ended in a digit,
+// which makes "am" a meridiem rather than the German "am" (on).
+func (n normalizer) field(f string, afterNumber bool) ([]string, *time.Location, bool) {
+	if f == "-" || f == "/" {
+		return nil, nil, true
+	}
+	lower := strings.ToLower(f)
+	switch lower {
+	case "a.m.", "a.m", "am":
+		if afterNumber || lower != "am" {
+			return []string{"AM"}, nil, true
+		}
+		return nil, nil, true // German "am 8. Dezember"
+	case "p.m.", "p.m", "pm":
+		return []string{"PM"}, nil, true
+	}
+	if z, ok := zoneOf(f); ok {
+		return nil, z, true
+	}
+	if hasLetter(f) && hasDigit(f) {
+		return n.mixedField(f)
+	}
+	if hasLetter(f) {
+		return wordField(f)
+	}
+	if strings.Contains(f, ":") {
+		return timeField(f)
+	}
+	if d, ok := numericDate(f, n.monthFirst); ok {
+		return []string{d}, nil, true
+	}
+	return []string{strings.TrimSuffix(f, ".")}, nil, true // "8." (German day), "2005"
+}
+
+// wordField handles a field made of letters only: a month, a weekday, a
+// connecting word, or something else.
+func wordField(f string) ([]string, *time.Location, bool) {
+	w := strings.ToLower(strings.TrimRight(f, "."))
+	if m, ok := monthNames[w]; ok {
+		return []string{m}, nil, true
+	}
+	if weekdayNames[w] || fillerWords[w] {
+		return nil, nil, true
+	}
+	if looksLikeZone(f) {
+		return nil, nil, false // an abbreviation we do not know: the offset would be a guess
+	}
+	return nil, nil, true // "Posted", "on", "Le": words around the date
+}
+
+// mixedField handles letters glued to digits: ordinals ("8th"), times with
+// a meridiem or zone ("8:25PM", "08:25:00Z"), French hours ("08h25"),
+// dashed dates with a month name ("02-Dec-2005").
+func (n normalizer) mixedField(f string) ([]string, *time.Location, bool) {
+	lower := strings.ToLower(strings.TrimSuffix(f, "."))
+	for _, suffix := range []string{"st", "nd", "rd", "th", "er", "e", "º", "°"} {
+		if digits, ok := strings.CutSuffix(lower, suffix); ok && isNumber(digits) {
+			return []string{digits}, nil, true
+		}
+	}
+	for _, m := range []string{"a.m.", "p.m.", "a.m", "p.m", "am", "pm"} {
+		if num, ok := strings.CutSuffix(lower, m); ok && num != "" && isDigit(num[len(num)-1]) {
+			parts, z, ok := numberOrTime(num)
+			return append(parts, strings.ToUpper(m[:1])+"M"), z, ok
+		}
+	}
+	if h, m, ok := strings.Cut(lower, "h"); ok && isNumber(h) && (m == "" || isNumber(m)) {
+		if m == "" {
+			m = "00"
+		}
+		return timeField(h + ":" + m)
+	}
+	if strings.ContainsAny(f, "-/.") && !strings.Contains(f, ":") {
+		var out []string
+		for _, p := range strings.FieldsFunc(f, func(r rune) bool { return r == '-' || r == '/' || r == '.' }) {
+			parts, _, ok := n.field(p, false)
+			if !ok {
+				return nil, nil, false
+			}
+			out = append(out, parts...)
+		}
+		return out, nil, true
+	}
+	if strings.Contains(f, ":") {
+		return timeField(f)
+	}
+	return wordField(f)
+}
+
+func numberOrTime(s string) ([]string, *time.Location, bool) {
+	if strings.Contains(s, ":") || strings.Contains(s, ".") {
+		return timeField(strings.ReplaceAll(s, ".", ":"))
+	}
+	if isNumber(s) {
+		return []string{s}, nil, true
+	}
+	return nil, nil, false
+}
+
+// timeField handles a time of day, possibly followed by a zone
+// ("08:25:00Z", "08:25:00-0500", "08:25:00+01:00").
+func timeField(f string) ([]string, *time.Location, bool) {
+	upper := strings.ToUpper(f)
+	if t, ok := strings.CutSuffix(upper, "Z"); ok {
+		return []string{t}, time.UTC, true
+	}
+	colon := strings.IndexByte(upper, ':')
+	if i := strings.IndexAny(upper[colon+1:], "+-"); colon >= 0 && i >= 0 {
+		i += colon + 1
+		z, ok := numericZone(upper[i:])
+		if !ok {
+			return nil, nil, false
+		}
+		return []string{upper[:i]}, z, true
+	}
+	return []string{upper}, nil, true
+}
+
+// numericDate rewrites a numeric date with '/', '.' or '-' separators as
+// YYYY-MM-DD, choosing between day-month and month-day as Parse documents.
+func numericDate(f string, monthFirst bool) (string, bool) {
+	sep := byte(0)
+	for _, c := range []byte{'/', '.', '-'} {
+		if strings.Count(f, string(c)) == 2 {
+			sep = c
+			break
+		}
+	}
+	if sep == 0 {
+		return "", false
+	}
+	p := strings.Split(f, string(sep))
+	if len(p[0]) == 4 {
+		return ymd(p[0], p[1], p[2])
+	}
+	if len(p[2]) != 4 && len(p[2]) != 2 {
+		return "", false
+	}
+	first, second := p[1], p[0] // day first: 08.12.2005, 08/12/2005 in Europe
+	if sep != '.' && monthFirst {
+		first, second = p[0], p[1] // month first: 12/08/2005 in the United States
+	}
+	if d, ok := ymd(p[2], first, second); ok {
+		return d, true
+	}
+	return ymd(p[2], second, first)
+}
+
+// ymd formats year, month and day as YYYY-MM-DD when they are numbers in
+// range (the day is checked against the month by time.Parse later).
+func ymd(y, m, d string) (string, bool) {
+	year, err1 := strconv.Atoi(y)
+	month, err2 := strconv.Atoi(m)
+	day, err3 := strconv.Atoi(d)
+	if err1 != nil || err2 != nil || err3 != nil || len(m) > 2 || len(d) > 2 {
+		return "", false
+	}
+	switch len(y) {
+	case 2: // the pivot that time.Parse uses for "06"
+		if year >= 69 {
+			year += 1900
+		} else {
+			year += 2000
+		}
+	case 4:
+	default:
+		return "", false
+	}
+	if month < 1 || month > 12 || day < 1 || day > 31 {
+		return "", false
+	}
+	return strconv.Itoa(10000 + year)[1:] + "-" + strconv.Itoa(100 + month)[1:] + "-" + strconv.Itoa(100 + day)[1:], true
+}
+
+// zoneOf recognizes a zone written as a field: a known abbreviation, "Z",
+// a numeric offset (+0100, -05:00, +01) or GMT/UTC with an offset (GMT+1).
+func zoneOf(f string) (*time.Location, bool) {
+	upper := strings.ToUpper(f)
+	if off, ok := zoneAbbreviations[upper]; ok {
+		return time.FixedZone(upper, off), true
+	}
+	for _, prefix := range []string{"GMT", "UTC", "UT"} {
+		if rest, ok := strings.CutPrefix(upper, prefix); ok && rest != "" && (rest[0] == '+' || rest[0] == '-') {
+			return numericZone(rest)
+		}
+	}
+	if f[0] == '+' || f[0] == '-' {
+		return numericZone(f)
+	}
+	return nil, false
+}
+
+// numericZone reads +HH, +HHMM or +HH:MM (and a lone +H after GMT).
+func numericZone(s string) (*time.Location, bool) {
+	if len(s) < 2 || (s[0] != '+' && s[0] != '-') {
+		return nil, false
+	}
+	digits := strings.Replace(s[1:], ":", "", 1)
+	if !isNumber(digits) {
+		return nil, false
+	}
+	var h, m int
+	switch len(digits) {
+	case 1, 2:
+		h, _ = strconv.Atoi(digits)
+	case 3:
+		h, _ = strconv.Atoi(digits[:1])
+		m, _ = strconv.Atoi(digits[1:])
+	case 4:
+		h, _ = strconv.Atoi(digits[:2])
+		m, _ = strconv.Atoi(digits[2:])
+	default:
+		return nil, false
+	}
+	if h > 14 || m > 59 {
+		return nil, false
+	}
+	off := h*3600 + m*60
+	if s[0] == '-' {
+		off = -off
+	}
+	return time.FixedZone("", off), true
+}
+
+// looksLikeZone reports whether an unknown word is shaped like a zone
+// abbreviation (EST, CEST, AEDT): upper-case letters only.
+func looksLikeZone(f string) bool {
+	if len(f) < 3 || len(f) > 5 {
+		return false
+	}
+	for i := 0; i < len(f); i++ {
+		if f[i] < 'A' || f[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
+func hasDigit(s string) bool  { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
+func endsWithDigit(s string) bool {
+	return s != "" && isDigit(s[len(s)-1])
+}

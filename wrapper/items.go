@@ -1,0 +1,287 @@
+package wrapper
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// itemAnnot is an item annotation on its way into an item.
+type itemAnnot struct {
+	a     *annot
+	field string // title, link, description, image, extension
+	pub   *Annotation
+}
+
+// itemGroup gathers the annotations of one item.
+type itemGroup struct {
+	numbered bool  // its index is an integer: it sorts among the numbered items
+	number   int64 // that integer
+	seq      int   // creation order, which is page order
+	label    string
+	fields   map[string]itemAnnot // title, link, description, image
+	exts     []itemAnnot
+	members  []*Annotation
+}
+
+func (g *itemGroup) add(ia itemAnnot) {
+	g.members = append(g.members, ia.pub)
+	if ia.field == "extension" {
+		g.exts = append(g.exts, ia)
+		return
+	}
+	g.fields[ia.field] = ia
+}
+
+// takes reports whether the group has no annotation of this field yet.
+func (g *itemGroup) takes(field string) bool {
+	_, has := g.fields[field]
+	return field == "extension" || !has
+}
+
+// group gathers item annotations into items by their index, and returns
+// the items in order: by index for integer indexes (page order among equal
+// ones), then the others in page order.
+//
+//   - An annotation goes to the latest item with its index; when that item
+//     already has this field (a duplicate index), it starts another item
+//     with the same index, placed after it.
+//   - An annotation without an index joins the item of the annotation
+//     before it, unless that item already has this field; then it starts
+//     a new item.
+//   - An index that is not an integer groups like any index, but its items
+//     come after the numbered ones.
+func group(items []itemAnnot, w *warnings) []*itemGroup {
+	var groups []*itemGroup
+	latest := map[string]*itemGroup{}
+	reportedIndex := map[string]bool{}
+	var current *itemGroup
+	newGroup := func(label string) *itemGroup {
+		g := &itemGroup{seq: len(groups), label: label, fields: map[string]itemAnnot{}}
+		groups = append(groups, g)
+		return g
+	}
+	for _, ia := range items {
+		raw, has := ia.a.open.attr("index")
+		raw = strings.TrimSpace(raw)
+		line := ia.a.open.line
+		var g *itemGroup
+		switch {
+		case raw == "":
+			what := "has no index"
+			if has {
+				what = "has an empty index"
+			}
+			if current != nil && current.takes(ia.field) {
+				g = current
+				w.add(line, "<%s> %s; it joins the item of the annotation before it (item %s)", ia.a.name, what, current.describe())
+			} else {
+				g = newGroup("")
+				w.add(line, "<%s> %s; it starts a new item", ia.a.name, what)
+			}
+		default:
+			key := raw
+			n, err := strconv.ParseInt(raw, 10, 64)
+			if err == nil {
+				key = strconv.FormatInt(n, 10)
+			} else if !reportedIndex[raw] {
+				reportedIndex[raw] = true
+				w.add(line, "<%s> index %q is not an integer; its item comes after the numbered ones", ia.a.name, raw)
+			}
+			g = latest[key]
+			if g != nil && !g.takes(ia.field) {
+				w.add(line, "index %s is used twice for <%s> (first on line %d); the second starts another item with index %s",
+					key, ia.a.name, g.fields[ia.field].a.open.line, key)
+				g = nil
+			}
+			if g == nil {
+				g = newGroup(key)
+				g.numbered, g.number = err == nil, n
+				latest[key] = g
+			}
+		}
+		g.add(ia)
+		current = g
+	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if a.numbered != b.numbered {
+			return a.numbered
+		}
+		if a.numbered && a.number != b.number {
+			return a.number < b.number
+		}
+		return a.seq < b.seq
+	})
+	return groups
+}
+
+// draft is an item whose fields are known but not yet its place.
+type draft struct {
+	g        *itemGroup
+	item     dynamo.Item
+	ownLink  bool
+	titleSet bool
+}
+
+// items fills the Resource's items from the groups, in order.
+func (b *builder) items(groups []*itemGroup) {
+	var drafts []*draft
+	for _, g := range groups {
+		if d := b.draft(g); d != nil {
+			drafts = append(drafts, d)
+		}
+	}
+	seen := map[string]int{}  // id as derived → how many items have had it
+	used := map[string]bool{} // ids given out
+	for i, d := range drafts {
+		it := &d.item
+		it.Index = i + 1
+		if !d.ownLink {
+			it.Link = b.defaultLink(it.Index)
+		}
+		if it.Image != nil && it.Image.Link == "" {
+			it.Image.Link = it.Link
+		}
+		it.IDFromContent = !d.ownLink
+		it.ID = b.uniqueID(d, seen, used)
+		for _, m := range d.g.members {
+			m.Item = it.Index
+		}
+		b.res.Items = append(b.res.Items, *it)
+	}
+}
+
+// uniqueID derives the item's id and, when an earlier item has it, makes
+// it distinct (the schema requires unique ids) in a way that is the same on
+// every poll of the page: the n-th item with an id gets derivedID(id, n).
+func (b *builder) uniqueID(d *draft, seen map[string]int, used map[string]bool) string {
+	it := &d.item
+	id := dynamo.ItemID(it.Link, d.ownLink, it.Title, it.Description)
+	seen[id]++
+	if n := seen[id]; used[id] {
+		what := "title and description"
+		if d.ownLink {
+			what = "link"
+		}
+		b.warn.add(d.g.members[0].Line, "item %d has the same %s as an earlier item; it gets an id of its own", it.Index, what)
+		for used[id] {
+			id = derivedID(id, n)
+		}
+	}
+	used[id] = true
+	return id
+}
+
+// derivedID makes the n-th item sharing an id distinct, the same way on
+// every poll of the page, so that ids stay unique within the resource (the
+// schema requires it) and stable across versions.
+func derivedID(id string, n int) string {
+	sum := sha256.Sum256([]byte(id + "\x00" + strconv.Itoa(n)))
+	return hex.EncodeToString(sum[:16])
+}
+
+// defaultLink is the link of an item without one: the page URL with a
+// fragment naming the item.
+func (b *builder) defaultLink(index int) string {
+	fragment := "item-" + strconv.Itoa(index)
+	if b.pageURL == nil {
+		return "#" + fragment
+	}
+	u := *b.pageURL
+	u.Fragment, u.RawFragment = fragment, ""
+	return uriString(u.String())
+}
+
+// draft reads an item's fields and applies the title defaults; nil when
+// the item has nothing to show.
+func (b *builder) draft(g *itemGroup) *draft {
+	d := &draft{g: g}
+	it := &d.item
+	line := g.members[0].Line
+	if ia, ok := g.fields["title"]; ok {
+		it.Title = plainText(ia.a.content(b.text))
+		ia.pub.Value = it.Title
+		if it.Title == "" {
+			b.warn.add(ia.a.open.line, "<item:title> is empty")
+		}
+	}
+	var linkText string
+	if ia, ok := g.fields["link"]; ok {
+		var problem string
+		it.Link, linkText, problem = linkValue(ia.a.content(b.text), b.base)
+		ia.pub.Value = it.Link
+		if problem != "" {
+			b.warn.add(ia.a.open.line, "<item:link> %s; the item gets a link to the page", problem)
+		}
+		d.ownLink = it.Link != ""
+	}
+	if ia, ok := g.fields["description"]; ok {
+		it.Description, it.Text = descriptionHTML(ia.a.content(b.text), b.base)
+		ia.pub.Value = it.Description
+		if it.Description == "" {
+			b.warn.add(ia.a.open.line, "<item:description> is empty")
+		}
+	}
+	if !b.defaultTitle(d, linkText, line) {
+		return nil
+	}
+	if ia, ok := g.fields["image"]; ok {
+		link := ""
+		if d.ownLink {
+			link = it.Link
+		}
+		it.Image = b.image(ia.a, link, it.Title)
+		if it.Image != nil {
+			ia.pub.Value = it.Image.URL
+		}
+	}
+	for _, ia := range g.exts {
+		if e, ok := b.extension(ia.a); ok {
+			it.Extensions = append(it.Extensions, e)
+			ia.pub.Value = e.Value
+		}
+	}
+	return d
+}
+
+// defaultTitle gives an untitled item the start of its description's text
+// (SPEC §2); an item with no description either is titled with its link's
+// text or its link, and left out when it has no link of its own: nothing
+// would identify it. It reports whether the item is kept.
+func (b *builder) defaultTitle(d *draft, linkText string, line int) bool {
+	it := &d.item
+	switch {
+	case it.Title != "":
+		return true
+	case it.Text != "":
+		it.Title = excerpt(it.Text)
+		return true
+	case d.ownLink && linkText != "":
+		it.Title = excerpt(linkText)
+		b.warn.add(line, "item %s has neither title nor description; it is titled with its link's text", d.g.describe())
+		return true
+	case d.ownLink:
+		it.Title = it.Link
+		b.warn.add(line, "item %s has neither title nor description; it is titled with its link", d.g.describe())
+		return true
+	}
+	b.warn.add(line, "item %s has no title, no description and no link; left out", d.g.describe())
+	for _, m := range d.g.members {
+		m.Item = 0
+	}
+	return false
+}
+
+// describe names the group in messages.
+func (g *itemGroup) describe() string {
+	if g.label == "" {
+		return fmt.Sprintf("without index (line %d)", g.members[0].Line)
+	}
+	return "with index " + g.label
+}

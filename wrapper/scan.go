@@ -1,0 +1,306 @@
+package wrapper
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// comment is an HTML comment holding annotation tags.
+type comment struct {
+	start, end         int // offsets of "<!--" and just after "-->"
+	bodyStart, bodyEnd int
+	firstTag, lastTag  int // the range of its tags in scanned.tags, lastTag exclusive
+}
+
+// scanned is what one pass over the page finds: the annotation comments and
+// their tags, and the few page elements the defaults need.
+type scanned struct {
+	comments        []comment
+	tags            []tag
+	title           string // the first <title>'s text
+	base            string // the first <base href>
+	metaDescription string // <meta name="description" content>
+}
+
+// scanner finds annotations without tokenizing the page: it jumps from '<'
+// to '<' (strings.IndexByte is vectorized) and only looks closer at
+// comments, at the elements whose content is not markup (script, style,
+// title, textarea…) so that a "<!--" inside them is not taken for a comment
+// as a browser would not, and at <base>, <meta> and <title>. Every search
+// moves forward, or is cached when it may be repeated from many places, so
+// the work is linear in the page whatever it holds.
+type scanner struct {
+	text  string
+	lines *lines
+	warn  *warnings
+	tags  tagParser
+	out   scanned
+
+	commentEnd, gt, newline finder
+	// unclosedReported limits the unclosed-comment warning to one: after
+	// the first, later "<!--" find no "-->" either.
+	unclosedReported bool
+}
+
+func scan(text string, ln *lines, warn *warnings) *scanned {
+	s := &scanner{text: text, lines: ln, warn: warn}
+	s.tags = tagParser{line: ln.at, warn: warn}
+	s.commentEnd = finder{text: text, needle: "-->", from: -1}
+	s.gt = finder{text: text, needle: ">", from: -1}
+	s.newline = finder{text: text, needle: "\n", from: -1}
+	for pos := 0; pos < len(text); {
+		i := strings.IndexByte(text[pos:], '<')
+		if i < 0 || pos+i+1 >= len(text) {
+			break
+		}
+		i += pos
+		switch c := text[i+1]; {
+		case c == '!' && strings.HasPrefix(text[i:], "<!--"):
+			pos = s.comment(i)
+		case isLetter(c):
+			pos = s.startTag(i)
+		default:
+			pos = i + 1
+		}
+	}
+	return &s.out
+}
+
+// finder finds the next occurrence of a needle at or after a position,
+// remembering the last answer: asked again from any position up to that
+// occurrence, it answers without searching. A page of many unclosed
+// comments would otherwise search to its end from each of them.
+type finder struct {
+	text, needle string
+	from, at     int // at is the first occurrence at or after from; -1: none
+}
+
+func (f *finder) next(from int) int {
+	if f.from >= 0 && from >= f.from && (f.at < 0 || f.at >= from) {
+		return f.at
+	}
+	f.from, f.at = from, strings.Index(f.text[from:], f.needle)
+	if f.at >= 0 {
+		f.at += from
+	}
+	return f.at
+}
+
+// comment handles the comment starting at i and returns where to go on.
+func (s *scanner) comment(i int) int {
+	bodyStart := i + 4
+	rest := s.text[bodyStart:]
+	switch {
+	case strings.HasPrefix(rest, ">"): // <!--> is an empty comment in HTML
+		return bodyStart + 1
+	case strings.HasPrefix(rest, "->"): // so is <!--->
+		return bodyStart + 2
+	}
+	bodyEnd := s.commentEnd.next(bodyStart)
+	if bodyEnd < 0 {
+		return s.unclosedComment(i)
+	}
+	s.addComment(i, bodyStart, bodyEnd, bodyEnd+3)
+	return bodyEnd + 3
+}
+
+// unclosedComment handles a "<!--" that no "-->" follows. A browser hides
+// the rest of the page; Dynamo reports it and, when the comment starts
+// with annotation tags, takes those on its line (or up to the first '>'),
+// so that one missing "-->" does not lose every annotation after it.
+func (s *scanner) unclosedComment(i int) int {
+	line := s.lines.at(i)
+	bodyStart := i + 4
+	if strings.HasPrefix(strings.TrimLeft(s.text[bodyStart:min(len(s.text), bodyStart+256)], " \t\r\n\f"), "<") {
+		end := s.newline.next(bodyStart)
+		if gt := s.gt.next(bodyStart); end < 0 || gt > end {
+			end = gt + 1 // no '>' on the line: up to the first one (none: nothing)
+		}
+		if end > bodyStart && s.addComment(i, bodyStart, end, end) {
+			s.warn.add(line, "comment is not closed with -->; the annotation tags on its line are used, the rest is read as page text")
+			return end
+		}
+	}
+	if !s.unclosedReported {
+		s.unclosedReported = true
+		s.warn.add(line, "comment is not closed with -->; browsers hide the rest of the page, Dynamo reads it as page text")
+	}
+	return bodyStart
+}
+
+// addComment records a comment if it holds annotation tags, and reports
+// whether it did.
+func (s *scanner) addComment(start, bodyStart, bodyEnd, end int) bool {
+	p := &s.tags
+	p.body, p.offset = s.text[bodyStart:bodyEnd], bodyStart
+	tags := p.parse(len(s.out.comments))
+	if len(tags) == 0 {
+		return false
+	}
+	if nested := strings.Index(p.body, "<!--"); nested >= 0 {
+		s.warn.add(s.lines.at(bodyStart+nested), "\"<!--\" inside an annotation comment: a \"-->\" is probably missing before it")
+	}
+	first := len(s.out.tags)
+	s.out.tags = append(s.out.tags, tags...)
+	s.out.comments = append(s.out.comments, comment{
+		start: start, end: end, bodyStart: bodyStart, bodyEnd: bodyEnd,
+		firstTag: first, lastTag: len(s.out.tags),
+	})
+	return true
+}
+
+// rawTextElements hold text, not markup: a "<!--" inside them is not a
+// comment. Their content runs to their end tag.
+var rawTextElements = map[string]bool{
+	"script": true, "style": true, "textarea": true, "title": true,
+	"xmp": true, "iframe": true, "noembed": true, "noframes": true,
+}
+
+// startTag looks at the start tag at i when it is one the wrapper needs,
+// and returns where to go on. Other tags are not read: the scan resumes
+// just after their '<'.
+func (s *scanner) startTag(i int) int {
+	j := i + 1
+	for j < len(s.text) && j-i <= len("noframes") && isLetter(s.text[j]) {
+		j++
+	}
+	if j < len(s.text) && !isSpace(s.text[j]) && s.text[j] != '>' && s.text[j] != '/' {
+		return i + 1
+	}
+	name := strings.ToLower(s.text[i+1 : j])
+	switch {
+	case rawTextElements[name]:
+		return s.rawText(i, name)
+	case name == "base" || name == "meta":
+		end := htmlTagEnd(s.text, j)
+		s.headTag(name, s.text[i:end])
+		return end
+	}
+	return i + 1
+}
+
+// rawText skips the element of the given name starting at i, noting the
+// page's title and annotations that cannot work there.
+func (s *scanner) rawText(i int, name string) int {
+	contentStart := htmlTagEnd(s.text, i+1+len(name))
+	contentEnd, end := endTag(s.text, contentStart, name)
+	content := s.text[contentStart:contentEnd]
+	if name == "title" && s.out.title == "" {
+		s.out.title = collapseSpace(html.UnescapeString(content))
+	}
+	s.annotationsInRawText(content, contentStart, name)
+	return end
+}
+
+// annotationsInRawText reports annotation comments inside an element whose
+// content is text: browsers show them (or run them) rather than treat them
+// as comments, so they are not annotations. One report per element is
+// enough to point the webmaster at it.
+func (s *scanner) annotationsInRawText(content string, offset int, name string) {
+	for k := 0; ; {
+		c := strings.Index(content[k:], "<!--")
+		if c < 0 {
+			return
+		}
+		c += k
+		bodyEnd := strings.Index(content[c+4:], "-->")
+		if bodyEnd < 0 {
+			bodyEnd = len(content)
+		} else {
+			bodyEnd += c + 4
+		}
+		probe := tagParser{body: content[c+4 : bodyEnd], offset: offset + c + 4, line: noLine, warn: &warnings{}}
+		if len(probe.parse(0)) > 0 {
+			s.warn.add(s.lines.at(offset+c), "annotation inside <%s> ignored: there \"<!--\" is not a comment but %s text", name, name)
+			return
+		}
+		k = bodyEnd
+	}
+}
+
+// headTag notes the first <base href> and the <meta name="description">.
+func (s *scanner) headTag(name, raw string) {
+	attrs := htmlAttrs(raw)
+	switch name {
+	case "base":
+		if href, ok := attrs["href"]; ok && s.out.base == "" {
+			s.out.base = href
+		}
+	case "meta":
+		if strings.EqualFold(strings.TrimSpace(attrs["name"]), "description") && s.out.metaDescription == "" {
+			s.out.metaDescription = collapseSpace(attrs["content"])
+		}
+	}
+}
+
+// htmlTagEnd returns the offset just after the '>' of the HTML tag whose
+// attributes start at i, honouring quoted attribute values as the HTML
+// tokenizer does; the end of the text when the tag is not closed.
+func htmlTagEnd(s string, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case '>':
+			return i + 1
+		case '=':
+			i = skipSpace(s, i+1)
+			if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+				q := strings.IndexByte(s[i+1:], s[i])
+				if q < 0 {
+					return len(s)
+				}
+				i += q + 2
+				continue
+			}
+		default:
+			i++
+		}
+	}
+	return len(s)
+}
+
+// endTag finds the end tag </name …> at or after from, case-insensitively,
+// and returns the offsets of its '<' and just after its '>'; both are the
+// end of the text when there is none (the element then runs to the end,
+// as in HTML).
+func endTag(s string, from int, name string) (start, end int) {
+	for k := from; ; {
+		j := strings.Index(s[k:], "</")
+		if j < 0 {
+			return len(s), len(s)
+		}
+		j += k
+		n := j + 2 + len(name)
+		if n <= len(s) && strings.EqualFold(s[j+2:n], name) && (n == len(s) || isSpace(s[n]) || s[n] == '>' || s[n] == '/') {
+			return j, htmlTagEnd(s, n)
+		}
+		k = j + 2
+	}
+}
+
+// htmlAttrs returns the attributes of one HTML start tag, decoded by the
+// HTML tokenizer (first value wins, as in HTML).
+func htmlAttrs(raw string) map[string]string {
+	z := html.NewTokenizer(strings.NewReader(raw))
+	attrs := map[string]string{}
+	if tt := z.Next(); tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+		return attrs
+	}
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if k == nil {
+			break
+		}
+		if _, seen := attrs[string(k)]; !seen {
+			attrs[string(k)] = string(v)
+		}
+	}
+	return attrs
+}
+
+func noLine(int) int { return 0 }
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,320 @@
+package wrapper
+
+import (
+	"html"
+	"strings"
+)
+
+// tagKind tells opening, closing and empty-element annotation tags apart.
+type tagKind int
+
+const (
+	openTag  tagKind = iota // <item:title index="1">
+	closeTag                // </item:title>
+	emptyTag                // <item:image index="1" url="…"/>
+)
+
+// attr is one attribute of an annotation tag: its name lower-cased (names
+// are case-insensitive, as in HTML), its value with entities decoded.
+type attr struct {
+	name, value string
+}
+
+// tag is one annotation tag found inside a comment.
+type tag struct {
+	kind       tagKind
+	name       string // canonical: "item:title"
+	attrs      []attr
+	start, end int // offsets in the text of '<' and just after '>'
+	line       int
+	comment    int // index of the comment holding it
+}
+
+func (t *tag) attr(name string) (string, bool) {
+	for _, a := range t.attrs {
+		if a.name == name {
+			return a.value, true
+		}
+	}
+	return "", false
+}
+
+// annotationFields are the annotations of the language, by prefix.
+var annotationFields = map[string]map[string]bool{
+	"channel": {"title": true, "link": true, "description": true, "image": true, "extension": true},
+	"item":    {"title": true, "link": true, "description": true, "image": true, "extension": true},
+}
+
+// knownAttrs are the attributes each field takes.
+var knownAttrs = map[string][]string{
+	"channel:title": nil, "channel:link": nil, "channel:description": nil,
+	"channel:image":     {"url", "link", "title"},
+	"channel:extension": {"uri", "prefix", "localname"},
+	"item:title":        {"index"}, "item:link": {"index"}, "item:description": {"index"},
+	"item:image":     {"index", "url", "link", "title"},
+	"item:extension": {"index", "uri", "prefix", "localname"},
+}
+
+// tagParser reads the annotation tags of one comment body. Text in the body
+// that is not an annotation tag is left alone: it is either the content of
+// a whole element (<channel:extension …>en</channel:extension>) or the
+// webmaster's own remark.
+type tagParser struct {
+	body   string // the comment's body
+	offset int    // where body starts in the text
+	line   func(offset int) int
+	warn   *warnings
+	// unknownOpen remembers unknown tags already reported, so that their
+	// closing tags are not reported a second time.
+	unknownOpen map[string]bool
+}
+
+// parse returns the annotation tags of the body, in order.
+func (p *tagParser) parse(comment int) []tag {
+	var tags []tag
+	for k := 0; k < len(p.body); {
+		j := strings.IndexByte(p.body[k:], '<')
+		if j < 0 {
+			break
+		}
+		j += k
+		t, next, ok := p.tagAt(j)
+		if ok {
+			t.comment = comment
+			tags = append(tags, t)
+		}
+		k = next
+	}
+	return tags
+}
+
+// tagAt reads the tag whose '<' is at j, and returns where to go on
+// scanning. ok is false when the '<' does not open an annotation tag.
+func (p *tagParser) tagAt(j int) (t tag, next int, ok bool) {
+	b := p.body
+	i := j + 1
+	kind := openTag
+	if i < len(b) && b[i] == '/' {
+		kind = closeTag
+		i = skipSpace(b, i+1) // "</ item:title>" is read as meant
+	}
+	nameStart := i
+	for i < len(b) && isNameByte(b[i]) {
+		i++
+	}
+	raw := b[nameStart:i]
+	name, known := p.classify(raw, kind, j)
+	if !known {
+		return tag{}, j + 1, false
+	}
+	t = tag{kind: kind, name: name, start: p.offset + j, line: p.line(p.offset + j)}
+	i, t.kind = p.attributes(&t, i, kind)
+	t.end = p.offset + i
+	return t, i, true
+}
+
+// classify returns the canonical name of an annotation tag and whether it
+// is one. Names that are nearly annotations (an unknown field, a misspelt
+// prefix, a dash for the colon) are reported, since they are most likely
+// mistakes; other names (commented-out markup such as <o:p>) are not.
+func (p *tagParser) classify(raw string, kind tagKind, j int) (string, bool) {
+	if raw == "" {
+		return "", false
+	}
+	lower := strings.ToLower(raw)
+	if prefix, local, hasColon := strings.Cut(lower, ":"); hasColon {
+		if fields, ok := annotationFields[prefix]; ok {
+			if fields[local] {
+				return lower, true
+			}
+			p.reportUnknown(lower, kind, j, prefix+" annotations are "+fieldList)
+		} else if guess := nearPrefix(prefix); guess != "" && annotationFields[guess][local] {
+			p.reportUnknown(lower, kind, j, "did you mean <"+slashOf(kind)+guess+":"+local+">?")
+		}
+		return "", false
+	}
+	for _, prefix := range []string{"channel", "item"} {
+		rest, ok := strings.CutPrefix(lower, prefix)
+		if ok && rest != "" && strings.ContainsRune("-_.", rune(rest[0])) && annotationFields[prefix][rest[1:]] {
+			p.reportUnknown(lower, kind, j, "did you mean <"+slashOf(kind)+prefix+":"+rest[1:]+">?")
+		}
+	}
+	return "", false
+}
+
+// reportUnknown warns about a tag that is nearly an annotation, once per
+// name: the closing tag of a reported opening tag is not reported again.
+func (p *tagParser) reportUnknown(name string, kind tagKind, j int, hint string) {
+	if kind == closeTag && p.unknownOpen[name] {
+		return
+	}
+	if kind != closeTag {
+		if p.unknownOpen == nil {
+			p.unknownOpen = map[string]bool{}
+		}
+		p.unknownOpen[name] = true
+	}
+	p.warn.add(p.line(p.offset+j), "unknown annotation <%s%s> ignored; %s", slashOf(kind), name, hint)
+}
+
+// fieldList names the fields for the unknown-annotation warning.
+const fieldList = "title, link, description, image and extension"
+
+// attributes reads the attributes of the tag from i up to its '>', and
+// returns the offset just after the tag and its kind (an opening tag ending
+// in "/>" is an empty element). Values may be quoted with " or ', or not at
+// all. A quote left open runs to the end of the comment, as does a tag
+// without its '>'; both are reported.
+func (p *tagParser) attributes(t *tag, i int, kind tagKind) (int, tagKind) {
+	b := p.body
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			p.warn.add(t.line, "<%s%s> is not closed with '>' before the end of its comment", slashOf(kind), t.name)
+			return i, kind
+		}
+		switch {
+		case b[i] == '>':
+			return i + 1, kind
+		case strings.HasPrefix(b[i:], "/>"):
+			if kind == openTag {
+				kind = emptyTag
+			}
+			return i + 2, kind
+		case b[i] == '/' || b[i] == '=' || b[i] == '"' || b[i] == '\'' || b[i] == '<':
+			if b[i] == '<' { // a new tag begins: this one lacks its '>'
+				p.warn.add(t.line, "<%s%s> is not closed with '>'", slashOf(kind), t.name)
+				return i, kind
+			}
+			i++
+			continue
+		}
+		var a attr
+		var end bool
+		a, i, end = p.attribute(t, i)
+		p.addAttr(t, a, kind)
+		if end {
+			return i, kind
+		}
+	}
+}
+
+// attribute reads one attribute starting at i. end reports that a quote
+// left open consumed the rest of the comment.
+func (p *tagParser) attribute(t *tag, i int) (a attr, next int, end bool) {
+	b := p.body
+	start := i
+	for i < len(b) && !isSpace(b[i]) && b[i] != '=' && b[i] != '>' && !strings.HasPrefix(b[i:], "/>") {
+		i++
+	}
+	a.name = strings.ToLower(b[start:i])
+	j := skipSpace(b, i)
+	if j >= len(b) || b[j] != '=' {
+		return a, i, false // an attribute without a value
+	}
+	i = skipSpace(b, j+1)
+	if i >= len(b) {
+		return a, i, false
+	}
+	if q := b[i]; q == '"' || q == '\'' {
+		closing := strings.IndexByte(b[i+1:], q)
+		if closing < 0 {
+			p.warn.add(t.line, "<%s>: the quote of attribute %s is not closed; its value runs to the end of the comment", t.name, a.name)
+			v := strings.TrimSpace(b[i+1:])
+			v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(v, ">"), "/"))
+			a.value = html.UnescapeString(v)
+			return a, len(b), true
+		}
+		a.value = html.UnescapeString(b[i+1 : i+1+closing])
+		return a, i + 2 + closing, false
+	}
+	start = i
+	for i < len(b) && !isSpace(b[i]) && b[i] != '>' && !strings.HasPrefix(b[i:], "/>") {
+		i++
+	}
+	a.value = html.UnescapeString(b[start:i])
+	return a, i, false
+}
+
+// addAttr keeps the first of repeated attributes, as HTML does, and reports
+// attributes the annotation does not take (closing tags may carry any:
+// they are ignored).
+func (p *tagParser) addAttr(t *tag, a attr, kind tagKind) {
+	if kind == closeTag || a.name == "" {
+		return
+	}
+	if _, dup := t.attr(a.name); dup {
+		p.warn.add(t.line, "<%s>: attribute %s is repeated; the first value is used", t.name, a.name)
+		return
+	}
+	known := false
+	for _, k := range knownAttrs[t.name] {
+		known = known || k == a.name
+	}
+	if !known {
+		takes := strings.Join(knownAttrs[t.name], ", ")
+		if takes == "" {
+			takes = "none"
+		}
+		p.warn.add(t.line, "<%s>: unknown attribute %s (it takes: %s); ignored", t.name, a.name, takes)
+		return
+	}
+	t.attrs = append(t.attrs, a)
+}
+
+// nearPrefix returns the annotation prefix that prefix is probably a
+// misspelling of ("chanel", "items"), or "".
+func nearPrefix(prefix string) string {
+	switch {
+	case editDistance(prefix, "channel", 2) <= 2:
+		return "channel"
+	case editDistance(prefix, "item", 1) <= 1:
+		return "item"
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, or limit+1
+// when it exceeds limit (or when the lengths alone tell it would).
+func editDistance(a, b string, limit int) int {
+	if len(a)-len(b) > limit || len(b)-len(a) > limit {
+		return limit + 1
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func slashOf(kind tagKind) string {
+	if kind == closeTag {
+		return "/"
+	}
+	return ""
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ':' || c == '-' || c == '_' || c == '.'
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	return i
+}
