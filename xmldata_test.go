@@ -49,7 +49,7 @@ func TestResourceXMLIsValidAndRoundTrips(t *testing.T) {
 	}
 	want := sampleResource()
 	want.Channel.Description = "All the news\uFFFD that fits" // XML 1.0 cannot carry U+0001
-	want.Channel.Extensions = want.Channel.Extensions[:1]    // the extension without a namespace is left out
+	want.Channel.Extensions = want.Channel.Extensions[:1]     // the extension without a namespace is left out
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}

@@ -184,7 +184,7 @@ func TestParseDayMonthOrder(t *testing.T) {
 		{"08/12/2005", "Asia/Tokyo", "2005-12-08"},
 		{"08-12-2005", "Europe/Berlin", "2005-12-08"},
 		{"08-12-2005", "America/Chicago", "2005-08-12"},
-		{"12/25/2005", "Europe/Paris", "2005-12-25"},  // day first impossible
+		{"12/25/2005", "Europe/Paris", "2005-12-25"},   // day first impossible
 		{"25/12/2005", "America/Denver", "2005-12-25"}, // month first impossible
 		{"08.12.2005", "America/New_York", "2005-12-08"},
 		{"2005/08/12", "Europe/Paris", "2005-08-12"}, // year first is never ambiguous

@@ -28,8 +28,8 @@ func TestRules(t *testing.T) {
 			items: []wantItem{{"Hello", pageURL + "#item-1", ""}},
 		},
 		{
-			name: "empty element",
-			body: `<!-- <item:title index="1"> -->T<!-- </item:title> --><!-- <item:image index="1" url="img/a.png" link="/x" title="A"/> -->`,
+			name:  "empty element",
+			body:  `<!-- <item:title index="1"> -->T<!-- </item:title> --><!-- <item:image index="1" url="img/a.png" link="/x" title="A"/> -->`,
 			items: []wantItem{{"T", pageURL + "#item-1", ""}},
 			check: func(t *testing.T, r *wrapper.Result) {
 				want := dynamo.Image{URL: "http://example.com/news/img/a.png", Link: "http://example.com/x", Title: "A"}
@@ -123,18 +123,18 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
-			name: "annotations may cross",
-			body: `<!-- <item:title index="1"> -->Title <!-- <item:description index="1"> -->text<!-- </item:title> --> more<!-- </item:description> -->`,
+			name:  "annotations may cross",
+			body:  `<!-- <item:title index="1"> -->Title <!-- <item:description index="1"> -->text<!-- </item:title> --> more<!-- </item:description> -->`,
 			items: []wantItem{{"Title", pageURL + "#item-1", "text more"}},
 		},
 		{
-			name: "text in an annotation comment outside the element is a remark",
-			body: `<!-- news: <item:title index=1> starts here -->Real<!-- ends here </item:title> -->`,
+			name:  "text in an annotation comment outside the element is a remark",
+			body:  `<!-- news: <item:title index=1> starts here -->Real<!-- ends here </item:title> -->`,
 			items: []wantItem{{"Real", pageURL + "#item-1", ""}},
 		},
 		{
-			name: "non-annotation comments inside content are dropped",
-			body: `<!-- <item:description index=1> --><p>A<!-- a remark -->B</p><!-- </item:description> -->`,
+			name:  "non-annotation comments inside content are dropped",
+			body:  `<!-- <item:description index=1> --><p>A<!-- a remark -->B</p><!-- </item:description> -->`,
 			items: []wantItem{{"AB", pageURL + "#item-1", "<p>AB</p>"}},
 		},
 
@@ -148,14 +148,14 @@ func TestRules(t *testing.T) {
 			items: []wantItem{{"T", "http://other.example.org/a.html", ""}, {"U", "http://other.example.org/dir/c.html", ""}},
 		},
 		{
-			name: "a relative <base href> resolves against the page URL",
-			body: `<base href="/sub/"><!-- <item:link index="1"> --><a href="a.html">A</a><!-- </item:link> -->`,
-			items: []wantItem{{"A", "http://example.com/sub/a.html", ""}},
+			name:     "a relative <base href> resolves against the page URL",
+			body:     `<base href="/sub/"><!-- <item:link index="1"> --><a href="a.html">A</a><!-- </item:link> -->`,
+			items:    []wantItem{{"A", "http://example.com/sub/a.html", ""}},
 			warnings: []wantWarning{{1, "neither title nor description; it is titled with its link's text"}},
 		},
 		{
-			name: "an href broken across lines (line breaks dropped, as the URL standard says), non-ASCII and spaces",
-			body: "<!-- <item:link index=1> --><a href=\"/caf\u00e9/\n  a b.html?q=x y&amp;r=%zz\">x</a><!-- </item:link> --><!-- <item:title index=1> -->T<!-- </item:title> -->",
+			name:  "an href broken across lines (line breaks dropped, as the URL standard says), non-ASCII and spaces",
+			body:  "<!-- <item:link index=1> --><a href=\"/caf\u00e9/\n  a b.html?q=x y&amp;r=%zz\">x</a><!-- </item:link> --><!-- <item:title index=1> -->T<!-- </item:title> -->",
 			items: []wantItem{{"T", "http://example.com/caf%C3%A9/%20%20a%20b.html?q=x%20y&r=%25zz", ""}},
 		},
 		{
@@ -347,8 +347,8 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
-			name: "channel image; an image without url",
-			body: "<!-- <channel:image url=\"/logo.gif\"/> -->\n<!-- <item:title index=1> -->A<!-- </item:title> --><!-- <item:image index=1 title=\"x\"/> -->",
+			name:     "channel image; an image without url",
+			body:     "<!-- <channel:image url=\"/logo.gif\"/> -->\n<!-- <item:title index=1> -->A<!-- </item:title> --><!-- <item:image index=1 title=\"x\"/> -->",
 			items:    []wantItem{{"A", pageURL + "#item-1", ""}},
 			warnings: []wantWarning{{2, "<item:image> has no url attribute and no <img> in its content; ignored"}},
 			check: func(t *testing.T, r *wrapper.Result) {
@@ -438,8 +438,8 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
-			name: "an opening tag ends an unclosed annotation of its name",
-			body: "<!-- <item:title index=1> -->A\n<!-- <item:title index=2> -->B<!-- </item:title> -->\n<!-- </item:title> -->",
+			name:  "an opening tag ends an unclosed annotation of its name",
+			body:  "<!-- <item:title index=1> -->A\n<!-- <item:title index=2> -->B<!-- </item:title> -->\n<!-- </item:title> -->",
 			items: []wantItem{{"A", pageURL + "#item-1", ""}, {"B", pageURL + "#item-2", ""}},
 			warnings: []wantWarning{
 				{1, "<item:title> is never closed"},
@@ -483,8 +483,8 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
-			name: "a comment never closed: its annotation tags on its line are used",
-			body: "<!-- <item:title index=1>Quick</item:title>\n<p>rest</p>\n<!-- never closed either\n<p>more</p>",
+			name:  "a comment never closed: its annotation tags on its line are used",
+			body:  "<!-- <item:title index=1>Quick</item:title>\n<p>rest</p>\n<!-- never closed either\n<p>more</p>",
 			items: []wantItem{{"Quick", pageURL + "#item-1", ""}},
 			warnings: []wantWarning{
 				{1, "comment is not closed with -->; the annotation tags on its line are used"},
@@ -492,14 +492,14 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
-			name: "a \"-->\" forgotten: the comment runs to the next one, as in a browser",
-			body: "<!-- <item:title index=1> --><p>A</p><!-- </item:title> > <p>lost</p>\n<!-- <item:title index=2> -->B<!-- </item:title> -->",
-			items: []wantItem{{"A", pageURL + "#item-1", ""}, {"B", pageURL + "#item-2", ""}},
+			name:     "a \"-->\" forgotten: the comment runs to the next one, as in a browser",
+			body:     "<!-- <item:title index=1> --><p>A</p><!-- </item:title> > <p>lost</p>\n<!-- <item:title index=2> -->B<!-- </item:title> -->",
+			items:    []wantItem{{"A", pageURL + "#item-1", ""}, {"B", pageURL + "#item-2", ""}},
 			warnings: []wantWarning{{2, "\"<!--\" inside an annotation comment: a \"-->\" is probably missing before it"}},
 		},
 		{
-			name: "a tag without its '>'",
-			body: `<!-- <item:title index="1" -->A<!-- </item:title> -->`,
+			name:     "a tag without its '>'",
+			body:     `<!-- <item:title index="1" -->A<!-- </item:title> -->`,
 			items:    []wantItem{{"A", pageURL + "#item-1", ""}},
 			warnings: []wantWarning{{1, "<item:title> is not closed with '>' before the end of its comment"}},
 		},
