@@ -1,0 +1,144 @@
+package transform
+
+import (
+	"io"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// atomNoDate stands in for the required atom:updated when neither the
+// resource nor its channel has a date: a fixed instant keeps the output
+// deterministic, and the Unix epoch reads as "unknown" to a person.
+var atomNoDate = time.Unix(0, 0).UTC()
+
+// writeAtom writes f as Atom 1.0 (RFC 4287). The feed always has an author
+// (the channel's dc:creator, else the feed's title), so entries need none of
+// their own; ids are urn:uuid IRIs stable across versions; descriptions are
+// content type="html", which readers show in full and feedparser also
+// reports as the summary. The feed's language, when the channel has a valid
+// dc:language, is its xml:lang.
+func writeAtom(w io.Writer, f *feed) error {
+	x := newXMLWriter(w)
+	if f.hasEntryImages() {
+		x.ns.bind("media", nsMedia)
+	}
+	x.ns.bindExtensions(f, ownedByAtom)
+	lang := ""
+	if f.language != "" {
+		lang = ` xml:lang="` + f.language + `"` // isLanguageTag admits nothing to escape
+	}
+	x.startRoot("feed", nsAtom, lang)
+
+	const in = "  "
+	x.element(in, "id", f.id)
+	x.element(in, "title", f.title)
+	if f.description != "" {
+		x.raw(in + `<subtitle type="html">`)
+		x.text(f.description)
+		x.raw("</subtitle>\n")
+	}
+	x.element(in, "updated", atomDate(f.updated))
+	if f.link != "" {
+		x.atomLink(in, "alternate", "", f.link)
+	}
+	if f.self != "" {
+		x.atomLink(in, "self", "application/atom+xml", f.self)
+	}
+	authors := f.creators
+	if len(authors) == 0 {
+		authors = []string{f.title}
+	}
+	x.atomAuthors(in, authors)
+	if f.image != nil {
+		x.element(in, "logo", f.image.url)
+	}
+	x.extensions(in, f.extensions, skipAtom)
+
+	entryUpdated := firstDate(f.timestamp, f.updated)
+	for i := range f.entries {
+		writeAtomEntry(x, &f.entries[i], entryUpdated)
+	}
+	x.raw("</feed>\n")
+	return x.flush()
+}
+
+// writeAtomEntry writes one entry; fallbackUpdated is its atom:updated when
+// the item has no date of its own.
+func writeAtomEntry(x *xmlWriter, e *entry, fallbackUpdated time.Time) {
+	const in = "    "
+	x.raw("  <entry>\n")
+	x.element(in, "id", e.id)
+	x.element(in, "title", e.title)
+	x.element(in, "updated", atomDate(firstDate(e.date, fallbackUpdated)))
+	if !e.date.IsZero() {
+		x.element(in, "published", atomDate(e.date))
+	}
+	x.atomAuthors(in, e.creators)
+	if e.link != "" {
+		x.atomLink(in, "alternate", "", e.link)
+	}
+	for _, s := range e.subjects {
+		x.elementAttr(in, "category", "term", s)
+	}
+	// An entry needs a link or a content: without a link, an empty
+	// content still satisfies RFC 4287.
+	if e.description != "" || e.link == "" {
+		x.raw(in)
+		x.raw(`<content type="html">`)
+		x.text(e.description)
+		x.raw("</content>\n")
+	}
+	if e.image != "" {
+		x.mediaImage(in, e.image)
+	}
+	x.extensions(in, e.extensions, func(ext dynamo.Extension) bool {
+		return skipAtom(ext) || e.skipMediaImage(ext)
+	})
+	x.raw("  </entry>\n")
+}
+
+func (x *xmlWriter) atomLink(indent, rel, mediaType, href string) {
+	x.tag(indent, `<link rel="`, rel, `"`)
+	if mediaType != "" {
+		x.tag("", ` type="`, mediaType, `"`)
+	}
+	x.raw(` href="`)
+	x.attr(href)
+	x.raw("\"/>\n")
+}
+
+func (x *xmlWriter) atomAuthors(indent string, names []string) {
+	for _, name := range names {
+		x.tag(indent, "<", "author", ">\n")
+		x.tag(indent, "  <", "name", ">")
+		x.text(name)
+		x.raw("</name>\n")
+		x.tag(indent, "</", "author", ">\n")
+	}
+}
+
+// atomDate formats t for atom:updated and atom:published, which are required
+// or written only when known; a zero t is the placeholder atomNoDate.
+func atomDate(t time.Time) string {
+	if t.IsZero() {
+		t = atomNoDate
+	}
+	return t.Format(time.RFC3339)
+}
+
+func firstDate(dates ...time.Time) time.Time {
+	for _, d := range dates {
+		if !d.IsZero() {
+			return d
+		}
+	}
+	return time.Time{}
+}
+
+// ownedByAtom reports whether uri is Atom's namespace: RFC 4287 allows only
+// foreign elements as extensions, and an atom:title among them would be a
+// second title.
+func ownedByAtom(uri string) bool { return uri == nsAtom }
+
+func skipAtom(e dynamo.Extension) bool { return ownedByAtom(e.URI) }

@@ -1,0 +1,232 @@
+package transform
+
+import (
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// feed is a Resource prepared for rendering: every string cleaned, every
+// link absolute or empty, every id, date and fallback decided once, so that
+// the format writers only lay it out and all the formats agree.
+type feed struct {
+	id          string
+	self        string // where the rendered feed is served, absolute, or ""
+	title       string // plain text, never empty
+	link        string // absolute, or "" when neither the channel nor the resource has one
+	description string // HTML, may be empty
+	// updated is when the feed last changed: the channel's own date, else
+	// the resource's timestamp; zero when neither is known.
+	updated    time.Time
+	language   string   // a language tag (RFC 5646 shape), or ""
+	creators   []string // the channel's dc:creator values
+	image      *image
+	extensions []dynamo.Extension
+	entries    []entry
+	// timestamp is when the resource was retrieved (zero if unknown): the
+	// Atom "updated" of entries without a date of their own.
+	timestamp time.Time
+}
+
+type image struct {
+	url   string // absolute
+	title string // never empty
+	link  string // absolute, never empty
+}
+
+type entry struct {
+	id          string
+	title       string // plain text, never empty
+	link        string // absolute, or ""
+	description string // HTML, may be empty
+	derivedText string // the producer's plain text of the description, may be empty
+	date        time.Time
+	creators    []string
+	subjects    []string
+	image       string // absolute URL of the item's picture, or ""
+	extensions  []dynamo.Extension
+}
+
+// text returns the plain text of the entry's description.
+func (e *entry) text() string { return plainText(e.derivedText, e.description) }
+
+// prepare builds the feed for r. self is the URL the feed is served at, or "".
+func prepare(r *dynamo.Resource, self string) *feed {
+	base := baseURL(r.URL)
+	c := &r.Channel
+	f := &feed{
+		id:          feedID(r),
+		self:        absoluteURL(self, nil),
+		title:       firstNonEmpty(cleanLine(c.Title), cleanLine(r.RSSID), cleanLine(r.URL), "Untitled"),
+		link:        firstNonEmpty(absoluteURL(c.Link, base), absoluteURL(r.URL, nil)),
+		description: strings.TrimSpace(cleanText(c.Description)),
+		timestamp:   feedDate(r.Timestamp.UTC(), !r.Timestamp.IsZero()),
+		extensions:  cleanExtensions(c.Extensions),
+	}
+	f.updated = feedDate(extensionsDate(f.extensions))
+	if f.updated.IsZero() {
+		f.updated = f.timestamp
+	}
+	f.language = languageTag(dcValues(f.extensions, "language"))
+	f.creators = dcValues(f.extensions, "creator")
+	if c.Image != nil {
+		if u := absoluteURL(c.Image.URL, base); u != "" {
+			f.image = &image{
+				url:   u,
+				title: firstNonEmpty(cleanLine(c.Image.Title), f.title),
+				link:  firstNonEmpty(absoluteURL(c.Image.Link, base), f.link, u),
+			}
+		}
+	}
+	f.entries = make([]entry, len(r.Items))
+	for i := range r.Items {
+		f.entries[i] = prepareEntry(r.RSSID, &r.Items[i], base, f.link)
+	}
+	return f
+}
+
+// prepareEntry builds one entry. An item without a usable link links to the
+// channel, so that every entry leads somewhere; one without a title is
+// named by the start of its description's text, else by its link.
+func prepareEntry(rssID string, it *dynamo.Item, base *url.URL, channelLink string) entry {
+	e := entry{
+		id:          entryID(rssID, it),
+		title:       cleanLine(it.Title),
+		link:        firstNonEmpty(absoluteURL(it.Link, base), channelLink),
+		description: strings.TrimSpace(cleanText(it.Description)),
+		derivedText: it.Text,
+		extensions:  cleanExtensions(it.Extensions),
+	}
+	e.date = feedDate(extensionsDate(e.extensions))
+	if e.title == "" {
+		e.title = firstNonEmpty(excerpt(e.text()), e.link, "Untitled")
+	}
+	e.creators = dcValues(e.extensions, "creator")
+	e.subjects = dcValues(e.extensions, "subject")
+	if it.Image != nil {
+		e.image = absoluteURL(it.Image.URL, base)
+	}
+	return e
+}
+
+// feedDate returns t, in whole seconds, when ok and when every format can
+// write it (years 1 to 9999); the zero time otherwise. The offset is kept
+// (it says something about the source) but not the zone's rules: time.Parse
+// gives a time in the machine's Local zone when the offset matches it, and
+// the bytes must not depend on where they were rendered.
+func feedDate(t time.Time, ok bool) time.Time {
+	if !ok || !writableYear(t.Year()) || !writableYear(t.UTC().Year()) {
+		return time.Time{}
+	}
+	_, offset := t.Zone()
+	if offset == 0 {
+		return t.UTC().Truncate(time.Second)
+	}
+	return t.In(time.FixedZone("", offset)).Truncate(time.Second)
+}
+
+// extensionsDate is Item.Date and Channel.Date over cleaned extensions, so
+// that a date no reader can handle, dropped by cleanExtensions, gives way to
+// the next one.
+func extensionsDate(exts []dynamo.Extension) (time.Time, bool) {
+	return (&dynamo.Channel{Extensions: exts}).Date()
+}
+
+func writableYear(y int) bool { return 1 <= y && y <= 9999 }
+
+// cleanExtensions returns the extensions that can be written as elements
+// (see dynamo.Extension.Valid), with clean values. Those bound to the xml or
+// xmlns namespaces are dropped too: Namespaces in XML forbids binding a
+// prefix to either. A date extension holding an RFC 3339 time (what
+// producers normalize parsed dates to) is written like the native dates, in
+// whole seconds, and dropped when its year is one readers cannot handle
+// (feedparser returns year 0 as a date that Python's calendar rejects);
+// a date that was kept as the page's own text is written as it is.
+func cleanExtensions(exts []dynamo.Extension) []dynamo.Extension {
+	var out []dynamo.Extension
+	for _, e := range exts {
+		e.URI = namespaceName(e.URI)
+		if e.Valid() != nil || e.URI == "" || e.URI == nsXML || e.URI == nsXMLNS {
+			continue
+		}
+		e.Value = cleanText(e.Value)
+		if dynamo.IsDateName(e.LocalName) {
+			if t, err := time.Parse(time.RFC3339, strings.TrimSpace(e.Value)); err == nil {
+				if t = feedDate(t, true); t.IsZero() {
+					continue
+				}
+				e.Value = t.Format(time.RFC3339)
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// dcValues returns the non-empty values of the Dublin Core extensions named
+// localName, on one line each.
+func dcValues(exts []dynamo.Extension, localName string) []string {
+	var vals []string
+	for _, e := range exts {
+		if e.URI == dynamo.NamespaceDC && e.LocalName == localName {
+			if v := cleanLine(e.Value); v != "" {
+				vals = append(vals, v)
+			}
+		}
+	}
+	return vals
+}
+
+// languageTag returns the first of values shaped like a language tag
+// ("en", "en-US"; "en_US" is read as "en-US"), or "". Atom's xml:lang and
+// JSON Feed's language admit nothing else.
+func languageTag(values []string) string {
+	for _, v := range values {
+		v = strings.ReplaceAll(v, "_", "-")
+		if isLanguageTag(v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// isLanguageTag matches [A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*, the pattern of
+// RFC 4287's schema.
+func isLanguageTag(s string) bool {
+	for i, sub := range strings.Split(s, "-") {
+		if len(sub) < 1 || len(sub) > 8 {
+			return false
+		}
+		for j := 0; j < len(sub); j++ {
+			c := sub[j]
+			letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+			if !letter && (i == 0 || c < '0' || c > '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// Namespaces of the formats and of the modules they use.
+const (
+	nsXML     = "http://www.w3.org/XML/1998/namespace"
+	nsXMLNS   = "http://www.w3.org/2000/xmlns/"
+	nsAtom    = "http://www.w3.org/2005/Atom"
+	nsRDF     = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+	nsRSS1    = "http://purl.org/rss/1.0/"
+	nsMedia   = "http://search.yahoo.com/mrss/"
+	nsContent = dynamo.NamespaceContent
+	nsDC      = dynamo.NamespaceDC
+)

@@ -1,0 +1,127 @@
+package transform
+
+import (
+	"io"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// writeRSS1 writes f as RSS 1.0 (https://web.resource.org/rss/1.0/spec), an
+// RDF/XML document. Descriptions are plain text, as the specification has
+// them, and the HTML goes in content:encoded (the content module), which is
+// where RSS 1.0 readers look for markup. Dates are Dublin Core dc:date in
+// W3CDTF. The rdf:about of an item is its feed-wide id, not its link: RDF
+// merges resources that share a URI, and readers take rdf:about as the
+// entry's id, which must be unique and stable.
+func writeRSS1(w io.Writer, f *feed) error {
+	x := newXMLWriter(w)
+	x.ns.bind("rdf", nsRDF)
+	if !f.updated.IsZero() || f.hasEntryDates() {
+		x.ns.bind("dc", nsDC)
+	}
+	if f.hasEntryHTML() {
+		x.ns.bind("content", nsContent)
+	}
+	if f.hasEntryImages() {
+		x.ns.bind("media", nsMedia)
+	}
+	x.ns.bindExtensions(f, ownedByRSS1)
+	x.startRoot("rdf:RDF", nsRSS1, "")
+
+	const in = "    "
+	x.raw(`  <channel rdf:about="`)
+	x.attr(firstNonEmpty(f.self, f.id))
+	x.raw("\">\n")
+	x.element(in, "title", f.title)
+	x.element(in, "link", f.link)
+	x.element(in, "description", firstNonEmpty(plainText("", f.description), f.title))
+	if !f.updated.IsZero() {
+		x.element(in, "dc:date", f.updated.Format(time.RFC3339))
+	}
+	if f.image != nil {
+		x.elementAttr(in, "image", "rdf:resource", f.image.url)
+	}
+	x.tag(in, "<", "items", ">\n")
+	x.tag(in, "  <", "rdf:Seq", ">\n")
+	for i := range f.entries {
+		x.elementAttr(in+"    ", "rdf:li", "rdf:resource", f.entries[i].id)
+	}
+	x.tag(in, "  </", "rdf:Seq", ">\n")
+	x.tag(in, "</", "items", ">\n")
+	x.extensions(in, f.extensions, skipRSS1(!f.updated.IsZero()))
+	x.raw("  </channel>\n")
+
+	if img := f.image; img != nil {
+		x.raw(`  <image rdf:about="`)
+		x.attr(img.url)
+		x.raw("\">\n")
+		x.element(in, "title", img.title)
+		x.element(in, "link", img.link)
+		x.element(in, "url", img.url)
+		x.raw("  </image>\n")
+	}
+	for i := range f.entries {
+		writeRSS1Item(x, &f.entries[i])
+	}
+	x.raw("</rdf:RDF>\n")
+	return x.flush()
+}
+
+func writeRSS1Item(x *xmlWriter, e *entry) {
+	const in = "    "
+	x.raw(`  <item rdf:about="`)
+	x.attr(e.id)
+	x.raw("\">\n")
+	x.element(in, "title", e.title)
+	x.element(in, "link", e.link)
+	if text := e.text(); text != "" {
+		x.element(in, "description", text)
+	}
+	if e.description != "" {
+		x.element(in, "content:encoded", e.description)
+	}
+	if !e.date.IsZero() {
+		x.element(in, "dc:date", e.date.Format(time.RFC3339))
+	}
+	if e.image != "" {
+		x.mediaImage(in, e.image)
+	}
+	skipDate := skipRSS1(!e.date.IsZero())
+	x.extensions(in, e.extensions, func(ext dynamo.Extension) bool {
+		return skipDate(ext) || e.skipMediaImage(ext) ||
+			e.description != "" && ext.URI == nsContent && ext.LocalName == "encoded"
+	})
+	x.raw("  </item>\n")
+}
+
+// ownedByRSS1 reports whether uri is one of the namespaces RSS 1.0 itself is
+// written in; an extension there would be read as part of the format.
+func ownedByRSS1(uri string) bool { return uri == nsRSS1 || uri == nsRDF }
+
+// skipRSS1 returns the filter of a channel's or an item's extensions: those
+// in RSS 1.0's own namespaces, and dc:date when the element already carries
+// its date as dc:date (a second dc:date would contradict or repeat it).
+func skipRSS1(wroteDate bool) func(dynamo.Extension) bool {
+	return func(e dynamo.Extension) bool {
+		return ownedByRSS1(e.URI) || wroteDate && e.URI == nsDC && e.LocalName == "date"
+	}
+}
+
+func (f *feed) hasEntryDates() bool {
+	for i := range f.entries {
+		if !f.entries[i].date.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *feed) hasEntryHTML() bool {
+	for i := range f.entries {
+		if f.entries[i].description != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,192 @@
+package transform
+
+import (
+	"bufio"
+	"io"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// xmlWriter writes an XML document by hand. encoding/xml cannot write a
+// namespaced element with the prefix it was read with (it declares a
+// default namespace on every element instead), and the feed formats are
+// small and fixed, so the writers lay out their elements themselves and rely
+// on this type for the escaping. Text reaching it has been through
+// cleanText. Write errors are kept by the bufio.Writer and surface at flush.
+type xmlWriter struct {
+	w *bufio.Writer
+	// ns is the namespace bindings declared on the root element, which
+	// extension elements use when their prefix matches.
+	ns namespaces
+}
+
+func newXMLWriter(w io.Writer) *xmlWriter {
+	return &xmlWriter{w: bufio.NewWriterSize(w, 16<<10)}
+}
+
+func (x *xmlWriter) flush() error { return x.w.Flush() }
+
+func (x *xmlWriter) raw(s string) { x.w.WriteString(s) }
+
+// tag writes "<" or "</" (open), the name and ">", piece by piece: string
+// concatenation would allocate for every element.
+func (x *xmlWriter) tag(indent, open, name, end string) {
+	x.w.WriteString(indent)
+	x.w.WriteString(open)
+	x.w.WriteString(name)
+	x.w.WriteString(end)
+}
+
+// text writes s as character data.
+func (x *xmlWriter) text(s string) { x.escape(s, false) }
+
+// attr writes s as an attribute value inside double quotes.
+func (x *xmlWriter) attr(s string) { x.escape(s, true) }
+
+// escape writes s with the markup characters replaced by references; in an
+// attribute, quotes and the whitespace that attribute normalization would
+// otherwise turn into spaces are escaped too. A carriage return is escaped
+// everywhere, since parsers turn a literal one into a newline.
+func (x *xmlWriter) escape(s string, inAttr bool) {
+	refs := &textRefs
+	if inAttr {
+		refs = &attrRefs
+	}
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if ref := refs[s[i]]; ref != "" {
+			x.w.WriteString(s[last:i])
+			x.w.WriteString(ref)
+			last = i + 1
+		}
+	}
+	x.w.WriteString(s[last:])
+}
+
+// textRefs and attrRefs map the bytes that must be escaped in character
+// data and in attribute values to their references; a table lookup keeps
+// the loop over long descriptions short.
+var textRefs, attrRefs = func() (text, attr [256]string) {
+	text['&'], text['<'], text['>'], text['\r'] = "&amp;", "&lt;", "&gt;", "&#xD;"
+	attr = text
+	attr['"'], attr['\n'], attr['\t'] = "&quot;", "&#xA;", "&#x9;"
+	return text, attr
+}()
+
+// element writes <name>text</name> on a line of its own.
+func (x *xmlWriter) element(indent, name, text string) {
+	x.tag(indent, "<", name, ">")
+	x.text(text)
+	x.tag("", "</", name, ">\n")
+}
+
+// elementAttr writes <name attrName="value"/> on a line of its own.
+func (x *xmlWriter) elementAttr(indent, name, attrName, value string) {
+	x.tag(indent, "<", name, " ")
+	x.raw(attrName)
+	x.raw(`="`)
+	x.attr(value)
+	x.raw("\"/>\n")
+}
+
+// startRoot writes the start tag of the root element with the namespace
+// declarations of x.ns, default namespace first.
+func (x *xmlWriter) startRoot(name, defaultNS, extraAttrs string) {
+	x.raw(`<?xml version="1.0" encoding="UTF-8"?>` + "\n<" + name)
+	if defaultNS != "" {
+		x.raw(` xmlns="`)
+		x.attr(defaultNS)
+		x.raw(`"`)
+	}
+	for _, b := range x.ns.bindings {
+		x.raw(" xmlns:" + b.prefix + `="`)
+		x.attr(b.uri)
+		x.raw(`"`)
+	}
+	x.raw(extraAttrs + ">\n")
+}
+
+// extension writes one extension element with its prefix, declaring its
+// namespace on the element itself when the root binds that prefix to another
+// namespace.
+func (x *xmlWriter) extension(indent string, e dynamo.Extension) {
+	x.tag(indent, "<", e.Prefix, ":")
+	x.raw(e.LocalName)
+	if x.ns.uri(e.Prefix) != e.URI {
+		x.tag(" ", "xmlns:", e.Prefix, `="`)
+		x.attr(e.URI)
+		x.raw(`"`)
+	}
+	x.raw(">")
+	x.text(e.Value)
+	x.tag("", "</", e.Prefix, ":")
+	x.raw(e.LocalName)
+	x.raw(">\n")
+}
+
+// extensions writes the extensions that skip does not claim (those that the
+// format already wrote as native elements are not written twice), except
+// dates kept as the page's unparsed text: feed readers and validators read
+// dc:date and its kind as dates, and feedparser lets an unreadable one
+// replace a good atom:updated, so those stay in XMLData and JSON Feed only.
+func (x *xmlWriter) extensions(indent string, exts []dynamo.Extension, skip func(dynamo.Extension) bool) {
+	for _, e := range exts {
+		if !unparsedDate(e) && !skip(e) {
+			x.extension(indent, e)
+		}
+	}
+}
+
+// unparsedDate reports whether e is a date extension whose value is not the
+// RFC 3339 time producers normalize the dates they could parse to.
+func unparsedDate(e dynamo.Extension) bool {
+	if !dynamo.IsDateName(e.LocalName) {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339, e.Value)
+	return err != nil
+}
+
+// namespaces is an ordered set of prefix bindings for a root element.
+type namespaces struct {
+	bindings []binding
+}
+
+type binding struct{ prefix, uri string }
+
+// uri returns the namespace bound to prefix, or "".
+func (n *namespaces) uri(prefix string) string {
+	for _, b := range n.bindings {
+		if b.prefix == prefix {
+			return b.uri
+		}
+	}
+	return ""
+}
+
+// bind binds prefix to uri unless prefix is already bound: the first binding
+// wins, so the format's own prefixes, bound first, are never taken over.
+func (n *namespaces) bind(prefix, uri string) {
+	if n.uri(prefix) == "" {
+		n.bindings = append(n.bindings, binding{prefix, uri})
+	}
+}
+
+// bindExtensions binds the prefixes of the channel's and the items'
+// extensions in document order, so that most extension elements need no
+// declaration of their own. Extensions in a namespace the format owns
+// (owned reports it) are never written, so they bind nothing.
+func (n *namespaces) bindExtensions(f *feed, owned func(uri string) bool) {
+	bindAll := func(exts []dynamo.Extension) {
+		for _, e := range exts {
+			if !owned(e.URI) && !unparsedDate(e) {
+				n.bind(e.Prefix, e.URI)
+			}
+		}
+	}
+	bindAll(f.extensions)
+	for i := range f.entries {
+		bindAll(f.entries[i].extensions)
+	}
+}
