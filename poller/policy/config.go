@@ -1,0 +1,188 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Config holds every tunable of every policy. A zero field takes its
+// default (see Default), so Config{} is a working configuration and an
+// operator only writes what they change.
+type Config struct {
+	// Interval is flat's interval and smart's starting τ for a source that
+	// has no interval of its own. Default 1h.
+	Interval time.Duration `json:"interval,omitempty"`
+
+	// Alpha is smart's smoothing weight in τ(n+1) = α·τ(n) + (1−α)·t(n).
+	// Default 0.5. Because State keeps the raw change intervals, a new α
+	// applies at once to everything already observed.
+	Alpha float64 `json:"alpha,omitempty"`
+	// Min and Max clamp smart's interval. Defaults 5m and 24h.
+	Min time.Duration `json:"min,omitempty"`
+	Max time.Duration `json:"max,omitempty"`
+	// Backoff stretches smart's interval while nothing changes: the
+	// interval is the larger of τ and Backoff × the silence since the last
+	// change, so once the silence passes τ/Backoff, silent polls thin out
+	// geometrically (×(1+Backoff) per poll). Default 0.5.
+	Backoff float64 `json:"backoff,omitempty"`
+
+	// Budget is how many polls the budget policies share per Period among
+	// all the sources under them. Default: 24 per source (one an hour on
+	// average, the same cost as the default flat interval).
+	Budget int `json:"budget,omitempty"`
+	// Period is the span the Budget covers. Default 24h.
+	Period time.Duration `json:"period,omitempty"`
+	// Cycle is how often budget policies plan: the poller calls Plan once
+	// per cycle. Default 10m.
+	Cycle time.Duration `json:"cycle,omitempty"`
+	// Gap is the politeness gap: budget policies never poll a source twice
+	// within it. Default 10m.
+	Gap time.Duration `json:"gap,omitempty"`
+	// MaxWait bounds starvation: a budget policy polls a source that has
+	// waited this long whatever its rank or allocation. Default 7 days.
+	MaxWait time.Duration `json:"max_wait,omitempty"`
+	// C weighs subscribers in rankings and in min-delay's weights:
+	// rank = expected_new_items × (1 + C × subscribers). Default 0 (ignore).
+	C float64 `json:"c,omitempty"`
+	// RiskWeight weighs at-risk's capacity urgency (how full a source's
+	// window will be by the next cycle) against its delay urgency, both
+	// scaled so that 1 means "due". Higher misses fewer postings and
+	// delays the others more. Default 1: weighed equally (see
+	// docs/SCHEDULING.md for the sweep behind it).
+	RiskWeight float64 `json:"risk_weight,omitempty"`
+	// Shape is the share of at-risk's budget that follows the time of day
+	// (the rest is spread evenly over the period). Default 0.5; set it
+	// negative for 0 (an even spread), since 0 means "default".
+	Shape float64 `json:"shape,omitempty"`
+
+	// WeekdayDays is how many days after today the weekday policy
+	// considers; a source unlikely to publish on any of them is checked on
+	// the last. Default 7.
+	WeekdayDays int `json:"weekday_days,omitempty"`
+
+	// ErrorBase and ErrorMax shape the back-off after failed polls: the
+	// n-th consecutive failure waits about ErrorBase·2^(n−1), capped at
+	// ErrorMax, with jitter. Defaults 1m and 6h.
+	ErrorBase time.Duration `json:"error_base,omitempty"`
+	ErrorMax  time.Duration `json:"error_max,omitempty"`
+}
+
+// Default returns the configuration every zero field falls back to.
+func Default() Config {
+	return Config{
+		Interval:    time.Hour,
+		Alpha:       0.5,
+		Min:         5 * time.Minute,
+		Max:         24 * time.Hour,
+		Backoff:     0.5,
+		Period:      24 * time.Hour,
+		Cycle:       10 * time.Minute,
+		Gap:         10 * time.Minute,
+		MaxWait:     7 * 24 * time.Hour,
+		RiskWeight:  1,
+		Shape:       0.5,
+		WeekdayDays: 7,
+		ErrorBase:   time.Minute,
+		ErrorMax:    6 * time.Hour,
+	}
+}
+
+// maxBudget keeps allocations quick and their arithmetic exact: a billion
+// polls a period is far beyond any deployment.
+const maxBudget = 1_000_000_000
+
+// WithDefaults returns c with every zero field replaced by its default.
+// Budget stays 0, meaning 24 polls per source: only Plan knows how many
+// sources share it.
+func (c Config) WithDefaults() Config {
+	d := Default()
+	setDuration := func(v *time.Duration, def time.Duration) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setDuration(&c.Interval, d.Interval)
+	setDuration(&c.Min, d.Min)
+	setDuration(&c.Max, d.Max)
+	setDuration(&c.Period, d.Period)
+	setDuration(&c.Cycle, d.Cycle)
+	setDuration(&c.Gap, d.Gap)
+	setDuration(&c.MaxWait, d.MaxWait)
+	setDuration(&c.ErrorBase, d.ErrorBase)
+	setDuration(&c.ErrorMax, d.ErrorMax)
+	if c.Alpha == 0 {
+		c.Alpha = d.Alpha
+	}
+	if c.Backoff == 0 {
+		c.Backoff = d.Backoff
+	}
+	if c.RiskWeight == 0 {
+		c.RiskWeight = d.RiskWeight
+	}
+	switch {
+	case c.Shape == 0:
+		c.Shape = d.Shape
+	case c.Shape < 0:
+		c.Shape = 0
+	}
+	if c.WeekdayDays == 0 {
+		c.WeekdayDays = d.WeekdayDays
+	}
+	return c
+}
+
+// Validate reports the first setting that cannot work, after defaults are
+// applied. Policies are built only from valid configurations, so their
+// arithmetic never meets a negative interval or a NaN.
+func (c Config) Validate() error {
+	c = c.WithDefaults()
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"interval", c.Interval}, {"min", c.Min}, {"max", c.Max}, {"period", c.Period},
+		{"cycle", c.Cycle}, {"gap", c.Gap}, {"max_wait", c.MaxWait},
+		{"error_base", c.ErrorBase}, {"error_max", c.ErrorMax},
+	} {
+		if d.v < 0 {
+			return fmt.Errorf("policy config: %s %v is negative", d.name, d.v)
+		}
+	}
+	switch {
+	case c.Min > c.Max:
+		return fmt.Errorf("policy config: min %v is above max %v", c.Min, c.Max)
+	case c.ErrorBase > c.ErrorMax:
+		return fmt.Errorf("policy config: error_base %v is above error_max %v", c.ErrorBase, c.ErrorMax)
+	case c.Cycle > c.Period:
+		return fmt.Errorf("policy config: cycle %v is longer than the period %v", c.Cycle, c.Period)
+	case c.Budget < 0 || c.Budget > maxBudget:
+		return fmt.Errorf("policy config: budget %d is outside 0..%d", c.Budget, maxBudget)
+	case !inRange(c.Alpha, 0, 1) || c.Alpha == 1:
+		return fmt.Errorf("policy config: alpha %v is outside [0, 1)", c.Alpha)
+	case !inRange(c.Backoff, 0, 100):
+		return fmt.Errorf("policy config: backoff %v is outside [0, 100]", c.Backoff)
+	case !inRange(c.C, 0, 1e6):
+		return fmt.Errorf("policy config: c %v is outside [0, 1e6]", c.C)
+	case !inRange(c.RiskWeight, 0, 1e6):
+		return fmt.Errorf("policy config: risk_weight %v is outside [0, 1e6]", c.RiskWeight)
+	case !inRange(c.Shape, 0, 1):
+		return fmt.Errorf("policy config: shape %v is outside [0, 1]", c.Shape)
+	case c.WeekdayDays < 1 || c.WeekdayDays > 366:
+		return fmt.Errorf("policy config: weekday_days %d is outside 1..366", c.WeekdayDays)
+	}
+	return nil
+}
+
+// inRange reports whether v is a number within [lo, hi]; NaN is not.
+func inRange(v, lo, hi float64) bool {
+	return !math.IsNaN(v) && v >= lo && v <= hi
+}
+
+// budgetFor is the number of polls per Period shared by n sources.
+func (c Config) budgetFor(n int) int {
+	if c.Budget > 0 {
+		return c.Budget
+	}
+	return min(24*n, maxBudget)
+}

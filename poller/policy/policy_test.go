@@ -1,0 +1,281 @@
+package policy
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func mustPolicy(t *testing.T, name string, cfg Config) Policy {
+	t.Helper()
+	p, err := ByName(name, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestByName(t *testing.T) {
+	for _, name := range Names() {
+		p := mustPolicy(t, name, Config{})
+		if p.Name() != name {
+			t.Errorf("ByName(%q).Name() = %q", name, p.Name())
+		}
+		wantBudget := !slices.Contains([]string{Flat, Smart, Weekday}, name)
+		if p.Budgeted() != wantBudget {
+			t.Errorf("%s: Budgeted = %v, want %v", name, p.Budgeted(), wantBudget)
+		}
+	}
+	if _, err := ByName("fastest", Config{}); err == nil || !strings.Contains(err.Error(), "known: flat") {
+		t.Errorf("unknown policy: err = %v", err)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Min: time.Hour, Max: time.Minute}, "min 1h0m0s is above max"},
+		{Config{Interval: -time.Second}, "interval -1s is negative"},
+		{Config{Alpha: 1}, "alpha 1"},
+		{Config{Alpha: -0.5}, "alpha -0.5"},
+		{Config{Cycle: 48 * time.Hour}, "cycle 48h0m0s is longer"},
+		{Config{Budget: -1}, "budget -1"},
+		{Config{C: -1}, "c -1"},
+		{Config{Shape: 2}, "shape 2"},
+		{Config{WeekdayDays: 400}, "weekday_days 400"},
+		{Config{ErrorBase: time.Hour, ErrorMax: time.Minute}, "error_base"},
+	}
+	for _, tt := range tests {
+		err := tt.cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: err = %v, want one containing %q", tt.cfg, err, tt.want)
+		}
+		if _, err := ByName(Flat, tt.cfg); err == nil {
+			t.Errorf("ByName accepted %+v", tt.cfg)
+		}
+	}
+	if err := (Config{}).Validate(); err != nil {
+		t.Errorf("the defaults do not validate: %v", err)
+	}
+}
+
+// polledAt is a state whose last successful poll was at.
+func polledAt(at time.Time) *State {
+	s := &State{}
+	s.Learn(Observation{At: at, ItemsSeen: 10})
+	return s
+}
+
+func TestFlat(t *testing.T) {
+	p := mustPolicy(t, Flat, Config{Interval: 2 * time.Hour})
+	now := t0.Add(30 * time.Minute)
+	tests := []struct {
+		name string
+		src  Source
+		want time.Time
+	}{
+		{"never polled", Source{}, now},
+		{"config interval", Source{State: polledAt(t0)}, t0.Add(2 * time.Hour)},
+		{"own interval", Source{Interval: 45 * time.Minute, State: polledAt(t0)}, t0.Add(45 * time.Minute)},
+		{"overdue", Source{Interval: 10 * time.Minute, State: polledAt(t0)}, now},
+		{"floor", Source{State: polledAt(t0), NotBefore: t0.Add(5 * time.Hour)}, t0.Add(5 * time.Hour)},
+	}
+	for _, tt := range tests {
+		if got := p.Next(tt.src, now); !got.Equal(tt.want) {
+			t.Errorf("%s: next = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// The origin's freshness floor (max-age, ttl) and the error back-off
+	// are floors too.
+	s := polledAt(t0)
+	s.Learn(Observation{At: t0.Add(time.Hour), NotBefore: t0.Add(9 * time.Hour)})
+	if got := p.Next(Source{State: s}, now); !got.Equal(t0.Add(9 * time.Hour)) {
+		t.Errorf("origin floor: next = %v, want 09:00", got)
+	}
+	s.Fail(t0.Add(2*time.Hour), Config{ErrorBase: 10 * time.Hour, ErrorMax: 10 * time.Hour}, nil)
+	if got := p.Next(Source{State: s}, now); !got.Equal(t0.Add(12 * time.Hour)) {
+		t.Errorf("back-off: next = %v, want 12:00", got)
+	}
+}
+
+func TestSmart(t *testing.T) {
+	cfg := Config{Interval: time.Hour, Alpha: 0.5, Min: 10 * time.Minute, Max: 6 * time.Hour, Backoff: 0.5}
+	p := mustPolicy(t, Smart, cfg)
+	changes := func(hours ...float64) *State {
+		s := &State{}
+		for _, h := range hours {
+			s.Learn(Observation{At: t0.Add(time.Duration(h * float64(time.Hour))), Changed: true})
+		}
+		return s
+	}
+	tests := []struct {
+		name  string
+		state *State
+		want  time.Duration // after the last poll
+	}{
+		// τ = ½·1h + ½·3h = 2h.
+		{"follows changes", changes(0, 3), 2 * time.Hour},
+		// τ = ½(½·1h + ½·20m) + ½·20m = 30m.
+		{"speeds up", changes(0, 1.0/3, 2.0/3), 30 * time.Minute},
+		// Five 1-minute intervals halve τ's distance to 1m each time:
+		// 30.5m, 15.75m, 8.4m, ...: below Min, so Min.
+		{"clamped below", changes(0, 1.0/60, 2.0/60, 3.0/60, 4.0/60, 5.0/60), 10 * time.Minute},
+		// τ = ½·1h + ½·40h = 20.5h, clamped at 6h.
+		{"clamped above", changes(0, 40), 6 * time.Hour},
+	}
+	for _, tt := range tests {
+		last := tt.state.LastRetrieval
+		if got := p.Next(Source{State: tt.state}, last).Sub(last); got != tt.want {
+			t.Errorf("%s: interval %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// Silence backs off: a change at 0, τ = 1h, then polls without change
+	// until 5h: the wait is Backoff × 5h = 2.5h.
+	s := changes(0)
+	for h := 1; h <= 5; h++ {
+		s.Learn(Observation{At: t0.Add(time.Duration(h) * time.Hour)})
+	}
+	if got := p.Next(Source{State: s}, s.LastRetrieval).Sub(s.LastRetrieval); got != 150*time.Minute {
+		t.Errorf("after 5h of silence: interval %v, want 2h30m", got)
+	}
+}
+
+// hourly polls the sources with the most expected new items since their
+// last poll, weighted by subscribers, among those outside the gap.
+func TestHourlyPlan(t *testing.T) {
+	// A budget of 144 a day over 10-minute cycles is one poll a cycle.
+	cfg := Config{Budget: 144, Gap: 10 * time.Minute}
+	p := mustPolicy(t, Hourly, cfg)
+	now := t0.Add(12 * time.Hour)
+	busy := &State{}
+	busy.Learn(Observation{At: t0, ItemsSeen: 10})
+	busy.Learn(Observation{At: t0.Add(10 * time.Hour), NewItems: 50, ItemsSeen: 60})
+	quiet := polledAt(t0.Add(2 * time.Hour))
+	sources := []Source{
+		{ID: "quiet", State: quiet},
+		{ID: "busy", State: busy},
+		{ID: "just-polled", State: polledAt(now.Add(-5 * time.Minute))},
+	}
+	plan := p.Plan(sources, now)
+	if !plan.Next[1].Equal(now) || !plan.Next[0].After(now) || !plan.Next[2].After(now) {
+		t.Errorf("plan %v: want only busy due now", plan.Next)
+	}
+	if !plan.Replan.Equal(now.Add(10 * time.Minute)) {
+		t.Errorf("replan at %v", plan.Replan)
+	}
+	// Enough subscribers lift the quiet source above the busy one:
+	// rank = expected × (1 + c × subscribers).
+	cfg.C = 1
+	p = mustPolicy(t, Hourly, cfg)
+	sources[0].Subscribers = 10_000
+	plan = p.Plan(sources, now)
+	if !plan.Next[0].Equal(now) || plan.Next[1].Equal(now) {
+		t.Errorf("with subscribers, plan %v: want only quiet due now", plan.Next)
+	}
+	// A source never polled is due at once, outside the budget.
+	plan = p.Plan(append(sources, Source{ID: "new"}), now)
+	if !plan.Next[3].Equal(now) {
+		t.Errorf("a new source is due at %v", plan.Next[3])
+	}
+}
+
+// Ties go to the source listed first.
+func TestHourlyTies(t *testing.T) {
+	p := mustPolicy(t, Hourly, Config{Budget: 144})
+	now := t0.Add(12 * time.Hour)
+	sources := []Source{{ID: "a", State: polledAt(t0)}, {ID: "b", State: polledAt(t0)}}
+	plan := p.Plan(sources, now)
+	if !plan.Next[0].Equal(now) || plan.Next[1].Equal(now) {
+		t.Errorf("plan %v: want the first due", plan.Next)
+	}
+}
+
+// The allocation policies spread each source's polls evenly over the
+// period. With min-missing, a budget of 12 a day, a source posting 20 a
+// day showing 5 and one posting 4 showing 10: a greedy round is 4 polls
+// and 1 poll; two rounds and 2 more polls give 10 and 2, so they are
+// polled every 2h24m and every 12h after their last poll.
+func TestAllocatorPlan(t *testing.T) {
+	// Learnt rates of exactly 20 and 4 a day: with the prior of one item
+	// in 24 hours, λ = 24·(items + 1)/(exposure + 24).
+	fast := &State{Capacity: 5, LastRetrieval: t0, Exposure: 2376, Items: 1999}
+	slow := &State{Capacity: 10, LastRetrieval: t0, Exposure: 2376, Items: 399}
+	if fast.Rate() != 20 || slow.Rate() != 4 {
+		t.Fatalf("rates %v and %v, want 20 and 4", fast.Rate(), slow.Rate())
+	}
+	p := mustPolicy(t, MinMissing, Config{Budget: 12})
+	plan := p.Plan([]Source{{State: fast}, {State: slow}}, t0.Add(time.Minute))
+	for i, want := range []time.Time{t0.Add(144 * time.Minute), t0.Add(12 * time.Hour)} {
+		if !plan.Next[i].Equal(want) {
+			t.Errorf("source %d: next %v, want %v", i, plan.Next[i], want)
+		}
+	}
+	// min-delay: √20 : √4 of 12 is 8.29 and 3.71, rounded to 8 and 4.
+	p = mustPolicy(t, MinDelay, Config{Budget: 12})
+	plan = p.Plan([]Source{{State: fast}, {State: slow}}, t0.Add(time.Minute))
+	for i, want := range []time.Time{t0.Add(3 * time.Hour), t0.Add(6 * time.Hour)} {
+		if !plan.Next[i].Equal(want) {
+			t.Errorf("min-delay source %d: next %v, want %v", i, plan.Next[i], want)
+		}
+	}
+}
+
+// Properties of every budget policy over a simulated week of random
+// sources: politeness (no source polled twice within the gap), no
+// starvation (none waits longer than MaxWait and the time the budget
+// takes to poll every source once, should all starve together), and the
+// budget roughly kept.
+func TestBudgetPoliciesProperties(t *testing.T) {
+	const n = 30
+	cfg := Config{Budget: 3 * n, Gap: 30 * time.Minute, MaxWait: 36 * time.Hour}
+	for _, name := range []string{Uniform, MinDelay, MinMissing, Hourly, AtRisk} {
+		t.Run(name, func(t *testing.T) {
+			p := mustPolicy(t, name, cfg)
+			rng := rand.New(rand.NewPCG(7, 8))
+			states := make([]State, n)
+			sources := make([]Source, n)
+			rates := make([]float64, n) // postings an hour
+			for i := range sources {
+				sources[i] = Source{ID: string(rune('a' + i)), State: &states[i]}
+				rates[i] = []float64{0, 0.01, 0.2, 3}[rng.IntN(4)]
+			}
+			var polls []time.Time
+			last := make([]time.Time, n)
+			end := t0.AddDate(0, 0, 7)
+			cycle := 10 * time.Minute
+			starve := cfg.MaxWait + 24*time.Hour*n/time.Duration(cfg.Budget) + cycle
+			for now := t0; now.Before(end); now = now.Add(cycle) {
+				plan := p.Plan(sources, now)
+				for i, at := range plan.Next {
+					if !at.Before(now.Add(cycle)) {
+						continue
+					}
+					if !last[i].IsZero() && at.Sub(last[i]) < cfg.Gap {
+						t.Fatalf("source %d polled at %v and again at %v", i, last[i], at)
+					}
+					fresh := 0
+					if !last[i].IsZero() {
+						fresh = int(rates[i]*at.Sub(last[i]).Hours() + rng.Float64())
+					}
+					states[i].Learn(Observation{At: at, NewItems: min(fresh, 10), ItemsSeen: 10})
+					last[i] = at
+					polls = append(polls, at)
+				}
+				for i := range last {
+					if now.Sub(last[i]) > starve {
+						t.Fatalf("source %d starved: last poll %v, now %v", i, last[i], now)
+					}
+				}
+			}
+			// The first read of each source is outside the budget.
+			budget := 7*cfg.Budget + n
+			if len(polls) > budget*105/100 || len(polls) < budget*90/100 {
+				t.Errorf("%d polls in a week, budget %d", len(polls), budget)
+			}
+		})
+	}
+}
