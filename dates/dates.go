@@ -10,6 +10,7 @@
 package dates
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -65,12 +66,57 @@ func monthFirst(loc *time.Location) bool {
 	return false
 }
 
-// parseFields tries the layout table on a normalized value.
+// parseFields tries the layout table on a normalized value: first the
+// layouts of the value's shape, in table order, then, for what time.Parse
+// reads beyond its layout's shape (a fractional second), the others.
+// Trying all 68 layouts on every value cost more than the rest of Parse.
 func parseFields(v string, loc *time.Location) (time.Time, bool) {
+	likely := layoutsByShape[shape(v)]
+	for _, layout := range likely {
+		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
+			return t, true
+		}
+	}
 	for _, layout := range layouts {
+		if slices.Contains(likely, layout) {
+			continue
+		}
 		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
 			return t, true
 		}
 	}
 	return time.Time{}, false
+}
+
+// layoutsByShape groups the layouts by shape, each group in table order.
+var layoutsByShape = func() map[string][]string {
+	m := map[string][]string{}
+	for _, l := range layouts {
+		m[shape(l)] = append(m[shape(l)], l)
+	}
+	return m
+}()
+
+// shape abstracts a value or a layout: a run of digits becomes '9', a run
+// of letters 'a', anything else stays. A layout's reference values have the
+// shape of the values it reads ("Jan 2 2006 3:04 PM" and "Dec 08 2005
+// 08:25 AM" are both "a 9 9 9:9 a").
+func shape(s string) string {
+	var sb strings.Builder
+	var last byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c = '9'
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+			c = 'a'
+		}
+		if (c == '9' || c == 'a') && c == last {
+			continue
+		}
+		sb.WriteByte(c)
+		last = c
+	}
+	return sb.String()
 }

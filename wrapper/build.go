@@ -146,7 +146,7 @@ func (b *builder) channel(c *channelParts) {
 		}
 	}
 	if c.link != nil {
-		link, _, problem := linkValue(c.link.content(b.text), b.base)
+		link, problem := linkValue(c.link.content(b.text), b.base)
 		if problem != "" {
 			b.warn.add(c.link.open.line, "<channel:link> %s; the page URL is used", problem)
 		}

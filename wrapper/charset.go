@@ -2,6 +2,7 @@ package wrapper
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"mime"
 	"strings"
@@ -56,7 +57,7 @@ func decodeBytes(page []byte, contentType string) decoded {
 	enc, name, from, body := determine(page, contentType, &d.warnings)
 	d.charset, d.from = name, from
 	if enc == nil { // UTF-8
-		if !utf8.Valid(body) {
+		if from != FromSniffed && from != FromDefault && !utf8.Valid(body) { // sniffing has checked it
 			d.warnings = append(d.warnings, fmt.Sprintf("the page is not valid UTF-8: %d invalid bytes replaced with U+FFFD", invalidUTF8(body)))
 			d.text = strings.ToValidUTF8(string(body), "\uFFFD")
 		} else {
@@ -142,7 +143,7 @@ func httpCharset(contentType string) string {
 // charsetParam extracts the value after "charset=" in a content attribute
 // or a header, as the WHATWG algorithm for <meta content> does.
 func charsetParam(s string) string {
-	lower := strings.ToLower(s)
+	lower := asciiLower(s) // byte for byte, so that offsets in it are offsets in s
 	for {
 		i := strings.Index(lower, "charset")
 		if i < 0 {
@@ -168,6 +169,19 @@ func charsetParam(s string) string {
 		}
 		return rest
 	}
+}
+
+// asciiLower lower-cases the ASCII letters of s and leaves every other byte
+// alone. strings.ToLower would also rewrite invalid UTF-8 and some
+// non-ASCII letters to strings of another length.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // metaCharset returns the label declared by the first <meta charset> or
@@ -223,7 +237,15 @@ func metaTagCharset(z *html.Tokenizer, hasAttr bool) string {
 	return ""
 }
 
+// hasHighBit reports whether b holds a byte outside ASCII, eight bytes at a
+// time: it runs over every page that declares no charset.
 func hasHighBit(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return true
+		}
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c >= 0x80 {
 			return true

@@ -39,6 +39,10 @@ func TestCharset(t *testing.T) {
 		{"not UTF-8, nothing declared", "", item("caf\xe9"), "windows-1252", wrapper.FromDefault, "café", ""},
 		{"unknown header label", "text/html; charset=klingon", `<meta charset="windows-1252">` + item("caf\xe9"), "windows-1252", wrapper.FromMeta, "café", `the Content-Type charset "klingon" is not a known encoding`},
 		{"unknown meta label", "", `<meta charset="x-foo">` + item("caf\xe9"), "windows-1252", wrapper.FromDefault, "café", `<meta> charset "x-foo" is not a known encoding`},
+		// Found by FuzzWrap: lower-casing turned the invalid byte into three,
+		// and the offsets found in the lower-cased header overran the header.
+		{"invalid byte before charset in the header", "\xc9ChArset=koi8-r", item("\xf0\xd2\xc9\xd7\xc5\xd4"), "koi8-r", wrapper.FromHTTP, "Привет", ""},
+		{"non-ASCII letters before charset in a meta", "", "<meta http-equiv=content-type content=\"\u0130\xc9 text/html; CHARSET=koi8-r\">" + item("\xf0\xd2\xc9\xd7\xc5\xd4"), "koi8-r", wrapper.FromMeta, "Привет", ""},
 		{"invalid UTF-8 as declared", "text/html; charset=utf-8", item("caf\xe9 \xff"), "utf-8", wrapper.FromHTTP, "caf\ufffd \ufffd", "the page is not valid UTF-8: 2 invalid bytes replaced with U+FFFD"},
 	}
 	for _, tt := range tests {

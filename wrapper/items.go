@@ -211,10 +211,9 @@ func (b *builder) draft(g *itemGroup) *draft {
 			b.warn.add(ia.a.open.line, "<item:title> is empty")
 		}
 	}
-	var linkText string
 	if ia, ok := g.fields["link"]; ok {
 		var problem string
-		it.Link, linkText, problem = linkValue(ia.a.content(b.text), b.base)
+		it.Link, problem = linkValue(ia.a.content(b.text), b.base)
 		ia.pub.Value = it.Link
 		if problem != "" {
 			b.warn.add(ia.a.open.line, "<item:link> %s; the item gets a link to the page", problem)
@@ -228,7 +227,7 @@ func (b *builder) draft(g *itemGroup) *draft {
 			b.warn.add(ia.a.open.line, "<item:description> is empty")
 		}
 	}
-	if !b.defaultTitle(d, linkText, line) {
+	if !b.defaultTitle(d, line) {
 		return nil
 	}
 	if ia, ok := g.fields["image"]; ok {
@@ -254,14 +253,24 @@ func (b *builder) draft(g *itemGroup) *draft {
 // (SPEC §2); an item with no description either is titled with its link's
 // text or its link, and left out when it has no link of its own: nothing
 // would identify it. It reports whether the item is kept.
-func (b *builder) defaultTitle(d *draft, linkText string, line int) bool {
+func (b *builder) defaultTitle(d *draft, line int) bool {
 	it := &d.item
-	switch {
-	case it.Title != "":
+	if it.Title != "" {
 		return true
-	case it.Text != "":
+	}
+	if it.Text != "" {
 		it.Title = excerpt(it.Text)
 		return true
+	}
+	var linkText string // the anchor text, when the link is an <a href>
+	if ia, ok := d.g.fields["link"]; ok {
+		if content := ia.a.content(b.text); d.ownLink {
+			if _, anchor := firstHref(content); anchor {
+				linkText = plainText(content)
+			}
+		}
+	}
+	switch {
 	case d.ownLink && linkText != "":
 		it.Title = excerpt(linkText)
 		b.warn.add(line, "item %s has neither title nor description; it is titled with its link's text", d.g.describe())

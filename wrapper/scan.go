@@ -134,15 +134,14 @@ func (s *scanner) unclosedComment(i int) int {
 func (s *scanner) addComment(start, bodyStart, bodyEnd, end int) bool {
 	p := &s.tags
 	p.body, p.offset = s.text[bodyStart:bodyEnd], bodyStart
-	tags := p.parse(len(s.out.comments))
-	if len(tags) == 0 {
+	first := len(s.out.tags)
+	s.out.tags = p.parse(len(s.out.comments), s.out.tags)
+	if len(s.out.tags) == first {
 		return false
 	}
 	if nested := strings.Index(p.body, "<!--"); nested >= 0 {
 		s.warn.add(s.lines.at(bodyStart+nested), "\"<!--\" inside an annotation comment: a \"-->\" is probably missing before it")
 	}
-	first := len(s.out.tags)
-	s.out.tags = append(s.out.tags, tags...)
 	s.out.comments = append(s.out.comments, comment{
 		start: start, end: end, bodyStart: bodyStart, bodyEnd: bodyEnd,
 		firstTag: first, lastTag: len(s.out.tags),
@@ -150,17 +149,18 @@ func (s *scanner) addComment(start, bodyStart, bodyEnd, end int) bool {
 	return true
 }
 
-// rawTextElements hold text, not markup: a "<!--" inside them is not a
-// comment. Their content runs to their end tag.
-var rawTextElements = map[string]bool{
-	"script": true, "style": true, "textarea": true, "title": true,
-	"xmp": true, "iframe": true, "noembed": true, "noframes": true,
-}
-
 // startTag looks at the start tag at i when it is one the wrapper needs,
-// and returns where to go on. Other tags are not read: the scan resumes
-// just after their '<'.
+// and returns where to go on: the raw-text elements (script, style,
+// textarea, title, xmp, iframe, noembed, noframes), which hold text, not
+// markup, so that a "<!--" inside them is not a comment and their content
+// runs to their end tag; and <base> and <meta>. Other tags are not read:
+// the scan resumes just after their '<'.
 func (s *scanner) startTag(i int) int {
+	switch s.text[i+1] | 0x20 { // the first letters of the elements it needs, lower-cased
+	case 's', 't', 'x', 'i', 'n', 'b', 'm':
+	default:
+		return i + 1
+	}
 	j := i + 1
 	for j < len(s.text) && j-i <= len("noframes") && isLetter(s.text[j]) {
 		j++
@@ -169,10 +169,10 @@ func (s *scanner) startTag(i int) int {
 		return i + 1
 	}
 	name := strings.ToLower(s.text[i+1 : j])
-	switch {
-	case rawTextElements[name]:
+	switch name {
+	case "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes":
 		return s.rawText(i, name)
-	case name == "base" || name == "meta":
+	case "base", "meta":
 		end := htmlTagEnd(s.text, j)
 		s.headTag(name, s.text[i:end])
 		return end
@@ -211,7 +211,7 @@ func (s *scanner) annotationsInRawText(content string, offset int, name string) 
 			bodyEnd += c + 4
 		}
 		probe := tagParser{body: content[c+4 : bodyEnd], offset: offset + c + 4, line: noLine, warn: &warnings{}}
-		if len(probe.parse(0)) > 0 {
+		if len(probe.parse(0, nil)) > 0 {
 			s.warn.add(s.lines.at(offset+c), "annotation inside <%s> ignored: there \"<!--\" is not a comment but %s text", name, name)
 			return
 		}

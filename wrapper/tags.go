@@ -39,10 +39,16 @@ func (t *tag) attr(name string) (string, bool) {
 	return "", false
 }
 
-// annotationFields are the annotations of the language, by prefix.
-var annotationFields = map[string]map[string]bool{
-	"channel": {"title": true, "link": true, "description": true, "image": true, "extension": true},
-	"item":    {"title": true, "link": true, "description": true, "image": true, "extension": true},
+// isPrefix and isField say what annotation names are: a prefix and a field
+// of the language, both prefixes taking every field.
+func isPrefix(prefix string) bool { return prefix == "channel" || prefix == "item" }
+
+func isField(local string) bool {
+	switch local {
+	case "title", "link", "description", "image", "extension":
+		return true
+	}
+	return false
 }
 
 // knownAttrs are the attributes each field takes.
@@ -69,9 +75,8 @@ type tagParser struct {
 	unknownOpen map[string]bool
 }
 
-// parse returns the annotation tags of the body, in order.
-func (p *tagParser) parse(comment int) []tag {
-	var tags []tag
+// parse appends the annotation tags of the body, in order, to tags.
+func (p *tagParser) parse(comment int, tags []tag) []tag {
 	for k := 0; k < len(p.body); {
 		j := strings.IndexByte(p.body[k:], '<')
 		if j < 0 {
@@ -123,19 +128,19 @@ func (p *tagParser) classify(raw string, kind tagKind, j int) (string, bool) {
 	}
 	lower := strings.ToLower(raw)
 	if prefix, local, hasColon := strings.Cut(lower, ":"); hasColon {
-		if fields, ok := annotationFields[prefix]; ok {
-			if fields[local] {
+		if isPrefix(prefix) {
+			if isField(local) {
 				return lower, true
 			}
 			p.reportUnknown(lower, kind, j, prefix+" annotations are "+fieldList)
-		} else if guess := nearPrefix(prefix); guess != "" && annotationFields[guess][local] {
+		} else if guess := nearPrefix(prefix); guess != "" && isField(local) {
 			p.reportUnknown(lower, kind, j, "did you mean <"+slashOf(kind)+guess+":"+local+">?")
 		}
 		return "", false
 	}
 	for _, prefix := range []string{"channel", "item"} {
 		rest, ok := strings.CutPrefix(lower, prefix)
-		if ok && rest != "" && strings.ContainsRune("-_.", rune(rest[0])) && annotationFields[prefix][rest[1:]] {
+		if ok && rest != "" && strings.ContainsRune("-_.", rune(rest[0])) && isField(rest[1:]) {
 			p.reportUnknown(lower, kind, j, "did you mean <"+slashOf(kind)+prefix+":"+rest[1:]+">?")
 		}
 	}

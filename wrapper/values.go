@@ -14,8 +14,13 @@ import (
 // decoded, whitespace collapsed. Content without markup, the common case
 // for titles, skips the tokenizer.
 func plainText(fragment string) string {
-	if !strings.ContainsAny(fragment, "<&") {
+	switch {
+	case !strings.ContainsAny(fragment, "<&"):
 		return collapseSpace(fragment)
+	case !strings.Contains(fragment, "<"):
+		// Without markup the tokenizer would return one text token, its
+		// entities decoded as UnescapeString decodes them.
+		return collapseSpace(html.UnescapeString(fragment))
 	}
 	return sanitize.Text(fragment)
 }
@@ -35,24 +40,20 @@ func descriptionHTML(fragment string, base *url.URL) (string, string) {
 }
 
 // linkValue reads a link annotation's content: the href of its first <a>
-// with one, else its text. It returns the absolute URL, the content's text
-// (the anchor text, a last resort for an item's title), and why there is
-// no link when there is none.
-func linkValue(content string, base *url.URL) (link, text, problem string) {
-	href, found := firstHref(content)
-	text = plainText(content)
-	if found {
-		link, problem = resolveLink(base, href)
-		return link, text, problem
+// with one, else its text. It returns the absolute URL and why there is no
+// link when there is none.
+func linkValue(content string, base *url.URL) (link, problem string) {
+	if href, found := firstHref(content); found {
+		return resolveLink(base, href)
 	}
+	text := plainText(content)
 	switch {
 	case text == "":
-		return "", "", "is empty"
+		return "", "is empty"
 	case strings.ContainsAny(text, " \t\n"):
-		return "", text, fmt.Sprintf("holds no <a href> and its text %q is not a URL", truncate(text, 60))
+		return "", fmt.Sprintf("holds no <a href> and its text %q is not a URL", truncate(text, 60))
 	}
-	link, problem = resolveLink(base, text)
-	return link, "", problem
+	return resolveLink(base, text)
 }
 
 // firstHref returns the href of the first <a> in the fragment that has one.
@@ -117,12 +118,18 @@ func firstImage(fragment string) (src, alt string) {
 // unsafeSchemes are refused in links: a feed reader would run them.
 var unsafeSchemes = map[string]bool{"javascript": true, "vbscript": true, "data": true}
 
+// urlBreaks removes what the URL standard drops anywhere in a URL.
+var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
+
 // resolveLink resolves ref against base and returns it as a URI that XML
 // Schema's anyURI accepts, or why it cannot.
 func resolveLink(base *url.URL, ref string) (string, string) {
 	// The URL standard drops tabs and newlines anywhere in a URL: an href
 	// broken across lines still works in a browser.
-	ref = strings.TrimSpace(strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(ref))
+	if strings.ContainsAny(ref, "\t\n\r") {
+		ref = urlBreaks.Replace(ref)
+	}
+	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return "", "is empty"
 	}

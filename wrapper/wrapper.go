@@ -135,7 +135,7 @@ func HasAnnotations(page []byte) bool {
 			end = len(page) - bodyStart
 		}
 		p := tagParser{body: string(page[bodyStart : bodyStart+end]), line: noLine, warn: &warnings{}}
-		if len(p.parse(0)) > 0 {
+		if len(p.parse(0, nil)) > 0 {
 			return true
 		}
 		pos = bodyStart + end
