@@ -99,7 +99,7 @@ fuzz_failed=0
 if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
   for pkg in $(go list $PKGS); do
     for target in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
-      if go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" "$pkg" >"$log_dir/fuzz.log" 2>&1; then
+      if go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 3s "$pkg" >"$log_dir/fuzz.log" 2>&1; then
         echo "fuzz ok   $pkg $target ($FUZZTIME)"
       else
         echo "fuzz FAIL $pkg $target"; tail -n 40 "$log_dir/fuzz.log"; fuzz_failed=$((fuzz_failed + 1))
