@@ -1,0 +1,388 @@
+package nativefeed
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"html"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mmcdole/gofeed"
+	gofeedext "github.com/mmcdole/gofeed/extensions"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/dates"
+)
+
+// nsDCTerms holds dcterms:modified, the date an item was last updated.
+const nsDCTerms = "http://purl.org/dc/terms/"
+
+// normalizer builds the Resource from a parsed feed.
+type normalizer struct {
+	f       *parsed
+	w       *warnings
+	loc     *time.Location
+	feedURL *url.URL // nil when unknown
+	site    *url.URL // the channel link, base of item links; nil when unknown
+}
+
+func normalize(f *parsed, opts Options, w *warnings) *dynamo.Resource {
+	n := &normalizer{f: f, w: w, loc: opts.Location}
+	if n.loc == nil {
+		n.loc = time.UTC
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if u, err := url.Parse(strings.TrimSpace(opts.URL)); err == nil && u.IsAbs() {
+		n.feedURL = u
+	} else if opts.URL != "" {
+		w.add("the feed URL %q is not an absolute URL; relative links stay relative", opts.URL)
+	}
+	doc := &dynamo.Resource{RSSID: opts.RSSID, Timestamp: now}
+	if n.feedURL != nil {
+		doc.URL = uriString(n.feedURL.String())
+	}
+	n.channel(&doc.Channel, doc.URL)
+	n.items(doc)
+	return doc
+}
+
+// channel fills the channel; its link becomes the base of the items.
+func (n *normalizer) channel(ch *dynamo.Channel, feedURL string) {
+	f := n.f.feed
+	var problem string
+	if ch.Link, problem = resolveLink(n.feedURL, f.Link); problem != "" {
+		n.w.add("the feed's link %s; the feed URL is used", problem)
+	}
+	if ch.Link == "" {
+		ch.Link = feedURL
+	}
+	n.site = n.feedURL
+	if u, err := url.Parse(ch.Link); err == nil && u.IsAbs() {
+		n.site = u
+	}
+	ch.Title = plainText(f.Title)
+	if ch.Title == "" {
+		ch.Title = ch.Link
+		n.w.add("the feed has no title; it is titled with its link")
+	}
+	ch.Description, _ = descriptionHTML(f.Description, n.site)
+	if f.Image != nil && strings.TrimSpace(f.Image.URL) != "" {
+		if src, problem := resolveLink(n.site, f.Image.URL); problem == "" {
+			ch.Image = &dynamo.Image{URL: src, Link: ch.Link, Title: plainText(f.Image.Title)}
+			if ch.Image.Title == "" {
+				ch.Image.Title = ch.Title
+			}
+		} else {
+			n.w.add("the feed image %s; left out", problem)
+		}
+	}
+	if lang := strings.TrimSpace(f.Language); lang != "" {
+		ch.Extensions = append(ch.Extensions, dc("language", lang))
+	}
+	if n.f.json == nil { // gofeed gives a JSON Feed its first item's dates; the format has none
+		published, updated := f.Published, f.Updated
+		if published == "" {
+			published = updated
+		}
+		ch.Extensions = append(ch.Extensions, n.dates("feed", published, f.PublishedParsed, updated, f.UpdatedParsed)...)
+	}
+	ch.Extensions = append(ch.Extensions, people(f.Authors)...)
+	if rights := plainText(f.Copyright); rights != "" {
+		ch.Extensions = append(ch.Extensions, dc("rights", rights))
+	}
+}
+
+// items fills the items in feed order, with unique, stable ids.
+func (n *normalizer) items(doc *dynamo.Resource) {
+	seen := map[string]int{}
+	used := map[string]bool{}
+	for i, fi := range n.f.feed.Items {
+		it, key, ok := n.item(i, fi)
+		if !ok {
+			continue
+		}
+		it.Index = len(doc.Items) + 1
+		if it.Link == "" {
+			it.Link = defaultLink(doc.Channel.Link, it.Index)
+		}
+		if it.Image != nil && it.Image.Link == "" {
+			it.Image.Link = it.Link
+		}
+		it.ID = uniqueID(key, seen, used)
+		if seen[key.id] > 1 {
+			n.w.add("item %d has the same %s as an earlier item; it gets an id of its own", it.Index, key.what)
+		}
+		doc.Items = append(doc.Items, it)
+	}
+}
+
+// idKey is what identifies an item: the derived id, and what it came from.
+type idKey struct {
+	id   string
+	what string
+}
+
+// item converts one feed item; ok is false for an item with nothing to
+// show (no title, no content, no link).
+func (n *normalizer) item(i int, fi *gofeed.Item) (it dynamo.Item, key idKey, ok bool) {
+	link, problem := n.itemLink(i, fi)
+	if problem != "" {
+		n.w.add("item %d: its link %s; left without a link of its own", i+1, problem)
+	}
+	it.Link = link
+	base := n.site
+	if u, err := url.Parse(link); err == nil && link != "" {
+		base = u
+	}
+	it.Title = plainText(fi.Title)
+	it.Description, it.Text = descriptionHTML(n.content(i, fi), base)
+	switch {
+	case it.Title != "":
+	case it.Text != "":
+		it.Title = excerpt(it.Text)
+	case link != "":
+		it.Title = link
+		n.w.add("item %d has neither title nor description; it is titled with its link", i+1)
+	default:
+		n.w.add("item %d has no title, no description and no link; left out", i+1)
+		return it, key, false
+	}
+	guid := strings.TrimSpace(fi.GUID)
+	switch {
+	case guid != "":
+		// ItemID of the guid as a link: a guid that is the item's
+		// permalink gives the id the link alone would give.
+		key = idKey{dynamo.ItemID(guid, true, "", ""), "guid"}
+	case link != "":
+		key = idKey{dynamo.ItemID(link, true, "", ""), "link"}
+	default:
+		key = idKey{dynamo.ItemID("", false, it.Title, it.Description), "title and description"}
+		it.IDFromContent = true
+	}
+	if fi.Image != nil && strings.TrimSpace(fi.Image.URL) != "" {
+		if src, problem := resolveLink(base, fi.Image.URL); problem == "" {
+			it.Image = &dynamo.Image{URL: src, Link: link, Title: plainText(fi.Image.Title)}
+			if it.Image.Title == "" {
+				it.Image.Title = it.Title
+			}
+		}
+	}
+	it.Extensions = n.itemExtensions(i, fi, base)
+	return it, key, true
+}
+
+// itemLink is the item's own link: its link, else an RSS guid that is a
+// permalink, else a JSON Feed external_url.
+func (n *normalizer) itemLink(i int, fi *gofeed.Item) (string, string) {
+	candidates := []string{fi.Link}
+	if n.f.rss != nil && i < len(n.f.rss.Items) {
+		if g := n.f.rss.Items[i].GUID; g != nil && !strings.EqualFold(strings.TrimSpace(g.IsPermalink), "false") && isHTTPURL(g.Value) {
+			candidates = append(candidates, g.Value)
+		}
+	}
+	if n.f.json != nil && i < len(n.f.json.Items) {
+		candidates = append(candidates, n.f.json.Items[i].ExternalURL)
+	}
+	for _, c := range candidates {
+		if strings.TrimSpace(c) != "" {
+			return resolveLink(n.site, c)
+		}
+	}
+	return "", ""
+}
+
+// content is the item's HTML: its full content when the feed has it, else
+// its description or summary. Text that a format marks as plain (Atom
+// type="text", JSON Feed content_text) is escaped to HTML.
+func (n *normalizer) content(i int, fi *gofeed.Item) string {
+	switch {
+	case n.f.atom != nil && i < len(n.f.atom.Entries):
+		if c := n.f.atom.Entries[i].Content; c != nil && strings.TrimSpace(c.Value) != "" {
+			if t := strings.ToLower(c.Type); t == "" || t == "text" {
+				return textHTML(c.Value)
+			}
+			return c.Value
+		}
+		return fi.Description
+	case n.f.json != nil && i < len(n.f.json.Items):
+		ji := n.f.json.Items[i]
+		switch {
+		case strings.TrimSpace(ji.ContentHTML) != "":
+			return ji.ContentHTML
+		case strings.TrimSpace(ji.ContentText) != "":
+			return textHTML(ji.ContentText)
+		}
+		return textHTML(ji.Summary)
+	}
+	if strings.TrimSpace(fi.Content) != "" {
+		return fi.Content
+	}
+	return fi.Description
+}
+
+// textHTML is plain text as HTML: escaped, line breaks kept.
+func textHTML(s string) string {
+	return strings.ReplaceAll(html.EscapeString(strings.TrimSpace(s)), "\n", "<br>\n")
+}
+
+func (n *normalizer) itemExtensions(i int, fi *gofeed.Item, base *url.URL) []dynamo.Extension {
+	published, updated := fi.Published, fi.Updated
+	if published == "" {
+		published = updated
+	}
+	exts := n.dates(fmt.Sprintf("item %d", i+1), published, fi.PublishedParsed, updated, fi.UpdatedParsed)
+	exts = append(exts, people(fi.Authors)...)
+	for _, c := range fi.Categories {
+		if c = plainText(c); c != "" {
+			exts = append(exts, dc("subject", c))
+		}
+	}
+	for _, e := range fi.Enclosures {
+		if e == nil || strings.TrimSpace(e.URL) == "" {
+			continue
+		}
+		if u, problem := resolveLink(base, e.URL); problem == "" {
+			exts = append(exts, dynamo.Extension{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: "enclosure", Value: u})
+		}
+	}
+	return exts
+}
+
+// dates returns the dc:date extension (the publication date, else the
+// update date) and, when the item was updated later, dcterms:modified,
+// both in RFC 3339 as the wrapper writes dates. A date that cannot be read
+// keeps its text, with a warning, as in the wrapper.
+func (n *normalizer) dates(what, published string, publishedParsed *time.Time, updated string, updatedParsed *time.Time) []dynamo.Extension {
+	var exts []dynamo.Extension
+	pub, pubOK := n.date(what, published, publishedParsed)
+	if pub != "" {
+		exts = append(exts, dc("date", pub))
+	}
+	if strings.TrimSpace(updated) == "" || strings.TrimSpace(updated) == strings.TrimSpace(published) {
+		return exts
+	}
+	if upd, updOK := n.date(what, updated, updatedParsed); upd != "" && (upd != pub || !pubOK || !updOK) {
+		exts = append(exts, dynamo.Extension{URI: nsDCTerms, Prefix: "dcterms", LocalName: "modified", Value: upd})
+	}
+	return exts
+}
+
+// date normalizes one date: the dates package first (it knows the
+// feed's zone for dates written without one), then gofeed's reading.
+func (n *normalizer) date(what, raw string, parsed *time.Time) (string, bool) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", false
+	}
+	if t, ok := dates.Parse(raw, n.loc); ok {
+		return t.Format(time.RFC3339), true
+	}
+	if parsed != nil && !parsed.IsZero() {
+		return parsed.Format(time.RFC3339), true
+	}
+	n.w.add("%s: the date %q cannot be read; the text is kept", what, truncate(raw, 60))
+	return collapseSpace(raw), false
+}
+
+func dc(local, value string) dynamo.Extension {
+	return dynamo.Extension{URI: dynamo.NamespaceDC, Prefix: "dc", LocalName: local, Value: value}
+}
+
+// people are dc:creator extensions, one per author: the name, else the
+// e-mail address.
+func people(ps []*gofeed.Person) []dynamo.Extension {
+	var exts []dynamo.Extension
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		name := plainText(p.Name)
+		if name == "" {
+			name = strings.TrimSpace(p.Email)
+		}
+		if name != "" {
+			exts = append(exts, dc("creator", name))
+		}
+	}
+	return exts
+}
+
+// uniqueID gives the n-th item with an id a derived id, the same on every
+// poll, as the wrapper does: ids stay unique (the schema requires it) and
+// stable across versions.
+func uniqueID(key idKey, seen map[string]int, used map[string]bool) string {
+	id := key.id
+	seen[id]++
+	for nth := seen[id]; used[id]; {
+		sum := sha256.Sum256([]byte(id + "\x00" + strconv.Itoa(nth)))
+		id = hex.EncodeToString(sum[:16])
+	}
+	used[id] = true
+	return id
+}
+
+// defaultLink is the link of an item without one: the channel link with a
+// fragment naming the item, as the wrapper does for pages.
+func defaultLink(channelLink string, index int) string {
+	fragment := "item-" + strconv.Itoa(index)
+	u, err := url.Parse(channelLink)
+	if err != nil || channelLink == "" {
+		return "#" + fragment
+	}
+	u.Fragment, u.RawFragment = fragment, ""
+	return uriString(u.String())
+}
+
+// ttl is the feed's own idea of how often to poll it.
+func (f *parsed) ttl(w *warnings) time.Duration {
+	if f.rss == nil {
+		return 0
+	}
+	var d time.Duration
+	if s := strings.TrimSpace(f.rss.TTL); s != "" {
+		minutes, err := strconv.Atoi(s)
+		if err != nil || minutes < 0 {
+			w.add("<ttl>%s</ttl> is not a number of minutes; ignored", truncate(s, 20))
+		} else {
+			d = time.Duration(min(minutes, int(MaxTTL/time.Minute))) * time.Minute
+		}
+	}
+	if d == 0 {
+		d = syndicationPeriod(f.feed)
+	}
+	return min(d, MaxTTL)
+}
+
+// syndicationPeriod reads the RSS syndication module: sy:updatePeriod
+// (hourly, daily, …) divided by sy:updateFrequency.
+func syndicationPeriod(f *gofeed.Feed) time.Duration {
+	sy := f.Extensions["sy"]
+	if sy == nil {
+		return 0
+	}
+	period := map[string]time.Duration{
+		"hourly": time.Hour, "daily": 24 * time.Hour, "weekly": 7 * 24 * time.Hour,
+		"monthly": 30 * 24 * time.Hour, "yearly": 365 * 24 * time.Hour,
+	}[strings.ToLower(strings.TrimSpace(first(sy["updatePeriod"])))]
+	if period == 0 {
+		return 0
+	}
+	freq, err := strconv.Atoi(strings.TrimSpace(first(sy["updateFrequency"])))
+	if err != nil || freq < 1 {
+		freq = 1
+	}
+	return period / time.Duration(freq)
+}
+
+func first(list []gofeedext.Extension) string {
+	if len(list) == 0 {
+		return ""
+	}
+	return list[0].Value
+}

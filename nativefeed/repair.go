@@ -1,0 +1,478 @@
+package nativefeed
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"mime"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
+)
+
+// repairs collects what was repaired, for the warnings.
+type repairs struct{ notes []string }
+
+func (r *repairs) add(format string, args ...any) {
+	r.notes = append(r.notes, fmt.Sprintf(format, args...))
+}
+
+// toUTF8 decodes a feed to UTF-8. The encoding is, in order: a byte order
+// mark; UTF-16 recognized from its first bytes; the XML declaration's;
+// the Content-Type charset (XML only: JSON is always UTF-8). Real feeds
+// often misdeclare it, so the bytes have the last word: a feed declared in
+// a legacy encoding that is valid UTF-8 (with non-ASCII in it) is read as
+// UTF-8, and bytes that are not UTF-8 in a feed read as UTF-8 are read as
+// windows-1252, which is what such stray bytes nearly always are.
+func toUTF8(body []byte, contentType string, isXML bool, rep *repairs) string {
+	switch {
+	case bytes.HasPrefix(body, []byte{0xEF, 0xBB, 0xBF}):
+		return utf8Lenient(body[3:], rep)
+	case bytes.HasPrefix(body, []byte{0xFE, 0xFF}), bytes.HasPrefix(body, []byte{0x00, '<', 0x00, '?'}):
+		return decodeWith(unicode.UTF16(unicode.BigEndian, unicode.UseBOM), "utf-16be", body, rep)
+	case bytes.HasPrefix(body, []byte{0xFF, 0xFE}), bytes.HasPrefix(body, []byte{'<', 0x00, '?', 0x00}):
+		return decodeWith(unicode.UTF16(unicode.LittleEndian, unicode.UseBOM), "utf-16le", body, rep)
+	}
+	if !isXML {
+		return utf8Lenient(body, rep)
+	}
+	label, from := xmlDeclEncoding(body), "the XML declaration"
+	if label == "" {
+		label, from = httpCharset(contentType), "the Content-Type header"
+	}
+	if label == "" {
+		return utf8Lenient(body, rep)
+	}
+	enc, name := charset.Lookup(label)
+	switch {
+	case enc == nil:
+		rep.add("%s names an unknown encoding %q; read as UTF-8", from, label)
+		return utf8Lenient(body, rep)
+	case name == "utf-8", strings.HasPrefix(name, "utf-16"): // a declaration readable as ASCII is not UTF-16
+		return utf8Lenient(body, rep)
+	case utf8.Valid(body) && hasHighBit(body):
+		rep.add("%s says %s but the feed is UTF-8; read as UTF-8", from, name)
+		return string(body)
+	}
+	return decodeWith(enc, name, body, rep)
+}
+
+func decodeWith(enc encoding.Encoding, name string, body []byte, rep *repairs) string {
+	text, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		rep.add("decoding as %s failed (%v); read as UTF-8", name, err)
+		return utf8Lenient(body, rep)
+	}
+	return strings.ToValidUTF8(string(text), "\uFFFD")
+}
+
+// utf8Lenient reads b as UTF-8, reading each byte that is not part of a
+// valid sequence as windows-1252 (the usual culprit: a CMS that pastes
+// legacy text into a UTF-8 feed).
+func utf8Lenient(b []byte, rep *repairs) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var sb strings.Builder
+	sb.Grow(len(b) + len(b)/8)
+	bad := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			bad++
+			r = charmap.Windows1252.DecodeByte(b[0])
+		}
+		sb.WriteRune(r)
+		b = b[size:]
+	}
+	rep.add("bytes that are not UTF-8, read as windows-1252: %d", bad)
+	return sb.String()
+}
+
+func hasHighBit(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	xmlDecl         = regexp.MustCompile(`^\s*<\?xml[^>]*?\?>`)
+	encodingPseudo  = regexp.MustCompile(`\sencoding\s*=\s*("[^"]*"|'[^']*')`)
+	maxDeclarations = 512 // bytes in which the XML declaration is looked for
+)
+
+// xmlDeclEncoding returns the encoding named in the XML declaration.
+func xmlDeclEncoding(body []byte) string {
+	head := body[:min(len(body), maxDeclarations)]
+	decl := xmlDecl.Find(head)
+	if decl == nil {
+		return ""
+	}
+	m := encodingPseudo.FindSubmatch(decl)
+	if m == nil {
+		return ""
+	}
+	return strings.TrimSpace(string(m[1][1 : len(m[1])-1]))
+}
+
+// dropEncodingDecl removes the encoding from the XML declaration: the text
+// is UTF-8 now, whatever the declaration said.
+func dropEncodingDecl(text string) string {
+	loc := xmlDecl.FindStringIndex(text[:min(len(text), maxDeclarations)])
+	if loc == nil {
+		return text
+	}
+	decl := encodingPseudo.ReplaceAllString(text[loc[0]:loc[1]], "")
+	return text[:loc[0]] + decl + text[loc[1]:]
+}
+
+func httpCharset(contentType string) string {
+	if contentType == "" {
+		return ""
+	}
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(params["charset"])
+}
+
+// legalXMLChar reports whether XML 1.0 allows r in a document.
+func legalXMLChar(r rune) bool {
+	return r == '\t' || r == '\n' || r == '\r' ||
+		r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+}
+
+// stripIllegal removes the characters that XML 1.0 forbids (C0 controls
+// other than tab and line breaks, U+FFFE, U+FFFF), which a strict parser
+// rejects and which feeds carry from text pasted out of word processors.
+func stripIllegal(text string, rep *repairs) string {
+	n := 0
+	for _, r := range text {
+		if !legalXMLChar(r) {
+			n++
+		}
+	}
+	if n == 0 {
+		return text
+	}
+	rep.add("characters that XML does not allow (control characters), removed: %d", n)
+	return strings.Map(func(r rune) rune {
+		if legalXMLChar(r) {
+			return r
+		}
+		return -1
+	}, text)
+}
+
+// fixMarkup repairs the XML outside CDATA sections, comments, processing
+// instructions and the DOCTYPE: an HTML entity that XML does not define
+// (&nbsp;, &eacute;) becomes its character reference; an ampersand that
+// starts no reference becomes &amp;; a character reference to a character
+// XML forbids is removed, except that &#128;–&#159;, which HTML reads as
+// windows-1252, are read so. Entities the DOCTYPE declares are left alone.
+func fixMarkup(text string, rep *repairs) string {
+	if !strings.Contains(text, "&") {
+		return text
+	}
+	var sb strings.Builder
+	sb.Grow(len(text) + 64)
+	var declared map[string]bool
+	var entities, bare, badRefs, cp1252 int
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '<' {
+			end, doctype := skipSpecial(text, i)
+			if doctype {
+				declared = declaredEntities(text[i:end])
+			}
+			if end > i {
+				sb.WriteString(text[i:end])
+				i = end
+				continue
+			}
+		}
+		if c != '&' {
+			j := i + 1
+			for j < len(text) && text[j] != '&' && text[j] != '<' {
+				j++
+			}
+			sb.WriteString(text[i:j])
+			i = j
+			continue
+		}
+		ref, n := reference(text[i:])
+		switch ref.kind {
+		case refXML:
+			sb.WriteString(text[i : i+n])
+		case refDeclared:
+			if declared[ref.name] {
+				sb.WriteString(text[i : i+n])
+			} else {
+				sb.WriteString("&amp;")
+				bare++
+				n = 1
+			}
+		case refHTML:
+			writeCharRefs(&sb, ref.value)
+			entities++
+		case refIllegal:
+			badRefs++
+		case refCP1252:
+			writeCharRefs(&sb, ref.value)
+			cp1252++
+		default:
+			sb.WriteString("&amp;")
+			bare++
+			n = 1
+		}
+		i += n
+	}
+	if entities > 0 {
+		rep.add("HTML entities that XML does not define (such as &nbsp;), read as characters: %d", entities)
+	}
+	if bare > 0 {
+		rep.add("bare ampersands, read as a literal '&': %d", bare)
+	}
+	if badRefs > 0 {
+		rep.add("character references to characters XML does not allow, removed: %d", badRefs)
+	}
+	if cp1252 > 0 {
+		rep.add("character references in the range &#128;–&#159;, read as windows-1252 as browsers do: %d", cp1252)
+	}
+	return sb.String()
+}
+
+func writeCharRefs(sb *strings.Builder, s string) {
+	for _, r := range s {
+		sb.WriteString("&#" + strconv.Itoa(int(r)) + ";")
+	}
+}
+
+// skipSpecial returns the end of the CDATA section, comment, processing
+// instruction or DOCTYPE starting at text[i] (i itself when none starts
+// there), and whether it is a DOCTYPE. An unterminated one runs to the end.
+func skipSpecial(text string, i int) (int, bool) {
+	rest := text[i:]
+	for _, s := range []struct {
+		open, close string
+		doctype     bool
+	}{
+		{"<![CDATA[", "]]>", false}, {"<!--", "-->", false}, {"<?", "?>", false}, {"<!DOCTYPE", "", true},
+	} {
+		if !strings.HasPrefix(rest, s.open) {
+			continue
+		}
+		if s.doctype {
+			return i + doctypeEnd(rest), true
+		}
+		end := strings.Index(rest[len(s.open):], s.close)
+		if end < 0 {
+			return len(text), false
+		}
+		return i + len(s.open) + end + len(s.close), false
+	}
+	return i, false
+}
+
+// doctypeEnd finds the '>' that closes a DOCTYPE, past any internal subset.
+func doctypeEnd(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case '>':
+			if depth <= 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(s)
+}
+
+var entityDecl = regexp.MustCompile(`<!ENTITY\s+([A-Za-z_][-A-Za-z0-9._:]*)`)
+
+func declaredEntities(doctype string) map[string]bool {
+	m := map[string]bool{}
+	for _, d := range entityDecl.FindAllStringSubmatch(doctype, -1) {
+		m[d[1]] = true
+	}
+	return m
+}
+
+type refKind int
+
+const (
+	refNone     refKind = iota // not a reference: a bare ampersand
+	refXML                     // one XML reads: a predefined entity or a legal character reference
+	refDeclared                // a name that only a DTD could declare
+	refHTML                    // an HTML entity; value holds its characters
+	refIllegal                 // a character reference to a character XML forbids
+	refCP1252                  // &#128;–&#159;; value holds the windows-1252 character
+)
+
+type ref struct {
+	kind  refKind
+	name  string
+	value string
+}
+
+// maxRefLen bounds the scan for a reference's ';'. The longest HTML entity
+// name is 31 characters.
+const maxRefLen = 40
+
+// reference classifies the reference starting at s[0] == '&' and returns
+// its length.
+func reference(s string) (ref, int) {
+	end := strings.IndexByte(s[:min(len(s), maxRefLen)], ';')
+	if end < 2 {
+		return ref{}, 1
+	}
+	body := s[1:end]
+	if body[0] == '#' {
+		return charRef(body[1:]), end + 1
+	}
+	if !isName(body) {
+		return ref{}, 1
+	}
+	switch body {
+	case "amp", "lt", "gt", "quot", "apos":
+		return ref{kind: refXML}, end + 1
+	}
+	if v := html.UnescapeString("&" + body + ";"); v != "&"+body+";" && (!strings.HasSuffix(v, ";") || body == "semi") {
+		return ref{kind: refHTML, name: body, value: v}, end + 1
+	}
+	return ref{kind: refDeclared, name: body}, end + 1
+}
+
+func charRef(digits string) ref {
+	base := 10
+	if len(digits) > 0 && (digits[0] == 'x' || digits[0] == 'X') {
+		digits, base = digits[1:], 16
+	}
+	if digits == "" || strings.ContainsAny(digits, "+-") {
+		return ref{}
+	}
+	n, err := strconv.ParseUint(digits, base, 32)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return ref{kind: refIllegal}
+		}
+		return ref{}
+	}
+	r := rune(n)
+	switch {
+	case r >= 0x80 && r <= 0x9F:
+		return ref{kind: refCP1252, value: string(charmap.Windows1252.DecodeByte(byte(r)))}
+	case !legalXMLChar(r):
+		return ref{kind: refIllegal}
+	}
+	return ref{kind: refXML}
+}
+
+func isName(s string) bool {
+	for i, c := range []byte(s) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// repairJSON escapes raw control characters inside JSON strings, which
+// JSON forbids but hand-built JSON feeds carry (a literal tab or newline
+// pasted into content_text).
+func repairJSON(text string, rep *repairs) string {
+	var sb strings.Builder
+	inString, escaped, n := false, false, 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString && c < 0x20:
+			if n == 0 {
+				sb.Grow(len(text) + 16)
+				sb.WriteString(text[:i])
+			}
+			n++
+			fmt.Fprintf(&sb, `\u%04x`, c)
+			continue
+		}
+		if n > 0 {
+			sb.WriteByte(c)
+		}
+	}
+	if n == 0 {
+		return text
+	}
+	rep.add("control characters inside JSON strings, escaped: %d", n)
+	return sb.String()
+}
+
+// salvage cuts a feed that breaks off or breaks down (a truncated
+// download, a syntax error half-way) after its last complete item or
+// entry, and closes the elements still open there, so that the items
+// before the damage can be read. It reports false when no complete item
+// precedes the damage.
+func salvage(text string) (string, bool) {
+	d := xml.NewDecoder(strings.NewReader(text))
+	d.Strict = false
+	var stack, keep []string
+	cut := int64(-1)
+	for {
+		tok, err := d.RawToken()
+		if err != nil {
+			if cut < 0 || err == io.EOF && len(stack) == 0 {
+				return "", false
+			}
+			var sb strings.Builder
+			sb.WriteString(text[:cut])
+			for i := len(keep) - 1; i >= 0; i-- {
+				sb.WriteString("</" + keep[i] + ">")
+			}
+			return sb.String(), true
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			stack = append(stack, qualified(t.Name))
+		case xml.EndElement:
+			if len(stack) == 0 || stack[len(stack)-1] != qualified(t.Name) {
+				continue // a stray end tag; the non-strict parser skips it too
+			}
+			stack = stack[:len(stack)-1]
+			if t.Name.Local == "item" || t.Name.Local == "entry" {
+				cut = d.InputOffset()
+				keep = append(keep[:0], stack...)
+			}
+		}
+	}
+}
+
+func qualified(n xml.Name) string {
+	if n.Space == "" {
+		return n.Local
+	}
+	return n.Space + ":" + n.Local
+}
