@@ -1,0 +1,349 @@
+// Package opml reads and writes OPML subscription lists, the format in
+// which feed readers import and export the feeds they follow (OPML 1.0 and
+// 2.0). Folders of outlines become an entry's category, a "/"-separated
+// path; Dynamo's own settings for a source travel in attributes of its
+// namespace, which other readers ignore.
+//
+// Parse is tolerant of the files real readers write (no head, element and
+// attribute names in any case, HTML entities, legacy charsets) and strict
+// about the rest: a file it cannot read completely is an error, never a
+// partial list.
+package opml
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"golang.org/x/net/html/charset"
+)
+
+// Namespace is the XML namespace of Dynamo's attributes on outlines
+// (Entry.Extra); Write binds it to the prefix "dynamo".
+const Namespace = "https://github.com/dynamo-feeds/dynamo/ns/opml"
+
+// Limits of Parse. The largest subscription lists people keep hold a few
+// thousand feeds in well under a megabyte.
+const (
+	MaxSize    = 16 << 20 // bytes read at most
+	MaxEntries = 100_000  // feeds in one file
+	maxDepth   = 64       // nesting of outlines
+)
+
+// Entry is one subscription.
+type Entry struct {
+	Title   string // the outline's title, or its text
+	XMLURL  string // the feed's address
+	HTMLURL string // the site's address, "" if not given
+	// Category is the path of folders the outline is in, "/"-separated
+	// ("Tech/Go"), or "" at the top level.
+	Category string
+	// Extra holds the outline's attributes in Namespace, by local name
+	// (Dynamo's source settings); nil when it has none.
+	Extra map[string]string
+}
+
+// Parse reads an OPML document and returns its subscriptions, in document
+// order: the outlines with an xmlUrl (or, as some old readers wrote, a url
+// and a type of rss or atom). Outlines without one are folders, or notes
+// that are not subscriptions and are left out.
+func Parse(r io.Reader) ([]Entry, error) {
+	lr := &io.LimitedReader{R: r, N: MaxSize + 1}
+	d := xml.NewDecoder(skipBOM(lr))
+	d.Strict = false
+	d.AutoClose = xml.HTMLAutoClose
+	d.Entity = xml.HTMLEntity
+	d.CharsetReader = charset.NewReaderLabel
+
+	p := parser{}
+	for {
+		tok, err := d.Token()
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("opml: the file is larger than %d MiB", MaxSize>>20)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("opml: %w", err)
+		}
+		if err := p.token(tok); err != nil {
+			line, _ := d.InputPos()
+			return nil, fmt.Errorf("opml: line %d: %w", line, err)
+		}
+	}
+	if !p.rooted {
+		return nil, errors.New("opml: the file is empty: no <opml> element")
+	}
+	return p.entries, nil
+}
+
+// skipBOM drops a UTF-8 byte order mark, which Windows editors put before
+// the XML declaration and the decoder would take for text before it.
+func skipBOM(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	if head, err := br.Peek(3); err == nil && bytes.Equal(head, []byte("\xef\xbb\xbf")) {
+		_, _ = br.Discard(3) // cannot fail: the bytes were peeked
+	}
+	return br
+}
+
+// parser is Parse's state between tokens.
+type parser struct {
+	rooted  bool     // the <opml> root was seen
+	depth   int      // elements open inside the root
+	inHead  bool     // inside <head>, whose content is ignored
+	folders []string // the open outlines' folder names ("" for a feed's)
+	entries []Entry
+}
+
+// token applies one token of the document.
+func (p *parser) token(tok xml.Token) error {
+	switch t := tok.(type) {
+	case xml.StartElement:
+		return p.start(t)
+	case xml.EndElement:
+		return p.end(t)
+	case xml.CharData:
+		if !p.rooted && len(bytes.TrimSpace(t)) > 0 {
+			return fmt.Errorf("text %q before the <opml> element: not an OPML document", clip(string(t)))
+		}
+	}
+	return nil
+}
+
+func (p *parser) start(t xml.StartElement) error {
+	name := strings.ToLower(t.Name.Local)
+	if !p.rooted {
+		if name != "opml" {
+			return fmt.Errorf("not an OPML document: the root element is <%s>", t.Name.Local)
+		}
+		p.rooted = true
+		return nil
+	}
+	p.depth++
+	if p.depth > maxDepth {
+		return fmt.Errorf("elements nested more than %d deep", maxDepth)
+	}
+	switch {
+	case name == "head" && p.depth == 1:
+		p.inHead = true
+	case name == "outline" && !p.inHead:
+		return p.outline(t.Attr)
+	}
+	return nil
+}
+
+func (p *parser) end(t xml.EndElement) error {
+	if !p.rooted {
+		return nil
+	}
+	if p.depth == 0 {
+		// The root's end: what follows is ignored, as browsers ignore what
+		// follows </html>.
+		return nil
+	}
+	name := strings.ToLower(t.Name.Local)
+	switch {
+	case name == "head" && p.depth == 1:
+		p.inHead = false
+	case name == "outline" && !p.inHead && len(p.folders) > 0:
+		p.folders = p.folders[:len(p.folders)-1]
+	}
+	p.depth--
+	return nil
+}
+
+// outline reads an <outline>: a subscription when it names a feed, else a
+// folder for the outlines inside it.
+func (p *parser) outline(attrs []xml.Attr) error {
+	a := map[string]string{}
+	var extra map[string]string
+	for _, at := range attrs {
+		if at.Name.Space == Namespace || strings.EqualFold(at.Name.Space, "dynamo") {
+			if extra == nil {
+				extra = map[string]string{}
+			}
+			extra[at.Name.Local] = at.Value
+			continue
+		}
+		if at.Name.Space != "" {
+			continue
+		}
+		if k := strings.ToLower(at.Name.Local); a[k] == "" {
+			a[k] = at.Value
+		}
+	}
+	title := strings.TrimSpace(a["title"])
+	if title == "" {
+		title = strings.TrimSpace(a["text"])
+	}
+	feed := strings.TrimSpace(a["xmlurl"])
+	if typ := strings.ToLower(strings.TrimSpace(a["type"])); feed == "" && (typ == "rss" || typ == "atom") {
+		feed = strings.TrimSpace(a["url"])
+	}
+	if feed == "" {
+		p.folders = append(p.folders, title)
+		return nil
+	}
+	p.folders = append(p.folders, "")
+	if len(p.entries) == MaxEntries {
+		return fmt.Errorf("more than %d feeds in one file", MaxEntries)
+	}
+	category := joinPath(p.folders)
+	if category == "" {
+		// OPML 2.0's category attribute: comma-separated "/"-paths; the
+		// first is the outline's folder when it is in none.
+		first, _, _ := strings.Cut(a["category"], ",")
+		category = normalizeCategory(first)
+	}
+	p.entries = append(p.entries, Entry{
+		Title: title, XMLURL: feed, HTMLURL: strings.TrimSpace(a["htmlurl"]), Category: category, Extra: extra,
+	})
+	return nil
+}
+
+// joinPath returns the category path of the open folders.
+func joinPath(folders []string) string {
+	return normalizeCategory(strings.Join(folders, "/"))
+}
+
+// normalizeCategory trims each segment of a "/"-path and drops the empty
+// ones, so that " Tech / Go/" and "Tech/Go" name one folder.
+func normalizeCategory(c string) string {
+	var segs []string
+	for _, s := range strings.Split(c, "/") {
+		if s = strings.TrimSpace(s); s != "" {
+			segs = append(segs, s)
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// clip shortens text quoted in an error message.
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
+
+// folder is a category in the tree Write outputs.
+type folder struct {
+	name    string
+	entries []Entry
+	subs    []*folder
+}
+
+func (f *folder) sub(name string) *folder {
+	for _, s := range f.subs {
+		if s.name == name {
+			return s
+		}
+	}
+	s := &folder{name: name}
+	f.subs = append(f.subs, s)
+	return s
+}
+
+// Write writes entries as an OPML 2.0 document, nesting each in the folders
+// of its category. Within a folder, its entries come first, in the order
+// given, then its subfolders in the order they first appear; Parse reads
+// back the same entries (with categories normalized), in that order. Every
+// entry needs an XMLURL, and Extra's keys must be XML names.
+func Write(w io.Writer, entries []Entry) error {
+	root := &folder{}
+	namespaced := false
+	for i, e := range entries {
+		if strings.TrimSpace(e.XMLURL) == "" {
+			return fmt.Errorf("opml: entry %d (%q) has no xmlUrl", i+1, e.Title)
+		}
+		for k := range e.Extra {
+			if !isName(k) {
+				return fmt.Errorf("opml: entry %d (%q): %q is not an XML attribute name", i+1, e.Title, k)
+			}
+			namespaced = true
+		}
+		f := root
+		if c := normalizeCategory(e.Category); c != "" {
+			for _, seg := range strings.Split(c, "/") {
+				f = f.sub(seg)
+			}
+		}
+		f.entries = append(f.entries, e)
+	}
+	var b bytes.Buffer
+	b.WriteString(xml.Header)
+	b.WriteString(`<opml version="2.0"`)
+	if namespaced {
+		b.WriteString(` xmlns:dynamo="` + Namespace + `"`)
+	}
+	b.WriteString(">\n  <head>\n    <title>Dynamo sources</title>\n  </head>\n  <body>\n")
+	writeFolder(&b, root, 2)
+	b.WriteString("  </body>\n</opml>\n")
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("opml: %w", err)
+	}
+	return nil
+}
+
+// writeFolder writes a folder's entries and subfolders at an indentation
+// of depth levels.
+func writeFolder(b *bytes.Buffer, f *folder, depth int) {
+	indent := strings.Repeat("  ", depth)
+	for _, e := range f.entries {
+		b.WriteString(indent + `<outline type="rss"`)
+		attr(b, "text", e.Title)
+		attr(b, "title", e.Title)
+		attr(b, "xmlUrl", strings.TrimSpace(e.XMLURL))
+		if e.HTMLURL != "" {
+			attr(b, "htmlUrl", e.HTMLURL)
+		}
+		keys := make([]string, 0, len(e.Extra))
+		for k := range e.Extra {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			attr(b, "dynamo:"+k, e.Extra[k])
+		}
+		b.WriteString("/>\n")
+	}
+	for _, s := range f.subs {
+		b.WriteString(indent + "<outline")
+		attr(b, "text", s.name)
+		attr(b, "title", s.name)
+		b.WriteString(">\n")
+		writeFolder(b, s, depth+1)
+		b.WriteString(indent + "</outline>\n")
+	}
+}
+
+// attr writes one attribute, escaped so that any string reads back as
+// itself (tabs and newlines included).
+func attr(b *bytes.Buffer, name, value string) {
+	b.WriteString(" " + name + `="`)
+	_ = xml.EscapeText(b, []byte(value)) // writing to a bytes.Buffer does not fail
+	b.WriteString(`"`)
+}
+
+// isName reports whether s can be an XML attribute's local name (an
+// NCName, restricted to ASCII, which is all Dynamo writes).
+func isName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		letter := r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+		if !letter && (i == 0 || !(r == '-' || r == '.' || '0' <= r && r <= '9')) {
+			return false
+		}
+	}
+	return true
+}
