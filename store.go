@@ -51,8 +51,10 @@ type SourceStore interface {
 // PollStore hands out due sources to pollers and records what polls found.
 type PollStore interface {
 	// LeaseDue leases up to limit active, unpaused sources whose next poll is
-	// at or before now and that no other owner holds, until now+ttl. Each
-	// source is leased by one owner at a time, across processes.
+	// at or before now and that nobody holds (an expired lease counts as
+	// none), until now+ttl. Each source is leased by one owner at a time,
+	// across processes, and a source its owner is still polling is not
+	// handed out again.
 	LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration) ([]Source, error)
 	// LeaseSource leases one source now, whether due or not (poll now);
 	// ErrLeaseLost if another owner holds an unexpired lease on it.

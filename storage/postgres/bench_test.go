@@ -1,0 +1,223 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// page50 returns version n of a 50-item page that gains one item per
+// version, the benchmarks' typical source.
+func page50(id string, n int) *dynamo.Resource {
+	var items []dynamo.Item
+	for i := n + 49; i >= n; i-- {
+		it := item(i, fmt.Sprintf("Council approves budget for district %d after long debate", i))
+		it.Text = fmt.Sprintf("The council voted on item %d of the agenda; the budget covers roads, schools and the library, and takes effect next month.", i)
+		it.Description = "<p>" + it.Text + "</p>"
+		items = append(items, it)
+	}
+	return doc(id, t0.Add(time.Duration(n)*time.Minute), items...)
+}
+
+// BenchmarkRecordPollChanged stores a new version of a 50-item page per
+// iteration (one new item each).
+func BenchmarkRecordPollChanged(b *testing.B) {
+	s := open(b)
+	addSource(b, s, "a")
+	n := 0
+	for b.Loop() {
+		n++
+		d := page50("a", n)
+		if res := record(b, s, "a", d.Timestamp, d); res.Version == nil {
+			b.Fatal("no version stored")
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "versions/s")
+}
+
+// BenchmarkRecordPollUnchanged records polls that read the same 50-item
+// page again: the cost of a poll that finds nothing new.
+func BenchmarkRecordPollUnchanged(b *testing.B) {
+	s := open(b)
+	addSource(b, s, "a")
+	d := page50("a", 1)
+	record(b, s, "a", t0, d)
+	n := 0
+	for b.Loop() {
+		n++
+		at := t0.Add(time.Duration(n) * time.Minute)
+		if res := record(b, s, "a", at, d); res.Version != nil {
+			b.Fatal("unchanged page stored a version")
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "polls/s")
+}
+
+// BenchmarkItems queries an archive of benchItems items: the newest 100
+// items as the baseline, then with one and two keyword conditions (a word
+// of the vocabulary, different each iteration; or a single letter, which
+// no trigram serves and most items match), reporting latency percentiles.
+func BenchmarkItems(b *testing.B) {
+	s := open(b)
+	addSource(b, s, "big")
+	total := benchItems()
+	vocab := fillArchiveBulk(b, s, "big", total)
+	rng := rand.New(rand.NewPCG(3, 4))
+	cases := []struct {
+		name  string
+		conds func() []dynamo.Condition
+	}{
+		{"none", func() []dynamo.Condition { return nil }},
+		{"title", func() []dynamo.Condition {
+			return []dynamo.Condition{{Field: dynamo.FieldTitle, Value: vocab[rng.IntN(len(vocab))]}}
+		}},
+		{"title_one_letter", func() []dynamo.Condition {
+			return []dynamo.Condition{{Field: dynamo.FieldTitle, Value: string(rune('a' + rng.IntN(26)))}}
+		}},
+		{"title_and_desc", func() []dynamo.Condition {
+			return []dynamo.Condition{
+				{Field: dynamo.FieldTitle, Value: vocab[rng.IntN(len(vocab))]},
+				{Field: dynamo.FieldDescription, Value: vocab[rng.IntN(len(vocab))]},
+			}
+		}},
+		{"title_or_title", func() []dynamo.Condition {
+			return []dynamo.Condition{
+				{Field: dynamo.FieldTitle, Value: vocab[rng.IntN(len(vocab))]},
+				{Or: true, Field: dynamo.FieldTitle, Value: vocab[rng.IntN(len(vocab))]},
+			}
+		}},
+	}
+	for _, c := range cases {
+		b.Run(fmt.Sprintf("%s/items=%d", c.name, total), func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				q := dynamo.ItemQuery{SourceID: "big", Max: 100, Conditions: c.conds()}
+				start := time.Now()
+				if _, err := s.Items(context.Background(), q); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+		})
+	}
+}
+
+// benchItems is the archive size of BenchmarkItems, 200,000 unless
+// DYNAMO_BENCH_ITEMS says otherwise.
+func benchItems() int {
+	n, err := strconv.Atoi(os.Getenv("DYNAMO_BENCH_ITEMS"))
+	if err != nil || n <= 0 {
+		return 200_000
+	}
+	return n
+}
+
+// fillArchiveBulk fills an archive through RecordPoll, with the trigram
+// indexes dropped during the load and built afterwards, as a bulk import
+// would: the queries then meet the same indexes, only built faster.
+func fillArchiveBulk(b testing.TB, s *Store, id string, total int) []string {
+	ctx := context.Background()
+	var defs []string
+	rows, err := s.pool.Query(ctx, `SELECT indexdef FROM pg_indexes WHERE indexname LIKE 'item_revisions_%_trgm'`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for rows.Next() {
+		var def string
+		rows.Scan(&def)
+		defs = append(defs, def)
+	}
+	if len(defs) != 3 {
+		b.Fatalf("found %d trigram indexes, want 3", len(defs))
+	}
+	if _, err := s.pool.Exec(ctx, "DROP INDEX item_revisions_title_trgm, item_revisions_link_trgm, item_revisions_text_trgm"); err != nil {
+		b.Fatal(err)
+	}
+	vocab := fillArchive(b, s, id, total, 5_000)
+	for _, def := range defs {
+		if _, err := s.pool.Exec(ctx, def); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := s.pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
+		b.Fatal(err)
+	}
+	return vocab
+}
+
+// BenchmarkStorageSize stores 1,000 versions of a 50-item page that gains
+// one item per version and reports the bytes on disk (tables and indexes of
+// the archive, after VACUUM) per distinct item, and their ratio to the
+// items' own XMLData, with and without the trigram indexes. Run it with
+// -benchtime=1x: each iteration builds the whole archive.
+func BenchmarkStorageSize(b *testing.B) {
+	for b.Loop() {
+		s := open(b)
+		addSource(b, s, "a")
+		const versions = 1000
+		for n := 1; n <= versions; n++ {
+			d := page50("a", n)
+			record(b, s, "a", d.Timestamp, d)
+		}
+		// The distinct items are those of the last page and the one that
+		// left the page at each version.
+		distinct := page50("a", 1).Items
+		for n := 2; n <= versions; n++ {
+			distinct = append(distinct, page50("a", n).Items[0])
+		}
+		all := doc("a", t0, distinct...)
+		empty := doc("a", t0)
+		raw := len(all.XML()) - len(empty.XML())
+
+		ctx := context.Background()
+		if _, err := s.pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
+			b.Fatal(err)
+		}
+		var total, trgm int64
+		err := s.pool.QueryRow(ctx, `SELECT
+			(SELECT sum(pg_total_relation_size(t)) FROM unnest(ARRAY['item_revisions', 'items', 'versions']::regclass[]) AS t),
+			(SELECT sum(pg_relation_size(i)) FROM unnest(ARRAY['item_revisions_title_trgm', 'item_revisions_link_trgm', 'item_revisions_text_trgm']::regclass[]) AS i)`).Scan(&total, &trgm)
+		if err != nil {
+			b.Fatal(err)
+		}
+		logRelationSizes(b, s)
+		b.ReportMetric(float64(total)/float64(len(distinct)), "bytes/item")
+		b.ReportMetric(float64(raw)/float64(len(distinct)), "xml-bytes/item")
+		b.ReportMetric(float64(total)/float64(raw), "ratio")
+		b.ReportMetric(float64(total-trgm)/float64(raw), "ratio-without-trgm")
+		s.Close()
+	}
+}
+
+// logRelationSizes logs the size of each table and index of the archive.
+func logRelationSizes(b *testing.B, s *Store) {
+	rows, err := s.pool.Query(context.Background(), `SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i', 't') ORDER BY 2 DESC`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var name string
+	var size int64
+	_, err = pgx.ForEachRow(rows, []any{&name, &size}, func() error {
+		if size > 0 {
+			b.Logf("%-40s %9d bytes", name, size)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}

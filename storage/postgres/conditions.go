@@ -1,0 +1,91 @@
+package postgres
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// conditionSQL compiles conditions into a boolean SQL expression over the
+// item_revisions row alias r, with the values appended to args as folded
+// LIKE patterns. Conditions read left to right, each joining everything
+// before it: a OR b AND c is (a OR b) AND c, exactly as dynamo.Match.
+// The fields match their trigram-indexed folded copies, so that
+// '%value%' patterns use the GIN indexes.
+func conditionSQL(conds []dynamo.Condition, args []any) (string, []any, error) {
+	if len(conds) == 0 {
+		return "true", args, nil
+	}
+	var expr string
+	for i, c := range conds {
+		column, ok := foldedColumns[c.Field]
+		if !ok {
+			return "", nil, fmt.Errorf("condition on field %q: %w", c.Field, dynamo.ErrInvalid)
+		}
+		value := dynamo.FoldCase(c.Value) // valid UTF-8: folding replaces invalid bytes
+		var match string
+		if strings.IndexByte(value, 0) >= 0 {
+			// Stored text never holds NUL (RecordPoll refuses it), and
+			// PostgreSQL cannot take it as a parameter.
+			match = "false"
+		} else {
+			args = append(args, "%"+escapeLike(value)+"%")
+			match = column + " LIKE $" + strconv.Itoa(len(args))
+		}
+		switch {
+		case i == 0:
+			expr = match
+		case c.Or:
+			expr = "(" + expr + " OR " + match + ")"
+		default:
+			expr = "(" + expr + " AND " + match + ")"
+		}
+	}
+	return expr, args, nil
+}
+
+// foldedColumns are the expressions the trigram indexes are built on; the
+// folded copy is NULL where folding changes nothing.
+var foldedColumns = map[dynamo.Field]string{
+	dynamo.FieldTitle:       "coalesce(r.title_f, r.title)",
+	dynamo.FieldLink:        "coalesce(r.link_f, r.link)",
+	dynamo.FieldDescription: "coalesce(r.text_f, r.plain_text)",
+}
+
+// escapeLike quotes LIKE's wildcards and its escape character, so that the
+// value matches literally.
+var escapeLike = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace
+
+// indexable reports whether the trigram indexes can select the items that
+// conds match: every value has at least three characters, the length of a
+// trigram. Shorter values match too many items for an index to help.
+func indexable(conds []dynamo.Condition) bool {
+	for _, c := range conds {
+		if utf8.RuneCountInString(dynamo.FoldCase(c.Value)) < 3 {
+			return false
+		}
+	}
+	return len(conds) > 0
+}
+
+// archiveOrder is the archive's ORDER BY over revisions r. When the
+// conditions are indexable it orders by an expression that no index
+// provides, so that PostgreSQL selects the matching items through the
+// trigram indexes and sorts them, rather than walking the archive in date
+// order and filtering: its estimate of how many items a LIKE pattern
+// matches is a fixed guess, and for a rare word that walk reads most of a
+// large archive. Otherwise the walk in date order is the fast plan, and
+// stops as soon as the limit is reached.
+func archiveOrder(conds []dynamo.Condition, sourceOrder bool) string {
+	firstSeen := "r.first_seen"
+	if indexable(conds) {
+		firstSeen = "(r.first_seen + interval '0 s')"
+	}
+	if sourceOrder {
+		return firstSeen + " DESC, r.source_id, r.first_pos"
+	}
+	return firstSeen + " DESC, r.first_pos"
+}

@@ -1,0 +1,100 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// words returns n pseudo-random words, the vocabulary of the generated
+// archives: varied enough that trigram statistics resemble real titles.
+func words(rng *rand.Rand, n int) []string {
+	const letters = "abcdefghijklmnopqrstuvwxyz"
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range 4 + rng.IntN(6) {
+			b.WriteByte(letters[rng.IntN(len(letters))])
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// fillArchive stores versions of perVersion new items each until the
+// source holds total items, with titles of random words, and returns the
+// store's vocabulary.
+func fillArchive(t testing.TB, s *Store, id string, total, perVersion int) []string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 7))
+	vocab := words(rng, 5000)
+	sentence := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = vocab[rng.IntN(len(vocab))]
+		}
+		return strings.Join(ws, " ")
+	}
+	for v := 0; v*perVersion < total; v++ {
+		var items []dynamo.Item
+		for i := range perVersion {
+			it := item(v*perVersion+i, strings.ToUpper(sentence(1))+" "+sentence(6))
+			it.Text = sentence(30)
+			it.Description = "<p>" + it.Text + "</p>"
+			items = append(items, it)
+		}
+		at := t0.Add(time.Duration(v) * time.Minute)
+		record(t, s, id, at, doc(id, at, items...))
+	}
+	if _, err := s.pool.Exec(context.Background(), "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	return vocab
+}
+
+// explain returns PostgreSQL's plan for an item query.
+func explain(t testing.TB, s *Store, q dynamo.ItemQuery) string {
+	t.Helper()
+	ctx := context.Background()
+	sq, err := archiveQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.pool.Query(ctx, "EXPLAIN "+sq.sql, sq.args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(&plan, line)
+	}
+	return plan.String()
+}
+
+// A selective condition on a 50,000-item archive is answered from the
+// trigram index rather than by reading every item.
+func TestConditionsUseTrigramIndex(t *testing.T) {
+	s := open(t)
+	addSource(t, s, "big")
+	vocab := fillArchiveBulk(t, s, "big", 50_000)
+	for _, c := range []dynamo.Condition{
+		{Field: dynamo.FieldTitle, Value: vocab[17]},
+		{Field: dynamo.FieldDescription, Value: strings.ToUpper(vocab[42])},
+	} {
+		plan := explain(t, s, dynamo.ItemQuery{SourceID: "big", Conditions: []dynamo.Condition{c}})
+		index := map[dynamo.Field]string{dynamo.FieldTitle: "item_revisions_title_trgm", dynamo.FieldDescription: "item_revisions_text_trgm"}[c.Field]
+		if !strings.Contains(plan, index) {
+			t.Errorf("condition %s~%q does not use %s:\n%s", c.Field, c.Value, index, plan)
+		}
+	}
+}

@@ -1,0 +1,355 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// sourceColumns is what scanSource reads, in its order.
+const sourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category, s.title_prefix,
+	s.subscribers, s.timezone, s.paused, s.created_at,
+	s.etag, s.last_modified, s.body_hash, s.last_poll, s.next_poll, s.last_change,
+	s.last_status, s.errors, s.last_error, s.schedule,
+	s.title, s.last_seq, s.item_count,
+	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
+	s.last_version_at, s.poll_counts, s.lease_owner, s.lease_expires`
+
+func scanSource(row pgx.Row) (dynamo.Source, error) {
+	var (
+		s          dynamo.Source
+		interval   int64
+		kind       string
+		status     string
+		schedule   []byte
+		polls      map[string]int
+		duplicates int64
+	)
+	st, sum := &s.State, &s.Summary
+	err := row.Scan(&s.ID, &s.URL, &kind, &interval, &s.Policy, &s.Category, &s.TitlePrefix,
+		&s.Subscribers, &s.Timezone, &s.Paused, &s.CreatedAt,
+		&st.ETag, &st.LastModified, &st.BodyHash, &st.LastPoll, &st.NextPoll, &st.LastChange,
+		&status, &st.Errors, &st.LastError, &schedule,
+		&sum.Title, &sum.Versions, &sum.Items, &duplicates,
+		&sum.LastVersionAt, &polls, &sum.LeaseOwner, &sum.LeaseExpires)
+	if err != nil {
+		return s, err
+	}
+	s.Kind = dynamo.SourceKind(kind)
+	s.Interval = dynamo.Duration(interval)
+	st.LastStatus = dynamo.PollStatus(status)
+	if schedule != nil {
+		st.Schedule = json.RawMessage(schedule)
+	}
+	sum.Duplicates = int(duplicates)
+	if len(polls) > 0 {
+		sum.Polls = polls
+	}
+	for _, t := range []*time.Time{&s.CreatedAt, &st.LastPoll, &st.NextPoll, &st.LastChange, &sum.LastVersionAt, &sum.LeaseExpires} {
+		*t = t.UTC()
+	}
+	return s, nil
+}
+
+func collectSources(rows pgx.Rows) ([]dynamo.Source, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.Source, error) { return scanSource(row) })
+}
+
+// stamp prepares a time for storage: PostgreSQL keeps microseconds.
+func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// scheduleArg stores an empty schedule as NULL.
+func scheduleArg(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	return string(raw)
+}
+
+// CreateSource stores a new source, or revives a removed one with its
+// archive. A zero CreatedAt is set to now.
+func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
+	if src.ID == "" {
+		return fmt.Errorf("create source: empty id: %w", dynamo.ErrInvalid)
+	}
+	if src.CreatedAt.IsZero() {
+		src.CreatedAt = time.Now()
+	}
+	src.CreatedAt = stamp(src.CreatedAt)
+	st := src.State
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO sources (id, url, kind, interval_ns, policy, category, title_prefix,
+				subscribers, timezone, paused, created_at,
+				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+			ON CONFLICT (id) DO UPDATE SET url = $2, kind = $3, interval_ns = $4, policy = $5, category = $6,
+				title_prefix = $7, subscribers = $8, timezone = $9, paused = $10, created_at = $11,
+				etag = $12, last_modified = $13, body_hash = $14, last_poll = $15, next_poll = $16,
+				last_change = $17, last_status = $18, errors = $19, last_error = $20, schedule = $21,
+				removed = false, lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
+			WHERE sources.removed`,
+			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category, src.TitlePrefix,
+			src.Subscribers, src.Timezone, src.Paused, src.CreatedAt,
+			st.ETag, st.LastModified, st.BodyHash, stamp(st.LastPoll), stamp(st.NextPoll), stamp(st.LastChange),
+			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule))
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return dynamo.ErrConflict
+		}
+		return notify(ctx, tx, src.ID)
+	})
+	if err != nil {
+		return fmt.Errorf("create source %s: %w", src.ID, err)
+	}
+	return nil
+}
+
+// Source returns one source, active or removed with its archive kept.
+func (s *Store) Source(ctx context.Context, id string) (*dynamo.Source, error) {
+	src, err := scanSource(s.pool.QueryRow(ctx, "SELECT "+sourceColumns+" FROM sources s WHERE s.id = $1", id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("source %s: %w", id, dynamo.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", id, err)
+	}
+	return &src, nil
+}
+
+// Sources lists the active sources, ordered by id.
+func (s *Store) Sources(ctx context.Context) ([]dynamo.Source, error) {
+	return s.listSources(ctx, "sources", "WHERE NOT s.removed")
+}
+
+// Collections lists the sources whose archives are served: the active ones
+// and the removed ones whose archive was kept (a removed source without
+// versions is deleted outright).
+func (s *Store) Collections(ctx context.Context) ([]dynamo.Source, error) {
+	return s.listSources(ctx, "collections", "")
+}
+
+func (s *Store) listSources(ctx context.Context, what, where string) ([]dynamo.Source, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+sourceColumns+" FROM sources s "+where+" ORDER BY s.id")
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", what, err)
+	}
+	list, err := collectSources(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", what, err)
+	}
+	return list, nil
+}
+
+// UpdateSource changes an active source's configuration.
+func (s *Store) UpdateSource(ctx context.Context, src *dynamo.Source) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE sources SET url = $2, kind = $3, interval_ns = $4, policy = $5,
+				category = $6, title_prefix = $7, subscribers = $8, timezone = $9, paused = $10
+			WHERE id = $1 AND NOT removed`,
+			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category,
+			src.TitlePrefix, src.Subscribers, src.Timezone, src.Paused)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return dynamo.ErrNotFound
+		}
+		return notify(ctx, tx, src.ID)
+	})
+	if err != nil {
+		return fmt.Errorf("update source %s: %w", src.ID, err)
+	}
+	return nil
+}
+
+// DeleteSource stops polling a source and drops its lease. Its archive
+// stays unless purge is set or it has no versions, in which case the source
+// goes entirely. A removed source can still be purged.
+func (s *Store) DeleteSource(ctx context.Context, id string, purge bool) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var removed bool
+		var versions int
+		err := tx.QueryRow(ctx, "SELECT removed, last_seq FROM sources WHERE id = $1 FOR UPDATE", id).Scan(&removed, &versions)
+		if errors.Is(err, pgx.ErrNoRows) || err == nil && removed && !purge {
+			return dynamo.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if purge || versions == 0 {
+			_, err = tx.Exec(ctx, "DELETE FROM sources WHERE id = $1", id)
+		} else {
+			_, err = tx.Exec(ctx, `UPDATE sources SET removed = true, lease_owner = '',
+				lease_expires = '0001-01-01 00:00:00+00' WHERE id = $1`, id)
+		}
+		if err != nil {
+			return err
+		}
+		return notify(ctx, tx, id)
+	})
+	if err != nil {
+		return fmt.Errorf("delete source %s: %w", id, err)
+	}
+	return nil
+}
+
+// LeaseDue leases up to limit due sources to owner. Rows that another
+// transaction is leasing are skipped rather than waited for, so concurrent
+// pollers divide the due sources between them. A source owner already holds
+// is not handed out again until its lease expires, so that a poll still in
+// flight is not started twice.
+func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration) ([]dynamo.Source, error) {
+	if owner == "" {
+		return nil, fmt.Errorf("lease due sources: empty owner: %w", dynamo.ErrInvalid)
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	now = stamp(now)
+	rows, err := s.pool.Query(ctx, `WITH due AS (
+			SELECT id FROM sources
+			WHERE NOT removed AND NOT paused AND next_poll <= $2
+				AND (lease_owner = '' OR lease_expires <= $2)
+			ORDER BY next_poll, id
+			LIMIT $3
+			FOR UPDATE SKIP LOCKED)
+		UPDATE sources s SET lease_owner = $1, lease_expires = $4
+		FROM due WHERE s.id = due.id
+		RETURNING `+sourceColumns, owner, now, limit, stamp(now.Add(ttl)))
+	if err != nil {
+		return nil, fmt.Errorf("lease due sources: %w", err)
+	}
+	list, err := collectSources(rows)
+	if err != nil {
+		return nil, fmt.Errorf("lease due sources: %w", err)
+	}
+	sortByNextPoll(list)
+	return list, nil
+}
+
+func sortByNextPoll(list []dynamo.Source) {
+	slices.SortFunc(list, func(a, b dynamo.Source) int {
+		if c := a.State.NextPoll.Compare(b.State.NextPoll); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// LeaseSource leases one active source now, due or not.
+func (s *Store) LeaseSource(ctx context.Context, id, owner string, now time.Time, ttl time.Duration) (*dynamo.Source, error) {
+	if owner == "" {
+		return nil, fmt.Errorf("lease source %s: empty owner: %w", id, dynamo.ErrInvalid)
+	}
+	now = stamp(now)
+	var src dynamo.Source
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var holder string
+		var expires time.Time
+		err := tx.QueryRow(ctx, "SELECT lease_owner, lease_expires FROM sources WHERE id = $1 AND NOT removed FOR UPDATE", id).Scan(&holder, &expires)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return dynamo.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if holder != "" && holder != owner && expires.After(now) {
+			return dynamo.ErrLeaseLost
+		}
+		src, err = scanSource(tx.QueryRow(ctx, `UPDATE sources s SET lease_owner = $2, lease_expires = $3
+			WHERE s.id = $1 RETURNING `+sourceColumns, id, owner, stamp(now.Add(ttl))))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lease source %s: %w", id, err)
+	}
+	return &src, nil
+}
+
+// ReleaseLeases gives up every lease owner holds.
+func (s *Store) ReleaseLeases(ctx context.Context, owner string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE sources SET lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
+		WHERE lease_owner = $1`, owner)
+	if err != nil {
+		return fmt.Errorf("release leases of %s: %w", owner, err)
+	}
+	return nil
+}
+
+// SetNextPolls moves the next poll of the given sources; unknown ids are
+// ignored.
+func (s *Store) SetNextPolls(ctx context.Context, next map[string]time.Time) error {
+	if len(next) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(next))
+	times := make([]time.Time, 0, len(next))
+	for id, t := range next {
+		ids = append(ids, id)
+		times = append(times, stamp(t))
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE sources s SET next_poll = n.at
+		FROM unnest($1::text[], $2::timestamptz[]) AS n(id, at) WHERE s.id = n.id`, ids, times)
+	if err != nil {
+		return fmt.Errorf("set next polls: %w", err)
+	}
+	return nil
+}
+
+// Setting returns a value, or ErrNotFound.
+func (s *Store) Setting(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, "SELECT value FROM settings WHERE key = $1", key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("setting %s: %w", key, dynamo.ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("setting %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// PutSetting stores a value, replacing any earlier one.
+func (s *Store) PutSetting(ctx context.Context, key, value string) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO settings (key, value) VALUES ($1, $2)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("put setting %s: %w", key, err)
+	}
+	return nil
+}
+
+// Polls returns a source's most recent polls, newest first; limit <= 0
+// returns every poll kept.
+func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo.PollLogEntry, error) {
+	if limit <= 0 {
+		limit = pollLogLimit
+	}
+	rows, err := s.pool.Query(ctx, `SELECT source_id, at, status, duration_ns, new_items, error FROM poll_log
+		WHERE source_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, sourceID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.PollLogEntry, error) {
+		var e dynamo.PollLogEntry
+		var status string
+		var d int64
+		err := row.Scan(&e.SourceID, &e.At, &status, &d, &e.NewItems, &e.Error)
+		e.At, e.Status, e.Duration = e.At.UTC(), dynamo.PollStatus(status), time.Duration(d)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
+	}
+	return list, nil
+}

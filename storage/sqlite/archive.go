@@ -1,0 +1,448 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// lastSeq returns the number of versions of a collection, or ErrNotFound.
+func (s *Store) lastSeq(ctx context.Context, q querier, sourceID string) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, "SELECT last_seq FROM sources WHERE id = ?", sourceID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("collection %s: %w", sourceID, dynamo.ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("collection %s: %w", sourceID, err)
+	}
+	return n, nil
+}
+
+// querier is what reads need of a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// readTx runs fn in a read transaction, so that it sees one snapshot of the
+// file even when a writer commits meanwhile.
+func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
+// seqOf turns a version index (1 = newest) into a sequence number.
+func seqOf(sourceID string, index, last int) (int, error) {
+	if index < 1 || index > last {
+		return 0, fmt.Errorf("version %d of %s: %w", index, sourceID, dynamo.ErrNotFound)
+	}
+	return last - index + 1, nil
+}
+
+// Versions lists a collection's versions, newest first.
+func (s *Store) Versions(ctx context.Context, sourceID string) ([]dynamo.Version, error) {
+	var list []dynamo.Version
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		last, err := s.lastSeq(ctx, tx, sourceID)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT seq, seen_at, hash, title, item_count, added, removed
+			FROM versions WHERE source_id = ? ORDER BY seq DESC`, sourceID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			v := dynamo.Version{SourceID: sourceID}
+			var seen int64
+			var hash []byte
+			if err := rows.Scan(&v.Seq, &seen, &hash, &v.Title, &v.Items, &v.Added, &v.Removed); err != nil {
+				return err
+			}
+			v.SeenAt, v.Index, v.Hash = goTime(seen), last-v.Seq+1, hex.EncodeToString(hash)
+			list = append(list, v)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("versions of %s: %w", sourceID, err)
+	}
+	return list, nil
+}
+
+// storedVersion is a version row with its packed item list.
+type storedVersion struct {
+	dynamo.Version
+	url, rssID string
+	stamp      int64
+	channel    string // JSON
+	revs       []int64
+	indexes    []int // nil: 1..n
+}
+
+// version reads version index (1 = newest) of a collection.
+func (s *Store) version(ctx context.Context, tx *sql.Tx, sourceID string, index int) (*storedVersion, error) {
+	last, err := s.lastSeq(ctx, tx, sourceID)
+	if err != nil {
+		return nil, err
+	}
+	seq, err := seqOf(sourceID, index, last)
+	if err != nil {
+		return nil, err
+	}
+	v := &storedVersion{Version: dynamo.Version{SourceID: sourceID, Seq: seq, Index: index}}
+	var seen int64
+	var revs, indexes []byte
+	var hash []byte
+	err = tx.QueryRowContext(ctx, `SELECT v.url, v.rss_id, v.stamp, c.body, v.seen_at, v.hash, v.title, v.item_count,
+			v.added, v.removed, v.revs, v.indexes
+		FROM versions v JOIN channels c ON c.channel_id = v.channel_id
+		WHERE v.source_id = ? AND v.seq = ?`, sourceID, seq).Scan(
+		&v.url, &v.rssID, &v.stamp, &v.channel, &seen, &hash, &v.Title, &v.Items, &v.Added, &v.Removed, &revs, &indexes)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("version %d of %s: %w", index, sourceID, dynamo.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
+	}
+	v.SeenAt, v.Hash = goTime(seen), hex.EncodeToString(hash)
+	if v.revs, err = unpackRevs(revs); err != nil {
+		return nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
+	}
+	if v.indexes, err = unpackIndexes(indexes); err != nil {
+		return nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
+	}
+	return v, nil
+}
+
+// Document rebuilds version index (1 = the newest) from its revisions.
+func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dynamo.Resource, *dynamo.Version, error) {
+	var doc *dynamo.Resource
+	var ver *dynamo.Version
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		v, err := s.version(ctx, tx, sourceID, index)
+		if err != nil {
+			return err
+		}
+		doc = &dynamo.Resource{URL: v.url, RSSID: v.rssID, Timestamp: goTime(v.stamp)}
+		if err := json.Unmarshal([]byte(v.channel), &doc.Channel); err != nil {
+			return fmt.Errorf("version %d of %s: channel: %w", index, sourceID, err)
+		}
+		items, err := versionItems(ctx, tx, v, nil, 0)
+		if err != nil {
+			return fmt.Errorf("version %d of %s: %w", index, sourceID, err)
+		}
+		for _, it := range items {
+			doc.Items = append(doc.Items, it.Item)
+		}
+		ver = &v.Version
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("document: %w", err)
+	}
+	return doc, ver, nil
+}
+
+// itemColumns is what scanItem reads: the revision r, the item i, its
+// duplicate record d, then one column the caller adds (the item's index
+// attribute or its position in the version).
+const itemColumns = `r.source_id, r.item_key, r.doc_id, r.title, r.link, r.description, r.plain_text,
+	r.image, r.extensions, r.id_from_content, r.fingerprint, i.first_seen, coalesce(i.last_seen, s.last_version_at),
+	d.primary_source, d.primary_item, coalesce(d.distance, 0)`
+
+// itemJoins joins a revision r to its source, item and duplicate record.
+const itemJoins = `JOIN sources s ON s.id = r.source_id
+	JOIN items i ON i.source_id = r.source_id AND i.item_id = r.item_key
+	LEFT JOIN duplicates d ON d.source_id = r.source_id AND d.item_id = r.item_key`
+
+// limitArg turns "0 means no limit" into SQLite's LIMIT -1.
+func limitArg(limit int) int {
+	if limit <= 0 {
+		return -1
+	}
+	return limit
+}
+
+// versionItems returns the items of a version that match conds, in page
+// order, with their index attributes. The CROSS JOIN makes SQLite walk the
+// version's list and look each revision up by its id (left to itself, the
+// planner may scan every revision of the source for each list entry), and
+// the joins come after the limit, so that they cost per item answered.
+func versionItems(ctx context.Context, tx *sql.Tx, v *storedVersion, conds []dynamo.Condition, limit int) ([]dynamo.ArchivedItem, error) {
+	where, cargs, err := conditionSQL(conds)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]any{jsonArg(v.revs), v.SourceID}, cargs...)
+	args = append(args, limitArg(limit))
+	rows, err := tx.QueryContext(ctx, `SELECT `+itemColumns+`, r.pos FROM (
+			SELECT p.key AS pos, r.* FROM json_each(?) AS p CROSS JOIN item_revisions r ON r.rev_id = p.value
+			WHERE r.source_id = ? AND `+where+`
+			ORDER BY p.key LIMIT ?) AS r `+itemJoins+`
+		ORDER BY r.pos`, args...)
+	if err != nil {
+		return nil, err
+	}
+	items, err := collectItems(rows)
+	if err != nil {
+		return nil, err
+	}
+	for i := range items {
+		pos := items[i].Item.Index // the position, until replaced by the index attribute
+		if v.indexes != nil && pos < len(v.indexes) {
+			items[i].Item.Index = v.indexes[pos]
+		} else {
+			items[i].Item.Index = pos + 1
+		}
+	}
+	return items, nil
+}
+
+func collectItems(rows *sql.Rows) ([]dynamo.ArchivedItem, error) {
+	defer rows.Close()
+	var items []dynamo.ArchivedItem
+	for rows.Next() {
+		a, err := scanItem(rows)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, a)
+	}
+	return items, rows.Err()
+}
+
+func scanItem(row scanner) (dynamo.ArchivedItem, error) {
+	var (
+		a                  dynamo.ArchivedItem
+		key                string
+		docID, psrc, pitem sql.NullString
+		image, extensions  sql.NullString
+		fingerprint        int64
+		first, last        int64
+		extra              int64
+	)
+	it := &a.Item
+	err := row.Scan(&a.SourceID, &key, &docID, &it.Title, &it.Link, &it.Description, &it.Text,
+		&image, &extensions, &it.IDFromContent, &fingerprint, &first, &last,
+		&psrc, &pitem, &a.Distance, &extra)
+	if err != nil {
+		return a, err
+	}
+	it.ID, it.Index, it.Fingerprint = key, int(extra), uint64(fingerprint)
+	if docID.Valid {
+		it.ID = docID.String
+	}
+	if image.Valid {
+		if err := json.Unmarshal([]byte(image.String), &it.Image); err != nil {
+			return a, fmt.Errorf("item %s image: %w", key, err)
+		}
+	}
+	if extensions.Valid {
+		if err := json.Unmarshal([]byte(extensions.String), &it.Extensions); err != nil {
+			return a, fmt.Errorf("item %s extensions: %w", key, err)
+		}
+	}
+	if psrc.Valid && pitem.Valid {
+		a.DuplicateOf = &dynamo.ItemKey{SourceID: psrc.String, ItemID: pitem.String}
+	}
+	a.FirstSeen, a.LastSeen = goTime(first), goTime(last)
+	return a, nil
+}
+
+// Items answers archive and version queries, with the conditions evaluated
+// in the database. In the archive (no Version) each item comes with its
+// latest content and the index attribute it had in the version that first
+// held it.
+func (s *Store) Items(ctx context.Context, q dynamo.ItemQuery) ([]dynamo.ArchivedItem, error) {
+	var items []dynamo.ArchivedItem
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		if q.Version != 0 {
+			v, err := s.version(ctx, tx, q.SourceID, q.Version)
+			if err != nil {
+				return err
+			}
+			items, err = versionItems(ctx, tx, v, q.Conditions, q.Max)
+			return err
+		}
+		if _, err := s.lastSeq(ctx, tx, q.SourceID); err != nil {
+			return err
+		}
+		var err error
+		items, err = archiveItems(ctx, tx, q)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("items of %s: %w", q.SourceID, err)
+	}
+	return items, nil
+}
+
+// archiveItems queries the whole archive of a collection: the latest
+// revision of each item, newest first by first seen and then page order.
+// The joins come after the limit, so that they cost per item answered
+// rather than per item matched.
+func archiveItems(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery) ([]dynamo.ArchivedItem, error) {
+	where, cargs, err := conditionSQL(q.Conditions)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]any{q.SourceID}, cargs...)
+	args = append(args, limitArg(q.Max))
+	rows, err := tx.QueryContext(ctx, `SELECT `+itemColumns+`, r.first_index FROM (
+			SELECT * FROM item_revisions r WHERE r.source_id = ? AND r.latest AND `+where+`
+			ORDER BY r.first_seen DESC, r.first_pos, r.rev_id LIMIT ?) AS r `+itemJoins+`
+		ORDER BY r.first_seen DESC, r.first_pos, r.rev_id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collectItems(rows)
+}
+
+// Aggregate answers queries across collections (SPEC §8): newest first by
+// first seen, each story once (duplicates left out, their sources named in
+// AlsoIn) unless IncludeDuplicates.
+func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynamo.AggregatedItem, error) {
+	where, cargs, err := conditionSQL(q.Conditions)
+	if err != nil {
+		return nil, fmt.Errorf("aggregate: %w", err)
+	}
+	if !q.IncludeDuplicates {
+		where += " AND NOT EXISTS (SELECT 1 FROM duplicates d WHERE d.source_id = r.source_id AND d.item_id = r.item_key)"
+	}
+	args := append([]any{q.Category, q.Category}, cargs...)
+	args = append(args, limitArg(q.Max))
+	var out []dynamo.AggregatedItem
+	err = s.readTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+itemColumns+`, r.first_index FROM (
+				SELECT * FROM item_revisions r
+				WHERE r.latest AND (? = '' OR r.source_id IN (SELECT id FROM sources WHERE category = ?)) AND `+where+`
+				ORDER BY r.first_seen DESC, r.source_id, r.first_pos, r.rev_id LIMIT ?) AS r `+itemJoins+`
+			ORDER BY r.first_seen DESC, r.source_id, r.first_pos, r.rev_id`, args...)
+		if err != nil {
+			return err
+		}
+		items, err := collectItems(rows)
+		if err != nil {
+			return err
+		}
+		out = make([]dynamo.AggregatedItem, len(items))
+		for i, it := range items {
+			out[i].ArchivedItem = it
+		}
+		return alsoIn(ctx, tx, out)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("aggregate: %w", err)
+	}
+	return out, nil
+}
+
+// alsoIn names, for each item, the duplicates recorded of it.
+func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem) error {
+	if len(items) == 0 {
+		return nil
+	}
+	byKey := map[dynamo.ItemKey]*dynamo.AggregatedItem{}
+	keys := make([][2]string, len(items))
+	for i := range items {
+		k := dynamo.ItemKey{SourceID: items[i].SourceID, ItemID: items[i].Item.ID}
+		byKey[k] = &items[i]
+		keys[i] = [2]string{k.SourceID, k.ItemID}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT d.primary_source, d.primary_item, d.source_id, d.item_id
+		FROM json_each(?) AS p
+		CROSS JOIN duplicates d ON d.primary_source = p.value ->> 0 AND d.primary_item = p.value ->> 1
+		ORDER BY d.source_id, d.item_id`, jsonArg(keys))
+	if err != nil {
+		return fmt.Errorf("duplicates: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p, dup dynamo.ItemKey
+		if err := rows.Scan(&p.SourceID, &p.ItemID, &dup.SourceID, &dup.ItemID); err != nil {
+			return fmt.Errorf("duplicates: %w", err)
+		}
+		if it := byKey[p]; it != nil {
+			it.AlsoIn = append(it.AlsoIn, dup)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("duplicates: %w", err)
+	}
+	return nil
+}
+
+// Fingerprints calls fn for every item first seen at or after since that
+// has a fingerprint, oldest first. It streams the rows on one reader
+// connection, so fn may use the store (other readers, or the writer, which
+// WAL lets commit while this read is open).
+func (s *Store) Fingerprints(ctx context.Context, since time.Time, fn func(dynamo.FingerprintEntry) error) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT source_id, item_id, fingerprint, first_seen FROM items
+		WHERE fingerprint <> 0 AND first_seen >= ? ORDER BY first_seen, source_id, first_pos`, dbTime(since))
+	if err != nil {
+		return fmt.Errorf("fingerprints: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e dynamo.FingerprintEntry
+		var fp, first int64
+		if err := rows.Scan(&e.Key.SourceID, &e.Key.ItemID, &fp, &first); err != nil {
+			return fmt.Errorf("fingerprints: %w", err)
+		}
+		e.Fingerprint, e.FirstSeen = uint64(fp), goTime(first)
+		if err := fn(e); err != nil {
+			return fmt.Errorf("fingerprints: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("fingerprints: %w", err)
+	}
+	return nil
+}
+
+// Stats counts the store from the sources' summaries.
+func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) {
+	all, err := s.Collections(ctx)
+	if err != nil {
+		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
+	}
+	st := dynamo.Stats{Polls: map[string]int{}, PerSource: []dynamo.SourceStats{}}
+	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM sources WHERE NOT removed").Scan(&st.Sources); err != nil {
+		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
+	}
+	for _, src := range all {
+		sum := src.Summary
+		ss := dynamo.SourceStats{ID: src.ID, Versions: sum.Versions, Items: sum.Items,
+			Duplicates: sum.Duplicates, DuplicateShare: share(sum.Duplicates, sum.Items), Polls: map[string]int{}}
+		for status, n := range sum.Polls {
+			ss.Polls[status] = n
+			st.Polls[status] += n
+		}
+		st.Versions += sum.Versions
+		st.Items += sum.Items
+		st.Duplicates += sum.Duplicates
+		st.PerSource = append(st.PerSource, ss)
+	}
+	st.DuplicateShare = share(st.Duplicates, st.Items)
+	return st, nil
+}
+
+func share(part, whole int) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return float64(part) / float64(whole)
+}

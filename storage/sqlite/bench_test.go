@@ -1,0 +1,123 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// BenchmarkRecordPoll stores a 50-item page per poll: "changed" gains one
+// item each time (a new version), "unchanged" is the same content again
+// (no version), the baseline of a poll's fixed cost.
+func BenchmarkRecordPoll(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		fresh int
+	}{{"changed", 1}, {"unchanged", 0}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := open(b)
+			addSource(b, s, "a")
+			store(b, s, "a", page("a", 0, 50, 50))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 1; i <= b.N; i++ {
+				d := page("a", i, 50, tc.fresh)
+				if res := store(b, s, "a", d); (res.Version != nil) != (tc.fresh > 0) {
+					b.Fatalf("poll %d: version %+v", i, res.Version)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "polls/s")
+		})
+	}
+}
+
+// BenchmarkItems queries an archive of 100,000 items: the newest 50 without
+// conditions (the baseline), with one title condition that many items
+// match, with one that only one item matches (the whole archive is
+// scanned), with two conditions, and the same within the newest version.
+func BenchmarkItems(b *testing.B) {
+	s := open(b)
+	addSource(b, s, "a")
+	const versions, perVersion = 100, 1000
+	for v := range versions {
+		store(b, s, "a", page("a", v, perVersion, perVersion))
+	}
+	cond := func(field dynamo.Field, value string) dynamo.Condition {
+		return dynamo.Condition{Field: field, Value: value}
+	}
+	queries := []struct {
+		name string
+		q    dynamo.ItemQuery
+		want int
+	}{
+		{"archive/none", dynamo.ItemQuery{Max: 50}, 50},
+		{"archive/title-common", dynamo.ItemQuery{Max: 50, Conditions: []dynamo.Condition{cond(dynamo.FieldTitle, "ärger")}}, 50},
+		{"archive/title-rare", dynamo.ItemQuery{Max: 50, Conditions: []dynamo.Condition{cond(dynamo.FieldTitle, "HEADLINE 4242:")}}, 1},
+		{"archive/two-rare", dynamo.ItemQuery{Max: 50, Conditions: []dynamo.Condition{
+			cond(dynamo.FieldTitle, "headline 4242:"), cond(dynamo.FieldDescription, "summary")}}, 1},
+		{"version/none", dynamo.ItemQuery{Version: 1, Max: 50}, 50},
+		{"version/title-rare", dynamo.ItemQuery{Version: 1, Max: 50, Conditions: []dynamo.Condition{cond(dynamo.FieldTitle, "headline 99042:")}}, 1},
+	}
+	for _, tc := range queries {
+		b.Run(tc.name, func(b *testing.B) {
+			q := tc.q
+			q.SourceID = "a"
+			for b.Loop() {
+				items, err := s.Items(context.Background(), q)
+				if err != nil || len(items) != tc.want {
+					b.Fatalf("%d items (%v), want %d", len(items), err, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDiskPerVersion stores 1,000 versions of a 50-item page that
+// gains one item per version and reports the file's size against the bytes
+// of the distinct items themselves: their XMLData elements
+// (bytes/item-xml) and their raw fields, id, title, link, description and
+// plain text (bytes/content).
+func BenchmarkDiskPerVersion(b *testing.B) {
+	empty := len((&dynamo.Resource{}).XML())
+	for b.Loop() {
+		path := filepath.Join(b.TempDir(), "disk.db")
+		s := openPath(b, path)
+		addSource(b, s, "a")
+		seen := map[string]bool{}
+		content, xml := 0, 0
+		for v := range 1000 {
+			d := page("a", v, 50, 1)
+			for _, it := range d.Items {
+				if !seen[it.ID] {
+					seen[it.ID] = true
+					content += len(it.ID) + len(it.Title) + len(it.Link) + len(it.Description) + len(it.Text)
+					xml += len((&dynamo.Resource{Items: []dynamo.Item{it}}).XML()) - empty
+				}
+			}
+			store(b, s, "a", d)
+		}
+		if _, err := s.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			b.Fatal(err)
+		}
+		size := fileSize(b, path) + fileSize(b, path+"-wal")
+		b.ReportMetric(float64(size), "bytes")
+		b.ReportMetric(float64(size)/float64(content), "bytes/content")
+		b.ReportMetric(float64(size)/float64(xml), "bytes/item-xml")
+		b.ReportMetric(float64(len(seen)), "items")
+	}
+}
+
+func fileSize(b *testing.B, path string) int64 {
+	fi, err := os.Stat(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		b.Fatal(fmt.Errorf("size of %s: %w", path, err))
+	}
+	return fi.Size()
+}

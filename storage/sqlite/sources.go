@@ -1,0 +1,381 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// sourceColumns is what scanSource reads, from the sources table s.
+const sourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category, s.title_prefix,
+	s.subscribers, s.timezone, s.paused, s.created_at,
+	s.etag, s.last_modified, s.body_hash, s.last_poll, s.next_poll, s.last_change,
+	s.last_status, s.errors, s.last_error, s.schedule,
+	s.title, s.last_seq, s.item_count,
+	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
+	s.last_version_at,
+	(SELECT json_group_object(p.status, p.n) FROM poll_counts p WHERE p.source_id = s.id),
+	s.lease_owner, s.lease_expires`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanSource(row scanner) (dynamo.Source, error) {
+	var (
+		s                                  dynamo.Source
+		interval                           int64
+		kind, status                       string
+		paused                             bool
+		schedule                           []byte
+		polls                              string
+		created, lastPoll, nextPoll, lastC int64
+		lastVersion, leaseExpires          int64
+	)
+	st, sum := &s.State, &s.Summary
+	err := row.Scan(&s.ID, &s.URL, &kind, &interval, &s.Policy, &s.Category, &s.TitlePrefix,
+		&s.Subscribers, &s.Timezone, &paused, &created,
+		&st.ETag, &st.LastModified, &st.BodyHash, &lastPoll, &nextPoll, &lastC,
+		&status, &st.Errors, &st.LastError, &schedule,
+		&sum.Title, &sum.Versions, &sum.Items, &sum.Duplicates,
+		&lastVersion, &polls, &sum.LeaseOwner, &leaseExpires)
+	if err != nil {
+		return s, err
+	}
+	s.Kind, s.Interval, s.Paused = dynamo.SourceKind(kind), dynamo.Duration(interval), paused
+	st.LastStatus = dynamo.PollStatus(status)
+	if schedule != nil {
+		st.Schedule = json.RawMessage(schedule)
+	}
+	s.CreatedAt, st.LastPoll, st.NextPoll, st.LastChange = goTime(created), goTime(lastPoll), goTime(nextPoll), goTime(lastC)
+	sum.LastVersionAt, sum.LeaseExpires = goTime(lastVersion), goTime(leaseExpires)
+	if polls != "" && polls != "{}" {
+		if err := json.Unmarshal([]byte(polls), &sum.Polls); err != nil {
+			return s, fmt.Errorf("poll counts of %s: %w", s.ID, err)
+		}
+	}
+	return s, nil
+}
+
+func collectSources(rows *sql.Rows) ([]dynamo.Source, error) {
+	defer rows.Close()
+	var list []dynamo.Source
+	for rows.Next() {
+		src, err := scanSource(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, src)
+	}
+	return list, rows.Err()
+}
+
+// scheduleArg stores the scheduler's state byte for byte, or NULL.
+func scheduleArg(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	return []byte(raw)
+}
+
+// CreateSource stores a new source, or revives a removed one with its
+// archive; ErrConflict if an active source has the id. A zero CreatedAt
+// becomes now.
+func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
+	if src.ID == "" {
+		return fmt.Errorf("create source: empty id: %w", dynamo.ErrInvalid)
+	}
+	if src.CreatedAt.IsZero() {
+		src.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
+	}
+	st := src.State
+	err := s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO sources (id, url, kind, interval_ns, policy, category, title_prefix,
+				subscribers, timezone, paused, created_at,
+				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
+			ON CONFLICT (id) DO UPDATE SET url = ?2, kind = ?3, interval_ns = ?4, policy = ?5, category = ?6,
+				title_prefix = ?7, subscribers = ?8, timezone = ?9, paused = ?10, created_at = ?11,
+				etag = ?12, last_modified = ?13, body_hash = ?14, last_poll = ?15, next_poll = ?16,
+				last_change = ?17, last_status = ?18, errors = ?19, last_error = ?20, schedule = ?21,
+				removed = 0, lease_owner = '', lease_expires = ?22
+			WHERE sources.removed`,
+			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category, src.TitlePrefix,
+			src.Subscribers, src.Timezone, boolInt(src.Paused), dbTime(src.CreatedAt),
+			st.ETag, st.LastModified, st.BodyHash, dbTime(st.LastPoll), dbTime(st.NextPoll), dbTime(st.LastChange),
+			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule), zeroTime)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errors.Join(err, dynamo.ErrConflict)
+		}
+		changed(src.ID)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("create source %s: %w", src.ID, err)
+	}
+	return nil
+}
+
+// Source returns one source, active or removed with its archive kept.
+func (s *Store) Source(ctx context.Context, id string) (*dynamo.Source, error) {
+	src, err := scanSource(s.r.QueryRowContext(ctx, "SELECT "+sourceColumns+" FROM sources s WHERE s.id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("source %s: %w", id, dynamo.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", id, err)
+	}
+	return &src, nil
+}
+
+// Sources lists the active sources, ordered by id.
+func (s *Store) Sources(ctx context.Context) ([]dynamo.Source, error) {
+	return s.listSources(ctx, "sources", "WHERE NOT s.removed")
+}
+
+// Collections lists every source with an archive to serve: the active ones
+// and the removed ones whose archive was kept (a removed source without
+// versions is deleted outright).
+func (s *Store) Collections(ctx context.Context) ([]dynamo.Source, error) {
+	return s.listSources(ctx, "collections", "")
+}
+
+func (s *Store) listSources(ctx context.Context, what, where string) ([]dynamo.Source, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT "+sourceColumns+" FROM sources s "+where+" ORDER BY s.id")
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", what, err)
+	}
+	list, err := collectSources(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", what, err)
+	}
+	return list, nil
+}
+
+// UpdateSource changes an active source's configuration.
+func (s *Store) UpdateSource(ctx context.Context, src *dynamo.Source) error {
+	err := s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sources SET url = ?, kind = ?, interval_ns = ?, policy = ?,
+				category = ?, title_prefix = ?, subscribers = ?, timezone = ?, paused = ?
+			WHERE id = ? AND NOT removed`,
+			src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category,
+			src.TitlePrefix, src.Subscribers, src.Timezone, boolInt(src.Paused), src.ID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errors.Join(err, dynamo.ErrNotFound)
+		}
+		changed(src.ID)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("update source %s: %w", src.ID, err)
+	}
+	return nil
+}
+
+// DeleteSource stops polling a source and drops its lease. Its archive
+// stays unless purge is set or it has none; purging deletes the versions,
+// items, poll log and duplicates with it, including other sources'
+// duplicates that named its items as their primary.
+func (s *Store) DeleteSource(ctx context.Context, id string, purge bool) error {
+	err := s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
+		var removed bool
+		var versions int
+		err := tx.QueryRowContext(ctx, "SELECT removed, last_seq FROM sources WHERE id = ?", id).Scan(&removed, &versions)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && removed && !purge {
+			return dynamo.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if purge || versions == 0 {
+			_, err = tx.ExecContext(ctx, "DELETE FROM sources WHERE id = ?", id)
+		} else {
+			_, err = tx.ExecContext(ctx, "UPDATE sources SET removed = 1, lease_owner = '', lease_expires = ? WHERE id = ?",
+				zeroTime, id)
+		}
+		if err != nil {
+			return err
+		}
+		changed(id)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("delete source %s: %w", id, err)
+	}
+	return nil
+}
+
+// LeaseDue leases the active, unpaused sources due at now whose lease is
+// free or expired, oldest next poll first. A source the caller already
+// holds is not handed out again until its lease expires, so that a poll in
+// flight is not started twice. Writes are serialized, so two callers never
+// lease one source.
+func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration) ([]dynamo.Source, error) {
+	if owner == "" {
+		return nil, fmt.Errorf("lease due sources: empty owner: %w", dynamo.ErrInvalid)
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	var list []dynamo.Source
+	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
+		at := dbTime(now)
+		rows, err := tx.QueryContext(ctx, `UPDATE sources SET lease_owner = ?1, lease_expires = ?2
+			WHERE id IN (SELECT id FROM sources
+				WHERE NOT removed AND NOT paused AND next_poll <= ?3 AND (lease_owner = '' OR lease_expires <= ?3)
+				ORDER BY next_poll, id LIMIT ?4)
+			RETURNING id`, owner, dbTime(now.Add(ttl)), at, limit)
+		if err != nil {
+			return err
+		}
+		ids, err := collectStrings(rows)
+		if err != nil {
+			return err
+		}
+		rows, err = tx.QueryContext(ctx, "SELECT "+sourceColumns+` FROM sources s
+			WHERE s.id IN (SELECT value FROM json_each(?)) ORDER BY s.next_poll, s.id`, jsonArg(ids))
+		if err != nil {
+			return err
+		}
+		list, err = collectSources(rows)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lease due sources: %w", err)
+	}
+	return list, nil
+}
+
+// LeaseSource leases one source now, whether due or not.
+func (s *Store) LeaseSource(ctx context.Context, id, owner string, now time.Time, ttl time.Duration) (*dynamo.Source, error) {
+	if owner == "" {
+		return nil, fmt.Errorf("lease source %s: empty owner: %w", id, dynamo.ErrInvalid)
+	}
+	var src dynamo.Source
+	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
+		var holder string
+		var expires int64
+		err := tx.QueryRowContext(ctx, "SELECT lease_owner, lease_expires FROM sources WHERE id = ? AND NOT removed", id).
+			Scan(&holder, &expires)
+		if errors.Is(err, sql.ErrNoRows) {
+			return dynamo.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if holder != "" && holder != owner && expires > dbTime(now) {
+			return dynamo.ErrLeaseLost
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE sources SET lease_owner = ?, lease_expires = ? WHERE id = ?",
+			owner, dbTime(now.Add(ttl)), id); err != nil {
+			return err
+		}
+		src, err = scanSource(tx.QueryRowContext(ctx, "SELECT "+sourceColumns+" FROM sources s WHERE s.id = ?", id))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lease source %s: %w", id, err)
+	}
+	return &src, nil
+}
+
+// ReleaseLeases gives up every lease owner holds.
+func (s *Store) ReleaseLeases(ctx context.Context, owner string) error {
+	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
+		_, err := tx.ExecContext(ctx, "UPDATE sources SET lease_owner = '', lease_expires = ? WHERE lease_owner = ?",
+			zeroTime, owner)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("release leases of %s: %w", owner, err)
+	}
+	return nil
+}
+
+// SetNextPolls moves the next poll of the given sources; unknown ids are
+// ignored.
+func (s *Store) SetNextPolls(ctx context.Context, next map[string]time.Time) error {
+	if len(next) == 0 {
+		return nil
+	}
+	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
+		stmt, err := tx.PrepareContext(ctx, "UPDATE sources SET next_poll = ? WHERE id = ?")
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for id, t := range next {
+			if _, err := stmt.ExecContext(ctx, dbTime(t), id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("set next polls: %w", err)
+	}
+	return nil
+}
+
+// Polls returns a source's most recent polls, newest first.
+func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo.PollLogEntry, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT at, status, duration_ns, new_items, error FROM poll_log
+		WHERE source_id = ? ORDER BY at DESC, id DESC LIMIT ?`, sourceID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
+	}
+	defer rows.Close()
+	var list []dynamo.PollLogEntry
+	for rows.Next() {
+		e := dynamo.PollLogEntry{SourceID: sourceID}
+		var at, dur int64
+		var status string
+		if err := rows.Scan(&at, &status, &dur, &e.NewItems, &e.Error); err != nil {
+			return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
+		}
+		e.At, e.Status, e.Duration = goTime(at), dynamo.PollStatus(status), time.Duration(dur)
+		list = append(list, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
+	}
+	return list, nil
+}
+
+// Setting returns a value, or ErrNotFound.
+func (s *Store) Setting(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.r.QueryRowContext(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("setting %s: %w", key, dynamo.ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("setting %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// PutSetting stores a value, replacing any before it.
+func (s *Store) PutSetting(ctx context.Context, key, value string) error {
+	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES (?, ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("put setting %s: %w", key, err)
+	}
+	return nil
+}

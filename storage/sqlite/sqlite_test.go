@@ -1,0 +1,456 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// t0 is the tests' clock origin, in whole seconds.
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// addSource registers an html source due at t0.
+func addSource(t testing.TB, s *Store, id string) {
+	t.Helper()
+	src := &dynamo.Source{ID: id, URL: "http://127.0.0.1/" + id, Kind: dynamo.KindHTML,
+		Interval: dynamo.Duration(time.Hour), CreatedAt: t0, State: dynamo.PollState{NextPoll: t0}}
+	if err := s.CreateSource(context.Background(), src); err != nil {
+		t.Fatalf("CreateSource(%s): %v", id, err)
+	}
+}
+
+// page returns a document of n items of which the first fresh are new in
+// version v: items are numbered so that version v shows stories
+// v*fresh .. v*fresh+n-1, newest first.
+func page(source string, v, n, fresh int) *dynamo.Resource {
+	at := t0.Add(time.Duration(v) * time.Minute)
+	r := &dynamo.Resource{URL: "http://127.0.0.1/" + source, RSSID: source, Timestamp: at,
+		Channel: dynamo.Channel{Title: source + " news", Link: "http://127.0.0.1/" + source}}
+	top := v*fresh + n - 1
+	for i := range n {
+		num := top - i
+		link := fmt.Sprintf("http://127.0.0.1/%s/story/%d", source, num)
+		text := fmt.Sprintf("Story number %d of %s, with enough words to look like a summary of the news.", num, source)
+		r.Items = append(r.Items, dynamo.Item{Index: i + 1, ID: dynamo.ItemID(link, true, "", ""),
+			Title: fmt.Sprintf("Headline %d: Ärger über Straße", num), Link: link,
+			Description: "<p>" + text + "</p>", Text: text, Fingerprint: uint64(num)*0x9e3779b97f4a7c15 | 1})
+	}
+	return r
+}
+
+// store leases source id and records d as the poll at its timestamp.
+func store(t testing.TB, s *Store, id string, d *dynamo.Resource) dynamo.PollResult {
+	t.Helper()
+	res, err := storeErr(s, id, d)
+	if err != nil {
+		t.Fatalf("store %s: %v", id, err)
+	}
+	return res
+}
+
+func storeErr(s *Store, id string, d *dynamo.Resource) (dynamo.PollResult, error) {
+	ctx := context.Background()
+	if _, err := s.LeaseSource(ctx, id, "test", d.Timestamp, time.Minute); err != nil {
+		return dynamo.PollResult{}, err
+	}
+	return s.RecordPoll(ctx, dynamo.PollRecord{SourceID: id, Owner: "test", At: d.Timestamp, Document: d},
+		func(r dynamo.PollResult) dynamo.PollUpdate {
+			status := dynamo.StatusUnchanged
+			if r.Version != nil {
+				status = dynamo.StatusChanged
+			}
+			return dynamo.PollUpdate{
+				State: dynamo.PollState{LastPoll: d.Timestamp, NextPoll: d.Timestamp.Add(time.Hour), LastStatus: status},
+				Log:   dynamo.PollLogEntry{At: d.Timestamp, Status: status, NewItems: len(r.NewItems)},
+			}
+		})
+}
+
+// TestMigrationsApplyOnce opens a new file (every migration applies),
+// reopens it (none does), then adds a newer migration, as an upgrade would,
+// and a failing one, which leaves nothing behind.
+func TestMigrationsApplyOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	first, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	ms, err := migrations()
+	if err != nil {
+		t.Fatalf("migrations: %v", err)
+	}
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.name)
+	}
+	if !slices.Equal(first.Applied(), names) || len(names) == 0 {
+		t.Errorf("first Open applied %v, want %v", first.Applied(), names)
+	}
+	addSource(t, first, "a")
+	if err := first.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	again := openPath(t, path)
+	if len(again.Applied()) != 0 {
+		t.Errorf("second Open applied %v, want nothing", again.Applied())
+	}
+	applied, err := migrate(context.Background(), again.w, ms)
+	if err != nil || len(applied) != 0 {
+		t.Errorf("migrate on an up-to-date file applied %v, %v", applied, err)
+	}
+
+	// An older file gets exactly the migrations it lacks, once.
+	later := append(slices.Clone(ms), migration{version: 9999, name: "9999_later.sql",
+		sql: "CREATE TABLE later (x INTEGER) STRICT; INSERT INTO later VALUES (1);"})
+	for round, want := range [][]string{{"9999_later.sql"}, nil} {
+		applied, err := migrate(context.Background(), again.w, later)
+		if err != nil || !slices.Equal(applied, want) {
+			t.Errorf("round %d: migrate with a newer migration applied %v (%v), want %v", round, applied, err, want)
+		}
+	}
+	var rows int
+	if err := again.r.QueryRow("SELECT count(*) FROM later").Scan(&rows); err != nil || rows != 1 {
+		t.Errorf("the newer migration ran %d times (%v), want once", rows, err)
+	}
+	broken := append(slices.Clone(ms), migration{version: 10000, name: "10000_broken.sql",
+		sql: "CREATE TABLE half (x INTEGER); SELECT no_such_function();"})
+	if _, err := migrate(context.Background(), again.w, broken); err == nil || !strings.Contains(err.Error(), "10000_broken.sql") {
+		t.Errorf("a failing migration: error %v, want one naming it", err)
+	}
+	if err := again.r.QueryRow("SELECT count(*) FROM sqlite_schema WHERE name = 'half'").Scan(&rows); err != nil || rows != 0 {
+		t.Errorf("a failing migration left %d of its tables (%v)", rows, err)
+	}
+	var recordedNames int
+	if err := again.r.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&recordedNames); err != nil || recordedNames != len(names)+1 {
+		t.Errorf("schema_migrations holds %d rows (%v), want %d", recordedNames, err, len(names)+1)
+	}
+	if _, err := again.Source(context.Background(), "a"); err != nil {
+		t.Errorf("source lost across reopening: %v", err)
+	}
+}
+
+func TestOpenSettings(t *testing.T) {
+	s := open(t)
+	for pragma, want := range map[string]string{"journal_mode": "wal", "foreign_keys": "1", "synchronous": "2",
+		"busy_timeout": fmt.Sprint(busyTimeout.Milliseconds())} {
+		var got string
+		if err := s.w.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil || got != want {
+			t.Errorf("writer PRAGMA %s = %q (%v), want %q", pragma, got, err, want)
+		}
+	}
+	var readOnly string
+	if err := s.r.QueryRow("PRAGMA query_only").Scan(&readOnly); err != nil || readOnly != "1" {
+		t.Errorf("readers' query_only = %q (%v), want 1", readOnly, err)
+	}
+}
+
+func TestOpenRefusesBadPaths(t *testing.T) {
+	dir := t.TempDir()
+	for _, path := range []string{"", filepath.Join(dir, "a?mode=ro"), filepath.Join(dir, "missing", "dir", "x.db")} {
+		if s, err := Open(context.Background(), path); err == nil {
+			s.Close()
+			t.Errorf("Open(%q) succeeded", path)
+		}
+	}
+	notDB := filepath.Join(dir, "text.db")
+	if err := os.WriteFile(notDB, []byte(strings.Repeat("not a database\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Open(context.Background(), notDB); err == nil {
+		s.Close()
+		t.Errorf("Open of a text file succeeded")
+	}
+}
+
+// TestReopenReadsEverything writes through one Store, closes it, and reads
+// every kind of record back through another.
+func TestReopenReadsEverything(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	addSource(t, s, "a")
+	addSource(t, s, "b")
+	var docs []*dynamo.Resource
+	for v := range 5 {
+		d := page("a", v, 10, 2)
+		docs = append(docs, d)
+		store(t, s, "a", d)
+	}
+	b := page("b", 0, 3, 3)
+	b.Items[0].Extensions = []dynamo.Extension{{URI: dynamo.NamespaceDC, Prefix: "dc", LocalName: "date", Value: "2026-03-01T10:00:00Z"}}
+	store(t, s, "b", b)
+	if err := s.PutSetting(ctx, "policy", `{"name":"smart"}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteSource(ctx, "b", false); err != nil {
+		t.Fatal(err)
+	}
+	type snapshot struct {
+		Sources, Collections []dynamo.Source
+		Versions             []dynamo.Version
+		Archive              []dynamo.ArchivedItem
+		Polls                []dynamo.PollLogEntry
+		Stats                dynamo.Stats
+		Setting              string
+		Docs                 []string
+	}
+	read := func(s *Store) snapshot {
+		var snap snapshot
+		var err error
+		errs := []error{}
+		snap.Sources, err = s.Sources(ctx)
+		errs = append(errs, err)
+		snap.Collections, err = s.Collections(ctx)
+		errs = append(errs, err)
+		snap.Versions, err = s.Versions(ctx, "a")
+		errs = append(errs, err)
+		snap.Archive, err = s.Items(ctx, dynamo.ItemQuery{SourceID: "a"})
+		errs = append(errs, err)
+		snap.Polls, err = s.Polls(ctx, "a", 100)
+		errs = append(errs, err)
+		snap.Stats, err = s.Stats(ctx)
+		errs = append(errs, err)
+		snap.Setting, err = s.Setting(ctx, "policy")
+		errs = append(errs, err)
+		for _, id := range []string{"a", "b"} {
+			for index := 1; ; index++ {
+				d, _, err := s.Document(ctx, id, index)
+				if errors.Is(err, dynamo.ErrNotFound) {
+					break
+				}
+				errs = append(errs, err)
+				if d != nil {
+					snap.Docs = append(snap.Docs, string(d.XML()))
+				}
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("reading the store: %v", err)
+		}
+		return snap
+	}
+	before := read(s)
+	if len(before.Docs) != 6 || len(before.Archive) != 18 {
+		t.Fatalf("before reopening: %d documents and %d archive items, want 6 and 18", len(before.Docs), len(before.Archive))
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	after := read(openPath(t, path))
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("after reopening the store reads\n%+v\nwant\n%+v", after, before)
+	}
+	if after.Docs[0] != string(docs[4].XML()) {
+		t.Errorf("newest document after reopening:\n%s\nwant\n%s", after.Docs[0], docs[4].XML())
+	}
+}
+
+func TestConditionErrors(t *testing.T) {
+	s := open(t)
+	addSource(t, s, "a")
+	store(t, s, "a", page("a", 0, 3, 3))
+	ctx := context.Background()
+	tooMany := make([]dynamo.Condition, maxConditions+1)
+	for i := range tooMany {
+		tooMany[i] = dynamo.Condition{Field: dynamo.FieldTitle, Value: "x"}
+	}
+	queries := map[string]dynamo.ItemQuery{
+		"unknown field":  {SourceID: "a", Conditions: []dynamo.Condition{{Field: "author", Value: "x"}}},
+		"too many":       {SourceID: "a", Conditions: tooMany},
+		"version, field": {SourceID: "a", Version: 1, Conditions: []dynamo.Condition{{Field: "", Value: "x"}}},
+	}
+	for name, q := range queries {
+		if _, err := s.Items(ctx, q); !errors.Is(err, dynamo.ErrInvalid) {
+			t.Errorf("%s: error %v, want ErrInvalid", name, err)
+		}
+	}
+	most := tooMany[:maxConditions]
+	if _, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "a", Conditions: most}); err != nil {
+		t.Errorf("%d conditions: %v", len(most), err)
+	}
+	if _, err := s.Aggregate(ctx, dynamo.AggregateQuery{Conditions: tooMany}); !errors.Is(err, dynamo.ErrInvalid) {
+		t.Errorf("Aggregate with too many conditions: error %v, want ErrInvalid", err)
+	}
+}
+
+// TestWriteErrorsLeaveNothingHalfDone fills the file to a page limit, the
+// way a full disk would, and checks that the failing poll is an error that
+// writes nothing, and that the store works again once there is room.
+func TestWriteErrorsLeaveNothingHalfDone(t *testing.T) {
+	ctx := context.Background()
+	s := open(t)
+	addSource(t, s, "a")
+	store(t, s, "a", page("a", 0, 5, 5))
+	var pages int
+	if err := s.w.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.Exec(fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Source(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := page("a", 1, 400, 400)
+	_, err = storeErr(s, "a", big)
+	if err == nil {
+		t.Fatal("storing 400 new items in a full file succeeded")
+	}
+	if !strings.Contains(err.Error(), "record poll of a") {
+		t.Errorf("error %q does not say what failed", err)
+	}
+	after, err := s.Source(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Summary.Versions != before.Summary.Versions || after.Summary.Items != before.Summary.Items ||
+		!after.State.NextPoll.Equal(before.State.NextPoll) {
+		t.Errorf("a failed write changed the source: %+v, was %+v", after.Summary, before.Summary)
+	}
+	if items, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "a"}); err != nil || len(items) != 5 {
+		t.Errorf("archive after a failed write: %d items, %v; want 5", len(items), err)
+	}
+
+	if _, err := s.w.Exec("PRAGMA max_page_count = 1073741823"); err != nil {
+		t.Fatal(err)
+	}
+	res := store(t, s, "a", big)
+	if res.Version == nil || res.Version.Seq != 2 || len(res.NewItems) != 400 {
+		t.Errorf("storing once there is room: %+v", res.Version)
+	}
+}
+
+// TestNoWriteWhileUnchanged checks the promise that makes storage grow
+// with content: an unchanged poll writes no item or revision row.
+func TestNoWriteWhileUnchanged(t *testing.T) {
+	s := open(t)
+	addSource(t, s, "a")
+	d := page("a", 0, 50, 50)
+	store(t, s, "a", d)
+	count := func() (n [3]int) {
+		for i, table := range []string{"items", "item_revisions", "versions"} {
+			if err := s.r.QueryRow("SELECT count(*) FROM " + table).Scan(&n[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return n
+	}
+	want := count()
+	for i := 1; i <= 20; i++ {
+		d.Timestamp = t0.Add(time.Duration(i) * time.Minute)
+		store(t, s, "a", d)
+	}
+	if got := count(); got != want {
+		t.Errorf("after 20 unchanged polls items, revisions, versions = %v, want %v", got, want)
+	}
+}
+
+// TestArchiveQueryUsesIndex checks that the archive is read through its
+// index in order rather than sorted, which keeps a limited query's cost
+// independent of the archive's size.
+func TestArchiveQueryUsesIndex(t *testing.T) {
+	s := open(t)
+	rows, err := s.r.Query(`EXPLAIN QUERY PLAN SELECT * FROM item_revisions r WHERE r.source_id = ? AND r.latest
+		ORDER BY r.first_seen DESC, r.first_pos, r.rev_id LIMIT 10`, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	joined := strings.Join(plan, "; ")
+	if !strings.Contains(joined, "item_revisions_archive") || strings.Contains(joined, "TEMP B-TREE") {
+		t.Errorf("archive query plan %q does not read item_revisions_archive in order", joined)
+	}
+}
+
+// TestFingerprintsCallbackMayUseStore reads and writes the store from the
+// Fingerprints callback, which runs while the rows are being read.
+func TestFingerprintsCallbackMayUseStore(t *testing.T) {
+	ctx := context.Background()
+	s := open(t)
+	addSource(t, s, "a")
+	store(t, s, "a", page("a", 0, 20, 20))
+	calls := 0
+	err := s.Fingerprints(ctx, time.Time{}, func(e dynamo.FingerprintEntry) error {
+		calls++
+		if _, err := s.Source(ctx, e.Key.SourceID); err != nil {
+			return err
+		}
+		return s.PutSetting(ctx, "last", e.Key.ItemID)
+	})
+	if err != nil || calls != 20 {
+		t.Fatalf("Fingerprints: %d calls, %v; want 20", calls, err)
+	}
+	if last, err := s.Setting(ctx, "last"); err != nil || last == "" {
+		t.Errorf("setting written in the callback: %q, %v", last, err)
+	}
+}
+
+// TestTwoHandlesLeaseOnce opens one file twice, as two processes would,
+// and leases from both at once: the file's write lock, taken up front by
+// IMMEDIATE transactions, hands each source to one owner.
+func TestTwoHandlesLeaseOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "shared.db")
+	handles := []*Store{openPath(t, path), openPath(t, path)}
+	const sources = 60
+	for i := range sources {
+		addSource(t, handles[0], fmt.Sprintf("s%02d", i))
+	}
+	got := make([][]string, 6)
+	errs := make([]error, len(got))
+	done := make(chan int)
+	for w := range got {
+		go func() {
+			defer func() { done <- w }()
+			s := handles[w%2]
+			for {
+				list, err := s.LeaseDue(ctx, fmt.Sprintf("w%d", w), t0, 2, time.Hour)
+				if err != nil || len(list) == 0 {
+					errs[w] = err
+					return
+				}
+				for _, src := range list {
+					got[w] = append(got[w], src.ID)
+				}
+			}
+		}()
+	}
+	for range got {
+		<-done
+	}
+	owner := map[string]int{}
+	for w, ids := range got {
+		if errs[w] != nil {
+			t.Errorf("worker %d: %v", w, errs[w])
+		}
+		for _, id := range ids {
+			if prev, ok := owner[id]; ok {
+				t.Errorf("%s leased by workers %d and %d", id, prev, w)
+			}
+			owner[id] = w
+		}
+	}
+	if len(owner) != sources {
+		t.Errorf("%d sources leased, want %d", len(owner), sources)
+	}
+}

@@ -1,0 +1,64 @@
+// Package storage opens the store a DSN names: PostgreSQL for deployments
+// shared by several processes, or the embedded SQLite file that needs no
+// server (the default for a first run). docs/STORAGE.md describes both.
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/postgres"
+	"github.com/dynamo-feeds/dynamo/storage/sqlite"
+)
+
+// Open opens the store named by dsn and applies its migrations:
+// postgres:// and postgresql:// URLs open PostgreSQL; "sqlite:PATH" or a
+// plain file path opens an embedded SQLite file.
+func Open(ctx context.Context, dsn string) (dynamo.Store, error) {
+	switch kind, target := parse(dsn); kind {
+	case kindPostgres:
+		return postgres.Open(ctx, target)
+	case kindSQLite:
+		return sqlite.Open(ctx, target)
+	default:
+		return nil, fmt.Errorf("storage: %q is neither a postgres:// URL nor a file path: %w", dsn, dynamo.ErrInvalid)
+	}
+}
+
+// Applied names the migrations that opening store applied, for stores that
+// record them; ok is false for a store that does not say.
+func Applied(store dynamo.Store) (names []string, ok bool) {
+	m, ok := store.(interface{ Applied() []string })
+	if !ok {
+		return nil, false
+	}
+	return m.Applied(), true
+}
+
+type kind int
+
+const (
+	kindUnknown kind = iota
+	kindPostgres
+	kindSQLite
+)
+
+// parse tells which store a DSN names, and what to pass that store's Open.
+func parse(dsn string) (kind, string) {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return kindPostgres, dsn
+	case strings.HasPrefix(dsn, "sqlite:"):
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		if path == "" {
+			return kindUnknown, ""
+		}
+		return kindSQLite, path
+	case dsn == "" || strings.Contains(dsn, "://"):
+		return kindUnknown, ""
+	default:
+		return kindSQLite, dsn
+	}
+}
