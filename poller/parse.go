@@ -1,0 +1,59 @@
+package poller
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/dedup"
+	"github.com/dynamo-feeds/dynamo/nativefeed"
+	"github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/wrapper"
+)
+
+// parse reads a fetched body as the source's kind says: an annotated page
+// through the wrapper, a native feed through nativefeed; kind auto decides
+// by the body. It returns the document, with each item's fingerprint set,
+// and the feed's own ttl (zero for pages).
+func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (*dynamo.Resource, time.Duration, error) {
+	loc := time.UTC
+	if src.Timezone != "" {
+		if l, err := time.LoadLocation(src.Timezone); err == nil {
+			loc = l
+		}
+	}
+	kind := src.Kind
+	if kind == dynamo.KindAuto || kind == "" {
+		kind = dynamo.KindHTML
+		if nativefeed.Detect(resp.Body, resp.ContentType) {
+			kind = dynamo.KindFeed
+		}
+	}
+	var (
+		doc *dynamo.Resource
+		ttl time.Duration
+	)
+	switch kind {
+	case dynamo.KindFeed:
+		res, err := nativefeed.Parse(resp.Body, resp.ContentType, nativefeed.Options{
+			URL: resp.URL, RSSID: src.ID, Location: loc, Now: at,
+		})
+		if err != nil {
+			return nil, 0, fmt.Errorf("read feed %s: %w", resp.URL, err)
+		}
+		doc, ttl = res.Resource, res.TTL
+	default:
+		if !wrapper.HasAnnotations(resp.Body) {
+			return nil, 0, fmt.Errorf("read page %s: no annotations found (SPEC §2); is it a feed? set kind to feed or auto", resp.URL)
+		}
+		res := wrapper.Wrap(resp.Body, wrapper.Options{
+			URL: resp.URL, RSSID: src.ID, ContentType: resp.ContentType, Location: loc, Now: at,
+		})
+		doc = res.Resource
+	}
+	for i := range doc.Items {
+		it := &doc.Items[i]
+		it.Fingerprint = dedup.Fingerprint(it.Title, it.Description, src.TitlePrefix)
+	}
+	return doc, ttl, nil
+}

@@ -1,0 +1,412 @@
+package poller_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/dedup"
+	"github.com/dynamo-feeds/dynamo/poller"
+	"github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/storage/sqlite"
+)
+
+// origin is a loopback web site whose pages the test rewrites.
+type origin struct {
+	*httptest.Server
+	mu    sync.Mutex
+	pages map[string]page
+	hits  atomic.Int64
+}
+
+type page struct {
+	body        string
+	contentType string
+	status      int
+	delay       time.Duration
+}
+
+func newOrigin(t *testing.T) *origin {
+	t.Helper()
+	o := &origin{pages: map[string]page{}}
+	o.Server = httptest.NewServer(http.HandlerFunc(o.serve))
+	t.Cleanup(o.Close)
+	return o
+}
+
+func (o *origin) set(path string, p page) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.pages[path] = p
+}
+
+func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
+	o.hits.Add(1)
+	o.mu.Lock()
+	p, ok := o.pages[r.URL.Path]
+	o.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	if p.delay > 0 {
+		select {
+		case <-time.After(p.delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if p.status != 0 && p.status != http.StatusOK {
+		http.Error(w, "failing on purpose", p.status)
+		return
+	}
+	etag := fmt.Sprintf(`"%x"`, len(p.body)*31+int(p.body[len(p.body)/2]))
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("ETag", etag)
+	ct := p.contentType
+	if ct == "" {
+		ct = "text/html; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ct)
+	fmt.Fprint(w, p.body)
+}
+
+// annotated is a page with the given item titles, each annotated.
+func annotated(titles ...string) string {
+	var b strings.Builder
+	b.WriteString("<html><body><h1><!-- <channel:title> -->Town news<!-- </channel:title> --></h1>\n<ul>\n")
+	for i, title := range titles {
+		fmt.Fprintf(&b, "<li><!-- <item:title index=\"%d\"> -->%s<!-- </item:title> -->\n<!-- <item:description index=\"%d\"> -->About %s, in some detail.<!-- </item:description> --></li>\n", i+1, title, i+1, title)
+	}
+	b.WriteString("</ul></body></html>\n")
+	return b.String()
+}
+
+func rss(titles ...string) string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0"?><rss version="2.0"><channel><title>Wire</title><link>http://wire.example/</link><description>d</description>`)
+	for _, title := range titles {
+		fmt.Fprintf(&b, "<item><title>%s</title><link>http://wire.example/%s</link><guid>%s</guid><description>Story %s told at length.</description></item>", title, strings.ReplaceAll(title, " ", "-"), title, title)
+	}
+	b.WriteString("</channel></rss>")
+	return b.String()
+}
+
+func openStore(t *testing.T) dynamo.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "dynamo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func newPoller(t *testing.T, st dynamo.Store, mutate ...func(*poller.Config)) *poller.Poller {
+	t.Helper()
+	cfg := poller.Config{
+		Store:   st,
+		Fetcher: fetch.New(fetch.Options{AllowPrivate: true, Timeout: 2 * time.Second, HostGap: -1}),
+		Owner:   "test-" + t.Name(),
+		Tick:    10 * time.Millisecond,
+	}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	p, err := poller.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func addSource(t *testing.T, st dynamo.Store, id, url string, kind dynamo.SourceKind) {
+	t.Helper()
+	src := &dynamo.Source{ID: id, URL: url, Kind: kind, Interval: dynamo.Duration(time.Hour)}
+	if err := st.CreateSource(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func pollNow(t *testing.T, p *poller.Poller, id string) dynamo.PollOutcome {
+	t.Helper()
+	out, err := p.PollNow(context.Background(), id)
+	if err != nil {
+		t.Fatalf("poll %s: %v", id, err)
+	}
+	return out
+}
+
+func TestPollStoresVersionsOnlyWhenContentChanges(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/news", page{body: annotated("Bridge reopens", "Market day")})
+	addSource(t, st, "news", o.URL+"/news", dynamo.KindHTML)
+	p := newPoller(t, st)
+
+	steps := []struct {
+		name     string
+		body     string
+		status   dynamo.PollStatus
+		newItems int
+	}{
+		{"first poll", "", dynamo.StatusChanged, 2},
+		{"same page: the origin answers 304", "", dynamo.StatusNotModified, 0},
+		{"a new story", annotated("Library opens", "Bridge reopens", "Market day"), dynamo.StatusChanged, 1},
+		{"a story dropped", annotated("Library opens", "Bridge reopens"), dynamo.StatusChanged, 0},
+	}
+	for _, step := range steps {
+		if step.body != "" {
+			o.set("/news", page{body: step.body})
+		}
+		out := pollNow(t, p, "news")
+		if out.Status != step.status || out.NewItems != step.newItems {
+			t.Fatalf("%s: outcome %+v, want status %s with %d new items", step.name, out, step.status, step.newItems)
+		}
+	}
+	versions, err := st.Versions(ctx, "news")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(versions) != 3 {
+		t.Fatalf("%d versions, want 3", len(versions))
+	}
+	items, err := st.Items(ctx, dynamo.ItemQuery{SourceID: "news"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 3 {
+		t.Fatalf("archive holds %d items, want the 3 ever seen (a dropped story stays)", len(items))
+	}
+	src, err := st.Source(ctx, "news")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.State.ETag == "" || src.State.LastStatus != dynamo.StatusChanged || !src.State.NextPoll.After(src.State.LastPoll) {
+		t.Fatalf("state not kept: %+v", src.State)
+	}
+}
+
+func TestUnchangedBodyIsNotStoredAgain(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	// An origin without validators: every poll is a full 200.
+	body := annotated("Only story")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, body) }))
+	t.Cleanup(srv.Close)
+	addSource(t, st, "plain", srv.URL, dynamo.KindHTML)
+	p := newPoller(t, st)
+	pollNow(t, p, "plain")
+	for range 3 {
+		if out := pollNow(t, p, "plain"); out.Status != dynamo.StatusUnchanged {
+			t.Fatalf("repeat poll: %+v, want unchanged", out)
+		}
+	}
+	versions, err := st.Versions(ctx, "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(versions) != 1 {
+		t.Fatalf("%d versions after identical polls, want 1", len(versions))
+	}
+}
+
+func TestNativeFeedIsArchivedAndKeepsDroppedItems(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/feed.xml", page{body: rss("one", "two"), contentType: "application/rss+xml"})
+	addSource(t, st, "wire", o.URL+"/feed.xml", dynamo.KindAuto)
+	p := newPoller(t, st)
+	pollNow(t, p, "wire")
+	o.set("/feed.xml", page{body: rss("three"), contentType: "application/rss+xml"})
+	if out := pollNow(t, p, "wire"); out.Status != dynamo.StatusChanged || out.NewItems != 1 {
+		t.Fatalf("second poll: %+v", out)
+	}
+	items, err := st.Items(ctx, dynamo.ItemQuery{SourceID: "wire"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, it := range items {
+		titles = append(titles, it.Item.Title)
+	}
+	if got := strings.Join(titles, ","); got != "three,one,two" {
+		t.Fatalf("archive %s, want three,one,two (newest first, dropped kept)", got)
+	}
+}
+
+func TestFailingSourceBacksOffAndRecovers(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/p", page{body: annotated("x"), status: http.StatusInternalServerError})
+	addSource(t, st, "flaky", o.URL+"/p", dynamo.KindHTML)
+	p := newPoller(t, st)
+	var waits []time.Duration
+	for range 3 {
+		out := pollNow(t, p, "flaky")
+		if out.Status != dynamo.StatusError || !strings.Contains(out.Error, "500") {
+			t.Fatalf("outcome %+v, want an error naming the status", out)
+		}
+		src, err := st.Source(ctx, "flaky")
+		if err != nil {
+			t.Fatal(err)
+		}
+		waits = append(waits, src.State.NextPoll.Sub(src.State.LastPoll))
+	}
+	src, _ := st.Source(ctx, "flaky")
+	if src.State.Errors != 3 || src.State.LastError == "" {
+		t.Fatalf("errors %d, last %q; want 3 and a message", src.State.Errors, src.State.LastError)
+	}
+	// Equal jitter keeps each wait within [base·2^(n-1)/2, base·2^(n-1)],
+	// so the third wait is always longer than the first.
+	if waits[2] <= waits[0] {
+		t.Fatalf("back-off does not grow: %v", waits)
+	}
+	o.set("/p", page{body: annotated("x")})
+	if out := pollNow(t, p, "flaky"); out.Status != dynamo.StatusChanged {
+		t.Fatalf("after recovery: %+v", out)
+	}
+	src, _ = st.Source(ctx, "flaky")
+	if src.State.Errors != 0 || src.State.LastError != "" {
+		t.Fatalf("errors not cleared: %+v", src.State)
+	}
+}
+
+func TestRefusedDestinationIsRecordedOnTheSource(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/p", page{body: annotated("x")})
+	addSource(t, st, "inside", o.URL+"/p", dynamo.KindHTML)
+	p := newPoller(t, st, func(c *poller.Config) { c.Fetcher = fetch.New(fetch.Options{}) })
+	out := pollNow(t, p, "inside")
+	if out.Status != dynamo.StatusError {
+		t.Fatalf("loopback origin polled with the guard on: %+v", out)
+	}
+	src, _ := st.Source(ctx, "inside")
+	if src.State.LastError == "" {
+		t.Fatal("the refusal is not recorded on the source")
+	}
+	if o.hits.Load() != 0 {
+		t.Fatalf("the guarded fetcher reached the origin %d times", o.hits.Load())
+	}
+}
+
+func TestRunPollsDueSourcesAndASlowOneHoldsUpNobody(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	// The slow source has a host of its own: sources on one host take
+	// turns by design (politeness), sources on others must not wait.
+	slowHost, o := newOrigin(t), newOrigin(t)
+	slowHost.set("/slow", page{body: annotated("slow"), delay: 1500 * time.Millisecond})
+	addSource(t, st, "slow", slowHost.URL+"/slow", dynamo.KindHTML)
+	for i := range 10 {
+		path := fmt.Sprintf("/s%d", i)
+		o.set(path, page{body: annotated(fmt.Sprintf("story %d", i))})
+		addSource(t, st, fmt.Sprintf("s%d", i), o.URL+path, dynamo.KindHTML)
+	}
+	p := newPoller(t, st, func(c *poller.Config) { c.Workers = 3 })
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx) }()
+
+	waitFor(t, 5*time.Second, func() bool {
+		for i := range 10 {
+			if vs, _ := st.Versions(ctx, fmt.Sprintf("s%d", i)); len(vs) != 1 {
+				return false
+			}
+		}
+		return true
+	})
+	slow, _ := st.Source(ctx, "slow")
+	if !slow.State.LastPoll.IsZero() {
+		t.Fatal("the slow source finished first; the test proves nothing")
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// The slow poll was in flight at shutdown: it finished and was stored.
+	if vs, _ := st.Versions(ctx, "slow"); len(vs) != 1 {
+		t.Fatalf("in-flight poll lost at shutdown: %d versions", len(vs))
+	}
+	// Nothing is due again soon, and no lease survived the shutdown.
+	sources, _ := st.Sources(ctx)
+	for _, src := range sources {
+		if src.Summary.LeaseOwner != "" && src.Summary.LeaseExpires.After(time.Now()) {
+			t.Fatalf("%s still leased by %s after shutdown", src.ID, src.Summary.LeaseOwner)
+		}
+	}
+}
+
+func TestPolicySwitchReachesEveryPoller(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	a := newPoller(t, st)
+	b := newPoller(t, st, func(c *poller.Config) { c.Owner = "other" })
+	if err := a.SetPolicy(ctx, "no-such-policy"); !errors.Is(err, dynamo.ErrInvalid) {
+		t.Fatalf("unknown policy accepted: %v", err)
+	}
+	if err := a.SetPolicy(ctx, "min-delay"); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- b.Run(runCtx) }()
+	waitFor(t, 2*time.Second, func() bool { return b.Policy() == "min-delay" })
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDuplicateStoriesAcrossSourcesAreRecorded(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	story := "Council approves new bridge over the river after long debate"
+	o.set("/a", page{body: annotated(story)})
+	o.set("/b", page{body: annotated(story + "!")})
+	addSource(t, st, "a", o.URL+"/a", dynamo.KindHTML)
+	addSource(t, st, "b", o.URL+"/b", dynamo.KindHTML)
+	det, err := dedup.NewDetector(dedup.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPoller(t, st, func(c *poller.Config) { c.Duplicates = det })
+	pollNow(t, p, "a")
+	pollNow(t, p, "b")
+	items, err := st.Items(ctx, dynamo.ItemQuery{SourceID: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].DuplicateOf == nil || items[0].DuplicateOf.SourceID != "a" {
+		t.Fatalf("b's story not recorded as a duplicate of a's: %+v", items)
+	}
+}
+
+func waitFor(t *testing.T, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %s", limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
