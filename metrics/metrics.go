@@ -1,0 +1,139 @@
+// Package metrics holds Dynamo's Prometheus collectors: what the poller did
+// (polls by outcome, how long they took, versions stored) and what the HTTP
+// interface served (requests by route and status, cache hits and misses).
+//
+// One Metrics value is shared by the poller, which records into it through
+// ObservePoll, and the API, which records requests and cache lookups and
+// serves the registry at /metrics. Every method is safe on a nil *Metrics,
+// so that components built without metrics (tests, one-shot commands) need
+// no special case.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// Metrics is the set of Dynamo's collectors and the registry they live in.
+type Metrics struct {
+	registry *prometheus.Registry
+
+	polls           *prometheus.CounterVec
+	pollDuration    *prometheus.HistogramVec
+	versions        prometheus.Counter
+	requests        *prometheus.CounterVec
+	requestDuration *prometheus.HistogramVec
+	cache           *prometheus.CounterVec
+}
+
+// New creates the collectors in a registry of their own, together with the
+// Go runtime and process collectors, so that /metrics shows exactly
+// Dynamo's series and a test can create as many as it likes.
+func New() *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		polls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dynamo_polls_total",
+			Help: "Polls of sources, by outcome (changed, unchanged, not_modified, error).",
+		}, []string{"status"}),
+		pollDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "dynamo_poll_duration_seconds",
+			Help:    "Time from the start of a poll to its recording, by outcome.",
+			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+		}, []string{"status"}),
+		versions: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "dynamo_versions_stored_total",
+			Help: "New versions stored by this process's polls.",
+		}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dynamo_http_requests_total",
+			Help: "HTTP requests answered, by route pattern and status code.",
+		}, []string{"route", "code"}),
+		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "dynamo_http_request_duration_seconds",
+			Help:    "Time to answer HTTP requests, by route pattern.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"route"}),
+		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dynamo_cache_lookups_total",
+			Help: "Lookups in the cache of rendered answers, by result (hit or miss).",
+		}, []string{"result"}),
+	}
+	m.registry.MustRegister(
+		m.polls, m.pollDuration, m.versions, m.requests, m.requestDuration, m.cache,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	// Every outcome appears from the start, so that rates over a fresh
+	// process read 0 rather than "no data".
+	for _, s := range []dynamo.PollStatus{dynamo.StatusChanged, dynamo.StatusUnchanged, dynamo.StatusNotModified, dynamo.StatusError} {
+		m.polls.WithLabelValues(string(s))
+	}
+	m.cache.WithLabelValues("hit")
+	m.cache.WithLabelValues("miss")
+	return m
+}
+
+// Registry is the registry holding the collectors, for callers that add
+// their own.
+func (m *Metrics) Registry() *prometheus.Registry {
+	if m == nil {
+		return nil
+	}
+	return m.registry
+}
+
+// Handler serves the registry in Prometheus's exposition format; with a nil
+// Metrics it answers 404, as there is nothing to show.
+func (m *Metrics) Handler() http.Handler {
+	if m == nil {
+		return http.NotFoundHandler()
+	}
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
+}
+
+// ObservePoll records one poll. Its signature is the poller's OnPoll hook,
+// so that the poller can be given m.ObservePoll directly. The source id is
+// not a label: sources are unbounded in number, series must not be.
+func (m *Metrics) ObservePoll(sourceID string, status dynamo.PollStatus, took time.Duration, stored bool) {
+	if m == nil {
+		return
+	}
+	m.polls.WithLabelValues(string(status)).Inc()
+	m.pollDuration.WithLabelValues(string(status)).Observe(took.Seconds())
+	if stored {
+		m.versions.Inc()
+	}
+}
+
+// ObserveRequest records one HTTP answer. route must be a route pattern
+// such as "/resources/{rssId}", never a raw path, to keep the number of
+// series bounded.
+func (m *Metrics) ObserveRequest(route string, code int, took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+	m.requestDuration.WithLabelValues(route).Observe(took.Seconds())
+}
+
+// CacheHit records an answer served from the cache.
+func (m *Metrics) CacheHit() {
+	if m != nil {
+		m.cache.WithLabelValues("hit").Inc()
+	}
+}
+
+// CacheMiss records an answer that had to be rendered.
+func (m *Metrics) CacheMiss() {
+	if m != nil {
+		m.cache.WithLabelValues("miss").Inc()
+	}
+}
