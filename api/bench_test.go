@@ -1,0 +1,91 @@
+package api_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/api"
+)
+
+// benchPath is the answer measured: the newest 50 items of an archive of
+// 100, in RSS 2.0.
+const benchPath = "/resources/news?max=50"
+
+// benchEnv stores five versions of a 60-item page (100 items in all).
+func benchEnv(b *testing.B, open func(testing.TB) dynamo.Store, opts ...envOption) *env {
+	e := newEnv(b, open(b), opts...)
+	e.addSource("news", "/news.html")
+	for v := range 5 {
+		var stories []story
+		for i := v * 10; i < v*10+60; i++ {
+			stories = append(stories, story{
+				fmt.Sprintf("Story %d: the council meets about the bridge", i),
+				fmt.Sprintf("/story/%d", i),
+				fmt.Sprintf("Paragraph %d of the story, with <b>some</b> words about the town, its bridge and its mill.", i),
+			})
+		}
+		e.origin.set("/news.html", annotatedPage("Bench News", stories...))
+		if out := e.poll("news"); out.Status != dynamo.StatusChanged {
+			b.Fatalf("poll %d: %+v", v, out)
+		}
+	}
+	return e
+}
+
+// load requests url from parallel clients over loopback, b.N times in all,
+// and reports requests per second.
+func load(b *testing.B, url string) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	b.Cleanup(client.CloseIdleConnections)
+	b.SetParallelism(4)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			resp, err := client.Get(url)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				b.Errorf("status %d", resp.StatusCode)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
+
+// BenchmarkFeed compares, in one run, a cached answer, the same answer
+// rendered on every request (cache off), and a handler that writes the
+// same bytes from memory: the ceiling of what the HTTP stack allows.
+func BenchmarkFeed(b *testing.B) {
+	for _, st := range stores {
+		b.Run("cached/"+st.name, func(b *testing.B) {
+			e := benchEnv(b, st.open)
+			e.get(benchPath).must(b, 200, "warm the cache")
+			load(b, e.http.URL+benchPath)
+		})
+		b.Run("uncached/"+st.name, func(b *testing.B) {
+			e := benchEnv(b, st.open, func(c *api.Config) { c.CacheBytes = -1 })
+			load(b, e.http.URL+benchPath)
+		})
+	}
+	b.Run("memory", func(b *testing.B) {
+		e := benchEnv(b, stores[0].open)
+		r := e.get(benchPath).must(b, 200, "the answer to copy")
+		mem := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			for k, v := range r.header {
+				w.Header()[k] = v
+			}
+			w.Write(r.body)
+		}))
+		b.Cleanup(mem.Close)
+		load(b, mem.URL+benchPath)
+	})
+}

@@ -1,0 +1,161 @@
+package api
+
+import (
+	"container/list"
+	"sync"
+	"time"
+)
+
+// answer is a rendered feed with what its headers need.
+type answer struct {
+	body         []byte
+	contentType  string
+	etag         string
+	lastModified time.Time
+	// nextChange is when the answer may next change (the source's next
+	// poll); Cache-Control's max-age counts down to it.
+	nextChange time.Time
+}
+
+func (a *answer) size() int64 { return int64(len(a.body)) + 256 }
+
+// cache holds rendered answers, least recently used first out once their
+// bytes exceed the bound. An answer belongs to a scope: a source id for the
+// answers built from one collection, or "" for those built from all of
+// them (the collections listing, aggregates). A change to a source drops
+// its scope and the global one.
+//
+// Generations close the race between a request that reads the store and a
+// change that lands before the request stores its answer: put is refused
+// when the scope's generation moved since the request began.
+type cache struct {
+	mu       sync.Mutex
+	maxBytes int64
+	bytes    int64
+	lru      *list.List // of *cacheEntry, most recent at the front
+	byKey    map[string]*list.Element
+	byScope  map[string]map[*list.Element]struct{}
+	gens     map[string]uint64
+	global   uint64 // the generation of scope "", moved by every change
+	epoch    uint64 // moved when the cache is turned on or off
+	enabled  bool   // only while changes are watched, else answers could go stale
+}
+
+type cacheEntry struct {
+	key, scope string
+	answer     *answer
+}
+
+func newCache(maxBytes int64) *cache {
+	return &cache{
+		maxBytes: maxBytes,
+		lru:      list.New(),
+		byKey:    map[string]*list.Element{},
+		byScope:  map[string]map[*list.Element]struct{}{},
+		gens:     map[string]uint64{},
+	}
+}
+
+// generation returns the scope's generation, to be handed back to put.
+func (c *cache) generation(scope string) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen(scope)
+}
+
+func (c *cache) gen(scope string) uint64 {
+	if scope == "" {
+		return c.global
+	}
+	// Both terms only grow, so their sum moves whenever either does.
+	return c.gens[scope] + c.epoch
+}
+
+func (c *cache) get(key string) (*answer, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byKey[key]
+	if !ok {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*cacheEntry).answer, true
+}
+
+// put stores an answer unless the cache is off, the answer is too large to
+// be worth a place, or its scope changed since gen was read.
+func (c *cache) put(key, scope string, gen uint64, a *answer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.enabled || a.size() > c.maxBytes/8 || c.gen(scope) != gen {
+		return
+	}
+	if el, ok := c.byKey[key]; ok {
+		c.remove(el)
+	}
+	el := c.lru.PushFront(&cacheEntry{key: key, scope: scope, answer: a})
+	c.byKey[key] = el
+	if c.byScope[scope] == nil {
+		c.byScope[scope] = map[*list.Element]struct{}{}
+	}
+	c.byScope[scope][el] = struct{}{}
+	c.bytes += a.size()
+	for c.bytes > c.maxBytes {
+		c.remove(c.lru.Back())
+	}
+}
+
+func (c *cache) remove(el *list.Element) {
+	e := el.Value.(*cacheEntry)
+	c.lru.Remove(el)
+	delete(c.byKey, e.key)
+	delete(c.byScope[e.scope], el)
+	if len(c.byScope[e.scope]) == 0 {
+		delete(c.byScope, e.scope)
+	}
+	c.bytes -= e.answer.size()
+}
+
+// invalidate drops the answers built from a source and every global one.
+func (c *cache) invalidate(sourceID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gens[sourceID]++
+	c.global++
+	c.dropScope(sourceID)
+	c.dropScope("")
+}
+
+func (c *cache) dropScope(scope string) {
+	for el := range c.byScope[scope] {
+		c.remove(el)
+	}
+}
+
+// setEnabled turns the cache on or off; either way it starts empty, since
+// changes may have been missed while it was off.
+func (c *cache) setEnabled(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.enabled = on
+	c.global++
+	c.epoch++
+	c.lru.Init()
+	c.byKey = map[string]*list.Element{}
+	c.byScope = map[string]map[*list.Element]struct{}{}
+	c.bytes = 0
+}
+
+// cacheStats is what /api/stats shows of the cache.
+type cacheStats struct {
+	Enabled  bool  `json:"enabled"`
+	Entries  int   `json:"entries"`
+	Bytes    int64 `json:"bytes"`
+	MaxBytes int64 `json:"max_bytes"`
+}
+
+func (c *cache) stats() cacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return cacheStats{Enabled: c.enabled, Entries: len(c.byKey), Bytes: c.bytes, MaxBytes: c.maxBytes}
+}

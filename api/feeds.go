@@ -1,0 +1,470 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/transform"
+)
+
+// built is what a read builds before rendering: the document and what its
+// headers need.
+type built struct {
+	doc          *dynamo.Resource
+	lastModified time.Time
+	nextChange   time.Time
+}
+
+// feedRequest is one read being answered.
+type feedRequest struct {
+	q     *readQuery
+	base  string // the public URL prefix, no trailing slash
+	self  string // the canonical URL of the answer
+	scope string // the cache scope: the source id, or "" for all sources
+}
+
+// link returns an absolute URL of this service for path and query, keeping
+// the requested format so that readers following links stay in it.
+func (fr *feedRequest) link(path string, query url.Values) string {
+	if fr.q.Format != transform.RSS2 {
+		if query == nil {
+			query = url.Values{}
+		}
+		query.Set("type", string(fr.q.Format))
+	}
+	u := fr.base + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	return u
+}
+
+// serveFeed answers a read: from the cache when it can, else by building
+// the document, rendering it and caching the result.
+func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e endpoint, scope string, build func(context.Context, *feedRequest) (*built, error)) {
+	q, err := parseQuery(r.URL.RawQuery, e)
+	if err != nil {
+		s.writeReadError(w, r, err)
+		return
+	}
+	fr := &feedRequest{q: q, base: s.baseURL(r), scope: scope}
+	fr.self = fr.base + r.URL.EscapedPath()
+	if c := q.canonical(); c != "" {
+		fr.self += "?" + c
+	}
+	key := fr.self
+	if a, ok := s.cache.get(key); ok {
+		s.cfg.Metrics.CacheHit()
+		s.writeAnswer(w, r, a)
+		return
+	}
+	s.cfg.Metrics.CacheMiss()
+	gen := s.cache.generation(scope)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	b, err := build(ctx, fr)
+	if err != nil {
+		s.writeReadError(w, r, err)
+		return
+	}
+	a, err := render(b, q.Format, fr.self)
+	if err != nil {
+		s.writeReadError(w, r, err)
+		return
+	}
+	s.cache.put(key, scope, gen, a)
+	s.writeAnswer(w, r, a)
+}
+
+// render writes the document in format f and computes its validators.
+func render(b *built, f transform.Format, self string) (*answer, error) {
+	var buf bytes.Buffer
+	if err := transform.Render(&buf, b.doc, f, transform.SelfURL(self)); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return &answer{
+		body:         buf.Bytes(),
+		contentType:  f.ContentType(),
+		etag:         `"` + hex.EncodeToString(sum[:16]) + `"`,
+		lastModified: b.lastModified.UTC().Truncate(time.Second),
+		nextChange:   b.nextChange,
+	}, nil
+}
+
+// baseURL is the configured public URL, or the one the client used.
+func (s *Server) baseURL(r *http.Request) string {
+	if s.cfg.BaseURL != "" {
+		return s.cfg.BaseURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// collections answers GET /resources: one item per collection.
+func (s *Server) collections(w http.ResponseWriter, r *http.Request) {
+	s.serveFeed(w, r, collectionsEndpoint, "", func(ctx context.Context, fr *feedRequest) (*built, error) {
+		cols, err := s.cfg.Store.Collections(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list collections: %w", err)
+		}
+		b := &built{doc: &dynamo.Resource{
+			URL:       fr.link("/resources", nil),
+			Timestamp: time.Unix(0, 0).UTC(),
+			Channel: dynamo.Channel{
+				Title:       "Dynamo collections",
+				Link:        fr.link("/resources", nil),
+				Description: "Every collection this Dynamo serves, one item each.",
+			},
+		}}
+		for i, src := range cols {
+			b.doc.Items = append(b.doc.Items, collectionItem(fr, i+1, &src))
+			b.lastModified = later(b.lastModified, changedAt(&src))
+			b.nextChange = earlier(b.nextChange, nextChange(&src))
+		}
+		b.doc.Timestamp = later(b.doc.Timestamp, b.lastModified)
+		return b, nil
+	})
+}
+
+func collectionItem(fr *feedRequest, index int, src *dynamo.Source) dynamo.Item {
+	title := src.Summary.Title
+	if title == "" {
+		title = src.ID
+	}
+	desc := fmt.Sprintf("<p>Collection <code>%s</code> of <a href=\"%s\">%s</a> (%s): %d versions, %d items.</p>",
+		html.EscapeString(src.ID), html.EscapeString(src.URL), html.EscapeString(src.URL), src.Kind, src.Summary.Versions, src.Summary.Items)
+	it := dynamo.Item{
+		Index:       index,
+		ID:          "collection:" + src.ID,
+		Title:       title,
+		Link:        fr.link("/resources/"+url.PathEscape(src.ID), nil),
+		Description: desc,
+	}
+	if t := changedAt(src); !t.IsZero() {
+		it.Extensions = append(it.Extensions, dateExtension(t))
+	}
+	if src.Category != "" {
+		it.Extensions = append(it.Extensions, dynamo.Extension{URI: dynamo.NamespaceDC, Prefix: "dc", LocalName: "subject", Value: src.Category})
+	}
+	return it
+}
+
+// resource answers GET /resources/{rssId} in all its forms.
+func (s *Server) resource(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "rssId")
+	s.serveFeed(w, r, resourceEndpoint, id, func(ctx context.Context, fr *feedRequest) (*built, error) {
+		src, err := s.cfg.Store.Source(ctx, id)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			return nil, notFound("no collection %q: see /resources for the collections", id)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read source %s: %w", id, err)
+		}
+		switch q := fr.q; {
+		case q.XPath != "":
+			return s.xpathItems(ctx, fr, src)
+		case q.Index > 0:
+			return s.version(ctx, fr, src)
+		case q.itemQuery():
+			return s.archive(ctx, fr, src)
+		}
+		return s.versions(ctx, fr, src)
+	})
+}
+
+// versions lists a collection's versions, newest first.
+func (s *Server) versions(ctx context.Context, fr *feedRequest, src *dynamo.Source) (*built, error) {
+	vs, err := s.cfg.Store.Versions(ctx, src.ID)
+	if err != nil {
+		return nil, fmt.Errorf("list versions of %s: %w", src.ID, err)
+	}
+	b := s.sourceBuilt(fr, src, nil)
+	b.doc.Channel.Title = fmt.Sprintf("Versions of %s", b.doc.Channel.Title)
+	b.doc.Channel.Description = fmt.Sprintf("Every version Dynamo stored of %s, newest first.", src.URL)
+	for i, v := range vs {
+		title := v.Title
+		if title == "" {
+			title = src.ID
+		}
+		b.doc.Items = append(b.doc.Items, dynamo.Item{
+			Index: i + 1,
+			ID:    "version:" + strconv.Itoa(v.Seq),
+			Title: fmt.Sprintf("Version %d of %s: %d items (%d new, %d gone)", v.Seq, title, v.Items, v.Added, v.Removed),
+			Link:  fr.link("/resources/"+url.PathEscape(src.ID), url.Values{"index": {strconv.Itoa(v.Index)}}),
+			Description: fmt.Sprintf("<p>Seen %s. Read it at <code>?index=%d</code>; its number stays %d.</p>",
+				v.SeenAt.UTC().Format(time.RFC1123), v.Index, v.Seq),
+			Extensions: []dynamo.Extension{dateExtension(v.SeenAt)},
+		})
+	}
+	return b, nil
+}
+
+// version answers ?index=n: the stored document, its items filtered by the
+// conditions and limited by max when given.
+func (s *Server) version(ctx context.Context, fr *feedRequest, src *dynamo.Source) (*built, error) {
+	doc, v, err := s.cfg.Store.Document(ctx, src.ID, fr.q.Index)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return nil, notFound("collection %q has no version %d: it has %d (index=1 is the newest)", src.ID, fr.q.Index, src.Summary.Versions)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read version %d of %s: %w", fr.q.Index, src.ID, err)
+	}
+	if len(fr.q.Conditions) > 0 || fr.q.Max > 0 {
+		var kept []dynamo.Item
+		for _, it := range doc.Items {
+			if fr.q.Max > 0 && len(kept) == fr.q.Max {
+				break
+			}
+			if dynamo.Match(fr.q.Conditions, &it) {
+				kept = append(kept, it)
+			}
+		}
+		doc.Items = kept
+	}
+	return &built{doc: doc, lastModified: v.SeenAt, nextChange: nextChange(src)}, nil
+}
+
+// archive answers the archive forms: every item ever seen, newest first,
+// filtered and limited.
+func (s *Server) archive(ctx context.Context, fr *feedRequest, src *dynamo.Source) (*built, error) {
+	items, err := s.cfg.Store.Items(ctx, dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.limit()})
+	if err != nil {
+		return nil, fmt.Errorf("query archive of %s: %w", src.ID, err)
+	}
+	latest, err := s.latest(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	b := s.sourceBuilt(fr, src, latest)
+	for i, ai := range items {
+		it := archivedItem(ai)
+		// Items come from different versions, whose index attributes
+		// collide; XMLData wants them unique, so they are numbered anew.
+		it.Index = i + 1
+		b.doc.Items = append(b.doc.Items, it)
+	}
+	return b, nil
+}
+
+// xpathItems answers ?xpath=: the items the expression selects in every
+// stored version, newest first and each once, or in version index.
+func (s *Server) xpathItems(ctx context.Context, fr *feedRequest, src *dynamo.Source) (*built, error) {
+	indexes := []int{fr.q.Index}
+	if fr.q.Index == 0 {
+		vs, err := s.cfg.Store.Versions(ctx, src.ID)
+		if err != nil {
+			return nil, fmt.Errorf("list versions of %s: %w", src.ID, err)
+		}
+		indexes = indexes[:0]
+		for _, v := range vs {
+			indexes = append(indexes, v.Index)
+		}
+	}
+	sel := &xpathSelector{ctx: ctx, expr: fr.q.expr, budget: s.cfg.XPathBudget}
+	var b *built
+	seen := map[string]bool{}
+	for _, index := range indexes {
+		doc, v, err := s.cfg.Store.Document(ctx, src.ID, index)
+		if errors.Is(err, dynamo.ErrNotFound) && fr.q.Index > 0 {
+			return nil, notFound("collection %q has no version %d: it has %d (index=1 is the newest)", src.ID, index, src.Summary.Versions)
+		}
+		if errors.Is(err, dynamo.ErrNotFound) {
+			continue // a version purged while we read
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read version %d of %s: %w", index, src.ID, err)
+		}
+		if b == nil && fr.q.Index > 0 {
+			shell := *doc
+			shell.Items = nil
+			b = &built{doc: &shell, lastModified: v.SeenAt, nextChange: nextChange(src)}
+		} else if b == nil {
+			b = s.sourceBuilt(fr, src, doc) // the newest version comes first
+		}
+		items, err := sel.selectItems(doc)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			if seen[it.ID] || !dynamo.Match(fr.q.Conditions, &it) {
+				continue
+			}
+			seen[it.ID] = true
+			if fr.q.Index == 0 {
+				it.Index = len(seen) // unique across versions, as in archive
+			}
+			b.doc.Items = append(b.doc.Items, it)
+			if len(seen) == fr.q.limit() {
+				return b, nil
+			}
+		}
+	}
+	if b == nil {
+		b = s.sourceBuilt(fr, src, nil)
+	}
+	return b, nil
+}
+
+// latest reads a collection's newest version; nil when it has none.
+func (s *Server) latest(ctx context.Context, src *dynamo.Source) (*dynamo.Resource, error) {
+	if src.Summary.Versions == 0 {
+		return nil, nil
+	}
+	doc, _, err := s.cfg.Store.Document(ctx, src.ID, 1)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read newest version of %s: %w", src.ID, err)
+	}
+	return doc, nil
+}
+
+// sourceBuilt starts an answer about a collection: the channel of its newest
+// version (latest, when there is one) and no items yet.
+func (s *Server) sourceBuilt(fr *feedRequest, src *dynamo.Source, latest *dynamo.Resource) *built {
+	doc := &dynamo.Resource{URL: src.URL, RSSID: src.ID, Timestamp: changedAt(src)}
+	if latest != nil {
+		doc.URL, doc.Timestamp, doc.Channel = latest.URL, latest.Timestamp, latest.Channel
+	} else {
+		doc.Channel = dynamo.Channel{Title: src.Summary.Title, Link: src.URL}
+		if doc.Channel.Title == "" {
+			doc.Channel.Title = src.ID
+		}
+	}
+	return &built{doc: doc, lastModified: changedAt(src), nextChange: nextChange(src)}
+}
+
+// archivedItem is an archive item as a feed shows it: dated by when Dynamo
+// first saw it when the page gave no date, so that readers order it.
+func archivedItem(ai dynamo.ArchivedItem) dynamo.Item {
+	it := ai.Item
+	if _, ok := it.Date(); !ok && !ai.FirstSeen.IsZero() {
+		it.Extensions = append(it.Extensions[:len(it.Extensions):len(it.Extensions)], dateExtension(ai.FirstSeen))
+	}
+	return it
+}
+
+// aggregate answers GET /aggregate: items across collections, each story
+// once with the other sources that carried it named, or every copy.
+func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) {
+	s.serveFeed(w, r, aggregateEndpoint, "", func(ctx context.Context, fr *feedRequest) (*built, error) {
+		q := fr.q
+		items, err := s.cfg.Store.Aggregate(ctx, dynamo.AggregateQuery{
+			Category: q.Category, Conditions: q.Conditions, Max: q.limit(), IncludeDuplicates: q.Dups,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("aggregate: %w", err)
+		}
+		sources, err := s.cfg.Store.Sources(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list sources: %w", err)
+		}
+		title, what := "Dynamo: every source", "every source"
+		if q.Category != "" {
+			title, what = "Dynamo: "+q.Category, "the sources of category "+q.Category
+		}
+		self := fr.link("/aggregate", nil)
+		b := &built{doc: &dynamo.Resource{
+			URL:       self,
+			Timestamp: time.Unix(0, 0).UTC(),
+			Channel: dynamo.Channel{
+				Title:       title,
+				Link:        self,
+				Description: "The newest items of " + what + ", each story once with the other sources that carried it.",
+			},
+		}}
+		for _, src := range sources {
+			if q.Category == "" || src.Category == q.Category {
+				b.lastModified = later(b.lastModified, changedAt(&src))
+				b.nextChange = earlier(b.nextChange, nextChange(&src))
+			}
+		}
+		for i, ai := range items {
+			b.doc.Items = append(b.doc.Items, aggregatedItem(fr, i+1, ai))
+			b.lastModified = later(b.lastModified, ai.FirstSeen)
+		}
+		b.doc.Timestamp = later(b.doc.Timestamp, b.lastModified)
+		return b, nil
+	})
+}
+
+// aggregatedItem names the item's source and the other sources that
+// carried the story, in the description for people and as extension
+// elements for programs.
+func aggregatedItem(fr *feedRequest, index int, ai dynamo.AggregatedItem) dynamo.Item {
+	it := archivedItem(ai.ArchivedItem)
+	it.Index = index
+	// Ids are unique within a source only; the feed spans sources.
+	it.ID = ai.SourceID + "/" + it.ID
+	exts := append(it.Extensions[:len(it.Extensions):len(it.Extensions)],
+		dynamo.Extension{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: "source", Value: ai.SourceID})
+	var names string
+	for i, k := range ai.AlsoIn {
+		exts = append(exts, dynamo.Extension{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: "alsoIn", Value: k.SourceID})
+		if i > 0 {
+			names += ", "
+		}
+		names += fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(fr.link("/resources/"+url.PathEscape(k.SourceID), nil)), html.EscapeString(k.SourceID))
+	}
+	it.Extensions = exts
+	it.Description += fmt.Sprintf(`<p>From <a href="%s">%s</a>`, html.EscapeString(fr.link("/resources/"+url.PathEscape(ai.SourceID), nil)), html.EscapeString(ai.SourceID))
+	if names != "" {
+		it.Description += "; also in " + names
+	}
+	it.Description += ".</p>"
+	return it
+}
+
+func dateExtension(t time.Time) dynamo.Extension {
+	return dynamo.Extension{URI: dynamo.NamespaceDC, Prefix: "dc", LocalName: "date", Value: t.UTC().Format(time.RFC3339)}
+}
+
+// changedAt is when a collection last changed: its newest version, or its
+// registration when it has none.
+func changedAt(src *dynamo.Source) time.Time {
+	if !src.Summary.LastVersionAt.IsZero() {
+		return src.Summary.LastVersionAt
+	}
+	return src.CreatedAt
+}
+
+// nextChange is the earliest a collection can change: its next poll, or
+// never for a paused source.
+func nextChange(src *dynamo.Source) time.Time {
+	if src.Paused {
+		return time.Time{}
+	}
+	return src.State.NextPoll
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// earlier returns the earlier of two times, zero meaning unknown.
+func earlier(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}

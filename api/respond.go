@@ -1,0 +1,202 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/transform"
+)
+
+// Bounds of the Cache-Control max-age that feeds are served with.
+const (
+	defaultMaxAge = time.Minute    // when the next poll is unknown
+	maxMaxAge     = 24 * time.Hour // however far off the next poll is
+)
+
+// writeAnswer sends a rendered feed, or 304 when the client's copy is
+// current.
+func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) {
+	h := w.Header()
+	h.Set("ETag", a.etag)
+	h.Set("Last-Modified", a.lastModified.Format(http.TimeFormat))
+	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(maxAge(a.nextChange, s.cfg.Now()).Seconds())))
+	if notModified(r, a) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", a.contentType)
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.Write(a.body)
+}
+
+// maxAge is how long a client may keep an answer: until the collection's
+// next poll, the earliest it can change.
+func maxAge(next, now time.Time) time.Duration {
+	if next.IsZero() {
+		return defaultMaxAge
+	}
+	return min(max(next.Sub(now), 0), maxMaxAge).Truncate(time.Second)
+}
+
+// notModified evaluates the conditional request headers as RFC 9110 §13.2.2
+// orders them: If-None-Match when present (weak comparison), else
+// If-Modified-Since.
+func notModified(r *http.Request, a *answer) bool {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		return etagMatches(inm, a.etag)
+	}
+	ims := r.Header.Get("If-Modified-Since")
+	if ims == "" {
+		return false
+	}
+	t, err := http.ParseTime(ims)
+	return err == nil && !a.lastModified.After(t)
+}
+
+// etagMatches reports whether the If-None-Match list names etag, ignoring
+// weakness (W/), or is "*".
+func etagMatches(list, etag string) bool {
+	for tag := range strings.SplitSeq(list, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// notFoundError is a 404 whose message is shown to the client.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+
+func notFound(format string, args ...any) error {
+	return &notFoundError{msg: fmt.Sprintf(format, args...)}
+}
+
+// classify maps an error to its status and the message the client sees.
+// Errors that are not the client's are logged and shown without detail.
+func (s *Server) classify(r *http.Request, err error) (status int, param, msg string) {
+	var pe *paramError
+	var nf *notFoundError
+	switch {
+	case errors.As(err, &pe):
+		return http.StatusBadRequest, pe.param, pe.msg
+	case errors.As(err, &nf):
+		return http.StatusNotFound, "", nf.msg
+	case errors.Is(err, dynamo.ErrNotFound):
+		return http.StatusNotFound, "", "not found"
+	case errors.Is(err, context.DeadlineExceeded):
+		s.log.Warn("api: request timed out", "path", r.URL.Path, "err", err)
+		return http.StatusServiceUnavailable, "", "the request took too long; try again, or ask for fewer items"
+	case r.Context().Err() != nil:
+		return http.StatusServiceUnavailable, "", "request cancelled"
+	}
+	s.log.Error("api: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	return http.StatusInternalServerError, "", "internal error; it has been logged"
+}
+
+// writeReadError answers a failed read in the format the client asked for
+// with type= (an XML document for the XML formats, JSON for json), or in
+// plain text when it asked for none or its type was the error.
+func (s *Server) writeReadError(w http.ResponseWriter, r *http.Request, err error) {
+	status, param, msg := s.classify(r, err)
+	format, asked := requestedFormat(r.URL.RawQuery)
+	switch {
+	case !asked:
+		writePlainError(w, status, msg)
+	case format == transform.JSON:
+		writeJSONError(w, status, param, msg)
+	default:
+		writeXMLError(w, status, param, msg)
+	}
+}
+
+func errorHeaders(w http.ResponseWriter, contentType string, status int) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+}
+
+func writePlainError(w http.ResponseWriter, status int, msg string) {
+	errorHeaders(w, "text/plain; charset=utf-8", status)
+	fmt.Fprintln(w, msg)
+}
+
+// errorBody is the JSON error document.
+type errorBody struct {
+	Status    int    `json:"status"`
+	Error     string `json:"error"`
+	Parameter string `json:"parameter,omitempty"`
+}
+
+func writeJSONError(w http.ResponseWriter, status int, param, msg string) {
+	errorHeaders(w, "application/json; charset=utf-8", status)
+	json.NewEncoder(w).Encode(errorBody{Status: status, Error: msg, Parameter: param})
+}
+
+// xmlError is the XML error document.
+type xmlError struct {
+	XMLName   xml.Name `xml:"error"`
+	Status    int      `xml:"status"`
+	Message   string   `xml:"message"`
+	Parameter string   `xml:"parameter,omitempty"`
+}
+
+func writeXMLError(w http.ResponseWriter, status int, param, msg string) {
+	errorHeaders(w, "application/xml; charset=utf-8", status)
+	w.Write([]byte(xml.Header))
+	// Messages quote client input, which may hold characters XML cannot
+	// carry; strings.ToValidUTF8 and the encoder's escaping keep the
+	// document well-formed.
+	body, _ := xml.MarshalIndent(xmlError{Status: status, Message: xmlText(msg), Parameter: xmlText(param)}, "", "  ")
+	w.Write(append(body, '\n'))
+}
+
+// xmlText drops what XML 1.0 cannot hold: invalid UTF-8 and control
+// characters other than tab and newline.
+func xmlText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// checkBaseURL accepts an absolute http(s) URL without query or fragment.
+func checkBaseURL(base string) error {
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") || strings.ContainsAny(base, "?#") {
+		return fmt.Errorf("api: base URL %q must be an absolute http or https URL without query or fragment: %w", base, dynamo.ErrInvalid)
+	}
+	return nil
+}
+
+// requestedFormat finds the format a query string asks for, even in a query
+// that does not parse, so that its error can answer in that format. It
+// reports false when no type parameter names a format.
+func requestedFormat(raw string) (transform.Format, bool) {
+	if len(raw) > MaxQueryLength {
+		return "", false
+	}
+	for piece := range strings.SplitSeq(raw, "&") {
+		name, value, err := splitPair(piece)
+		if err != nil || name != "type" {
+			continue
+		}
+		if f, err := transform.ParseFormat(value); err == nil {
+			return f, true
+		}
+	}
+	return "", false
+}
