@@ -1,0 +1,388 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/poller/policy"
+	"github.com/dynamo-feeds/dynamo/transform"
+)
+
+// sourceRow is one source as the pages show it.
+type sourceRow struct {
+	dynamo.Source
+	Status string // active, paused, polling, failing or removed
+	Policy string // the policy it follows, with "(global)" when inherited
+}
+
+// status names a source's state in one word.
+func status(s *dynamo.Source, removed bool, now time.Time) string {
+	switch {
+	case removed:
+		return "removed"
+	case s.Paused:
+		return "paused"
+	case s.Summary.LeaseOwner != "" && s.Summary.LeaseExpires.After(now):
+		return "polling"
+	case s.State.LastStatus == dynamo.StatusError:
+		return "failing"
+	}
+	return "active"
+}
+
+func (h *handler) row(s dynamo.Source, removed bool, now time.Time) sourceRow {
+	p := s.Policy
+	if p == "" {
+		p = "global"
+		if h.cfg.Poller != nil {
+			p = h.cfg.Poller.Policy() + " (global)"
+		}
+	}
+	return sourceRow{Source: s, Status: status(&s, removed, now), Policy: p}
+}
+
+// policies lists the names a source may follow.
+func (h *handler) policies() []string {
+	if h.cfg.Poller != nil {
+		return h.cfg.Poller.Policies()
+	}
+	return policy.Names()
+}
+
+type sourcesData struct {
+	Sources      []sourceRow
+	Polling      bool // a poller runs in this process
+	GlobalPolicy string
+	Policies     []string
+}
+
+// sourcesPage lists every collection: active sources and removed ones whose
+// archive is kept.
+func (h *handler) sourcesPage(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	active, err := h.cfg.Store.Sources(ctx)
+	if err != nil {
+		h.storeFailed(w, r, "list sources", err)
+		return
+	}
+	all, err := h.cfg.Store.Collections(ctx)
+	if err != nil {
+		h.storeFailed(w, r, "list collections", err)
+		return
+	}
+	isActive := map[string]bool{}
+	for _, s := range active {
+		isActive[s.ID] = true
+	}
+	// Collections lists the archives; active sources without one yet come
+	// from Sources, which also has the fresher state of the active ones.
+	byID := map[string]dynamo.Source{}
+	for _, s := range all {
+		byID[s.ID] = s
+	}
+	for _, s := range active {
+		byID[s.ID] = s
+	}
+	all = all[:0]
+	for _, s := range byID {
+		all = append(all, s)
+	}
+	slices.SortFunc(all, func(a, b dynamo.Source) int { return strings.Compare(a.ID, b.ID) })
+	now := time.Now()
+	d := sourcesData{Polling: h.cfg.Poller != nil, Policies: h.policies()}
+	if h.cfg.Poller != nil {
+		d.GlobalPolicy = h.cfg.Poller.Policy()
+	}
+	for _, s := range all {
+		d.Sources = append(d.Sources, h.row(s, !isActive[s.ID], now))
+	}
+	h.render(w, r, http.StatusOK, "sources.html", view{Title: "Sources", Section: "sources", Data: d})
+}
+
+// subscribeLink is one feed URL of a collection in one format.
+type subscribeLink struct {
+	Label string
+	URL   string
+}
+
+// subscribeRow is one kind of feed of a collection, in every format.
+type subscribeRow struct {
+	What  string
+	Links []subscribeLink
+}
+
+type sourceData struct {
+	Source    sourceRow
+	Subscribe []subscribeRow
+	Versions  []dynamo.Version
+	Items     []dynamo.ArchivedItem
+	ItemsMax  int
+	MoreItems bool // the archive holds more than ItemsMax items
+	Rate      chart
+	Polls     chart
+	PollStrip strip
+	Polling   bool
+	Policies  []string
+}
+
+// defaultItems and maxItems bound the archive shown on a source's page.
+const (
+	defaultItems = 50
+	maxItems     = 1000
+	pollsShown   = 100
+)
+
+// sourcePage shows one collection: its state, how to subscribe, charts,
+// the version timeline and the archive.
+func (h *handler) sourcePage(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	id := r.PathValue("id")
+	src, err := h.cfg.Store.Source(ctx, id)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		h.fail(w, r, http.StatusNotFound, fmt.Sprintf("There is no source %q.", id))
+		return
+	}
+	if err != nil {
+		h.storeFailed(w, r, "read source", err)
+		return
+	}
+	limit := defaultItems
+	if n, err := strconv.Atoi(r.URL.Query().Get("items")); err == nil && n > 0 {
+		limit = min(n, maxItems)
+	}
+	versions, err := h.cfg.Store.Versions(ctx, id)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		h.storeFailed(w, r, "list versions", err)
+		return
+	}
+	// One item more than shown tells whether there are more.
+	items, err := h.cfg.Store.Items(ctx, dynamo.ItemQuery{SourceID: id, Max: limit + 1})
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		h.storeFailed(w, r, "list items", err)
+		return
+	}
+	polls, err := h.cfg.Store.Polls(ctx, id, pollsShown)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		h.storeFailed(w, r, "list polls", err)
+		return
+	}
+	rate, err := h.rateChart(ctx, src, versions)
+	if err != nil {
+		h.storeFailed(w, r, "read items for the rate chart", err)
+		return
+	}
+	d := sourceData{
+		Source:    h.row(*src, false, time.Now()),
+		Subscribe: subscribeLinks(id),
+		Versions:  versions,
+		Items:     items[:min(len(items), limit)],
+		ItemsMax:  limit,
+		MoreItems: len(items) > limit,
+		Rate:      rate,
+		Polls:     pollsChart(polls),
+		PollStrip: pollStrip(polls),
+		Polling:   h.cfg.Poller != nil,
+		Policies:  h.policies(),
+	}
+	title := src.Summary.Title
+	if title == "" {
+		title = src.ID
+	}
+	h.render(w, r, http.StatusOK, "source.html", view{Title: title, Section: "sources", Data: d})
+}
+
+// subscribeLinks are the collection's feeds (SPEC §5) in every format.
+func subscribeLinks(id string) []subscribeRow {
+	kinds := []struct{ what, query string }{
+		{"Archive: the newest items ever seen", "max=50&"},
+		{"Latest version", "index=1&"},
+		{"List of versions", ""},
+	}
+	var rows []subscribeRow
+	for _, k := range kinds {
+		row := subscribeRow{What: k.what}
+		for _, f := range feedFormats() {
+			row.Links = append(row.Links, subscribeLink{
+				Label: formatLabel(f),
+				URL:   "/resources/" + url.PathEscape(id) + "?" + k.query + "type=" + string(f),
+			})
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// feedFormats are the formats offered to subscribe in: every one that
+// Render writes but XMLData, which is no feed.
+func feedFormats() []transform.Format {
+	var out []transform.Format
+	for _, f := range transform.Formats() {
+		if f != transform.XMLData {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// formatLabel names a format for people.
+func formatLabel(f transform.Format) string {
+	switch f {
+	case transform.RSS1:
+		return "RSS 1.0"
+	case transform.RSS2:
+		return "RSS 2.0"
+	case transform.Atom:
+		return "Atom"
+	case transform.JSON:
+		return "JSON Feed"
+	case transform.XMLData:
+		return "XMLData"
+	}
+	return string(f)
+}
+
+// action wraps the handlers of the operator's forms: it bounds the form,
+// checks authorization and the anti-forgery token, and reads the source.
+func (h *handler) action(do func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		if err := r.ParseForm(); err != nil {
+			h.fail(w, r, http.StatusBadRequest, "The form could not be read: "+err.Error())
+			return
+		}
+		if !h.authorized(r) {
+			msg := "Actions need the admin token: log in at /ui/login first."
+			if h.cfg.AdminToken == "" {
+				msg = "No admin token is configured (DYNAMO_ADMIN_TOKEN), so actions are accepted from this machine (loopback clients) only."
+			}
+			h.fail(w, r, http.StatusForbidden, msg)
+			return
+		}
+		if !h.bearer(r) && !h.checkCSRF(r) {
+			h.fail(w, r, http.StatusForbidden, csrfMessage)
+			return
+		}
+		do(w, r)
+	}
+}
+
+// done sends the browser back to the page the form was on, with a message.
+func (h *handler) done(w http.ResponseWriter, r *http.Request, msg string) {
+	h.setFlash(w, r, msg)
+	back := Prefix
+	if id := r.PathValue("id"); id != "" && r.PostFormValue("back") == "source" {
+		back = Prefix + "sources/" + url.PathEscape(id)
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+func (h *handler) pollAction(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if h.cfg.Poller == nil {
+		h.fail(w, r, http.StatusServiceUnavailable, "This process serves the HTTP interface only (--role api): no poller runs here, so it cannot poll now. The pollers will poll the source on schedule.")
+		return
+	}
+	out, err := h.cfg.Poller.PollNow(r.Context(), id)
+	switch {
+	case errors.Is(err, dynamo.ErrNotFound):
+		h.fail(w, r, http.StatusNotFound, fmt.Sprintf("There is no active source %q to poll.", id))
+		return
+	case errors.Is(err, dynamo.ErrConflict), errors.Is(err, dynamo.ErrLeaseLost):
+		h.fail(w, r, http.StatusConflict, fmt.Sprintf("Another poller is polling %q right now. Try again in a moment.", id))
+		return
+	case err != nil:
+		h.log.Error("web: poll now", "source", id, "err", err)
+		h.fail(w, r, http.StatusInternalServerError, fmt.Sprintf("Polling %q failed: the store did not answer.", id))
+		return
+	}
+	h.done(w, r, describeOutcome(id, out))
+}
+
+// describeOutcome says what a poll found, in a sentence.
+func describeOutcome(id string, out dynamo.PollOutcome) string {
+	switch out.Status {
+	case dynamo.StatusChanged:
+		return fmt.Sprintf("Polled %s: changed, stored version %d with %d new items.", id, out.Version, out.NewItems)
+	case dynamo.StatusUnchanged:
+		return fmt.Sprintf("Polled %s: unchanged since the last version.", id)
+	case dynamo.StatusNotModified:
+		return fmt.Sprintf("Polled %s: not modified (the origin answered 304).", id)
+	}
+	return fmt.Sprintf("Polled %s: error: %s", id, out.Error)
+}
+
+func (h *handler) policyAction(w http.ResponseWriter, r *http.Request) {
+	name := r.PostFormValue("policy")
+	if name != "" && !slices.Contains(h.policies(), name) {
+		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("There is no policy %q.", name))
+		return
+	}
+	h.updateSource(w, r, func(s *dynamo.Source) string {
+		s.Policy = name
+		if name == "" {
+			return fmt.Sprintf("%s now follows the global policy.", s.ID)
+		}
+		return fmt.Sprintf("%s now follows the %s policy.", s.ID, name)
+	})
+}
+
+func (h *handler) pauseAction(w http.ResponseWriter, r *http.Request) {
+	paused, err := strconv.ParseBool(r.PostFormValue("paused"))
+	if err != nil {
+		h.fail(w, r, http.StatusBadRequest, "paused must be true or false.")
+		return
+	}
+	h.updateSource(w, r, func(s *dynamo.Source) string {
+		s.Paused = paused
+		if paused {
+			return fmt.Sprintf("%s is paused: it will not be polled until resumed.", s.ID)
+		}
+		return fmt.Sprintf("%s is resumed.", s.ID)
+	})
+}
+
+// updateSource reads a source, changes it and stores it back.
+func (h *handler) updateSource(w http.ResponseWriter, r *http.Request, change func(*dynamo.Source) string) {
+	id := r.PathValue("id")
+	src, err := h.cfg.Store.Source(r.Context(), id)
+	if err == nil {
+		msg := change(src)
+		if err = h.cfg.Store.UpdateSource(r.Context(), src); err == nil {
+			h.done(w, r, msg)
+			return
+		}
+	}
+	if errors.Is(err, dynamo.ErrNotFound) {
+		h.fail(w, r, http.StatusNotFound, fmt.Sprintf("There is no active source %q.", id))
+		return
+	}
+	h.storeFailed(w, r, "update source", err)
+}
+
+func (h *handler) globalPolicyAction(w http.ResponseWriter, r *http.Request) {
+	if h.cfg.Poller == nil {
+		h.fail(w, r, http.StatusServiceUnavailable, "This process serves the HTTP interface only: switch the global policy on a process that polls, or with PUT /api/poller there.")
+		return
+	}
+	name := r.PostFormValue("policy")
+	err := h.cfg.Poller.SetPolicy(r.Context(), name)
+	switch {
+	case errors.Is(err, dynamo.ErrInvalid):
+		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("There is no policy %q.", name))
+	case err != nil:
+		h.log.Error("web: set policy", "policy", name, "err", err)
+		h.fail(w, r, http.StatusInternalServerError, "The policy could not be switched: the store did not answer.")
+	default:
+		h.done(w, r, fmt.Sprintf("Every poller now follows the %s policy.", name))
+	}
+}

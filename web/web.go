@@ -1,0 +1,234 @@
+// Package web is Dynamo's web interface (SPEC §10): HTML pages, served by
+// the same binary under /ui/, for the two kinds of people who look at Dynamo
+// in a browser. Operators see every source with its state and act on it
+// (poll now, change its policy, pause it); a source's page shows its version
+// timeline, its archive, links to subscribe and server-side SVG charts of its
+// posting rate and its polls. Webmasters use the annotation playground to see
+// what Dynamo extracts from a page and what is wrong with its annotations
+// before they deploy them, and anyone can search a collection's archive and
+// take away the equivalent feed URL.
+//
+// The pages need no JavaScript and load nothing from elsewhere: templates,
+// style sheet and example pages are embedded. Everything that comes from a
+// source is escaped by html/template (descriptions are shown as plain text),
+// and a Content-Security-Policy that allows no script at all backs that up.
+// docs/WEB.md describes the pages, the authorization of actions and the
+// decisions taken where the specification is silent.
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/poller/fetch"
+)
+
+// Prefix is the path under which the pages are served; "/" redirects to it.
+const Prefix = "/ui/"
+
+// Poller is what the actions need of the poller: polling a source now and
+// switching the global scheduling policy. *poller.Poller implements it.
+type Poller interface {
+	// PollNow polls a source at once and returns the outcome;
+	// dynamo.ErrNotFound for an unknown source, dynamo.ErrConflict or
+	// dynamo.ErrLeaseLost when another poller holds it.
+	PollNow(ctx context.Context, sourceID string) (dynamo.PollOutcome, error)
+	// Policy is the global scheduling policy's name.
+	Policy() string
+	// SetPolicy switches the global policy of every poller on the store.
+	SetPolicy(ctx context.Context, name string) error
+	// Policies lists the policy names a source or the poller may follow.
+	Policies() []string
+}
+
+// FetchFunc retrieves a page for the playground's URL form. It must refuse
+// what the poller refuses (private addresses, oversized bodies): the lead
+// wires the poller's guarded client. It returns the body, its Content-Type
+// and the URL it was finally read from, after redirects.
+type FetchFunc func(ctx context.Context, url string) (body []byte, contentType, finalURL string, err error)
+
+// FetchFrom adapts the poller's fetcher (*fetch.Client, whose guard
+// refuses private addresses and whose caps bound the body) to FetchFunc.
+func FetchFrom(f interface {
+	Get(ctx context.Context, req fetch.Request) (*fetch.Response, error)
+}) FetchFunc {
+	return func(ctx context.Context, url string) ([]byte, string, string, error) {
+		resp, err := f.Get(ctx, fetch.Request{URL: url})
+		if err != nil {
+			return nil, "", "", err
+		}
+		return resp.Body, resp.ContentType, resp.URL, nil
+	}
+}
+
+// Config is what New needs. Only Store is required.
+type Config struct {
+	Store dynamo.Store
+	// Poller serves "poll now" and the global policy; nil in a process
+	// that runs only the HTTP interface, where those actions say so.
+	Poller Poller
+	// AdminToken, when set, is what actions need (from a header, the
+	// login form's cookie or a form field); when empty, actions are
+	// accepted from loopback clients only, as in the admin API.
+	AdminToken string
+	// Fetch serves the playground's URL form; nil turns that form off.
+	Fetch FetchFunc
+	// Logger receives server-side failures; nil discards them.
+	Logger *slog.Logger
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// handler serves the pages.
+type handler struct {
+	cfg   Config
+	log   *slog.Logger
+	pages map[string]*template.Template
+	mux   *http.ServeMux
+	// csrfKey signs the forms' anti-forgery tokens. It is derived from the
+	// admin token when there is one, so that every process sharing the
+	// token accepts the forms of the others.
+	csrfKey []byte
+}
+
+// New builds the web interface's handler. Mount it for every path that the
+// API does not serve: it answers "/" (a redirect) and everything under
+// Prefix.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("web: a store is required: %w", dynamo.ErrInvalid)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	// A nil *poller.Poller put in the interface is no poller at all.
+	if v := reflect.ValueOf(cfg.Poller); v.Kind() == reflect.Pointer && v.IsNil() {
+		cfg.Poller = nil
+	}
+	pages, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	h := &handler{cfg: cfg, log: cfg.Logger, pages: pages}
+	h.csrfKey = csrfKey(cfg.AdminToken)
+	if h.csrfKey == nil {
+		h.csrfKey = make([]byte, 32)
+		rand.Read(h.csrfKey) // never fails (crypto/rand)
+	}
+	h.mux = h.routes()
+	return h, nil
+}
+
+func (h *handler) routes() *http.ServeMux {
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil { // the directory is embedded above
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, Prefix, http.StatusFound)
+	})
+	mux.HandleFunc("GET /ui", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, Prefix, http.StatusMovedPermanently)
+	})
+	mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", staticHandler(static)))
+	mux.HandleFunc("GET /ui/{$}", h.sourcesPage)
+	mux.HandleFunc("GET /ui/sources/{id}", h.sourcePage)
+	mux.HandleFunc("POST /ui/sources/{id}/poll", h.action(h.pollAction))
+	mux.HandleFunc("POST /ui/sources/{id}/policy", h.action(h.policyAction))
+	mux.HandleFunc("POST /ui/sources/{id}/pause", h.action(h.pauseAction))
+	mux.HandleFunc("POST /ui/policy", h.action(h.globalPolicyAction))
+	mux.HandleFunc("GET /ui/playground", h.playgroundPage)
+	mux.HandleFunc("POST /ui/playground", h.playgroundPage)
+	mux.HandleFunc("GET /ui/search", h.searchPage)
+	mux.HandleFunc("GET /ui/login", h.loginPage)
+	mux.HandleFunc("POST /ui/login", h.loginSubmit)
+	mux.HandleFunc("POST /ui/logout", h.logout)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		h.fail(w, r, http.StatusNotFound, "There is no page here. The sources are listed at /ui/.")
+	})
+	return mux
+}
+
+// ServeHTTP answers one request, with headers that keep any markup that
+// slipped through from running: no script may run on these pages at all.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "same-origin")
+	hd.Set("X-Frame-Options", "DENY")
+	crossOrigin.Handler(h.mux).ServeHTTP(w, r)
+}
+
+// crossOrigin refuses form posts that a browser reports as coming from
+// another site, before the forms' own tokens are even looked at.
+var crossOrigin = http.NewCrossOriginProtection()
+
+// staticHandler serves the embedded assets, cacheable for a day: they
+// change only with the binary.
+func staticHandler(static fs.FS) http.Handler {
+	files := http.FileServerFS(static)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// view is what every page's template receives.
+type view struct {
+	Title   string
+	Section string // the navigation entry to mark as current
+	CSRF    string // the anti-forgery token for the page's forms
+	Auth    authView
+	Flash   string // the outcome of the action that led here
+	Data    any    // the page's own data
+}
+
+// render executes a page's template into a buffer first, so that a
+// template failure answers a clean 500 rather than half a page.
+func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, name string, v view) {
+	v.CSRF = h.csrfToken(w, r)
+	v.Auth = h.authView(r)
+	if v.Flash == "" {
+		v.Flash = takeFlash(w, r)
+	}
+	var buf bytes.Buffer
+	if err := h.pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
+		h.log.Error("web: render", "page", name, "err", err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// fail answers an error page with a message for the user.
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	h.render(w, r, status, "error.html", view{Title: http.StatusText(status), Data: msg})
+}
+
+// storeFailed logs a store error and answers 500 without its details.
+func (h *handler) storeFailed(w http.ResponseWriter, r *http.Request, what string, err error) {
+	h.log.Error("web: store", "what", what, "err", err)
+	h.fail(w, r, http.StatusInternalServerError, "The store did not answer ("+what+"). Try again in a moment.")
+}
+
+// timeout bounds the store reads of one page.
+const timeout = 20 * time.Second
