@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/api"
+	"github.com/dynamo-feeds/dynamo/dedup"
+	"github.com/dynamo-feeds/dynamo/discovery"
+	"github.com/dynamo-feeds/dynamo/metrics"
+	"github.com/dynamo-feeds/dynamo/poller"
+	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/storage"
+)
+
+func init() {
+	register("serve", "run the HTTP interface and the poller", runServe)
+}
+
+// serveConfig is what the serve command's flags say.
+type serveConfig struct {
+	addr         string
+	db           string
+	sourcesFile  string
+	role         string
+	allowPrivate bool
+	demo         bool
+	policy       string
+	workers      int
+}
+
+const serveUsage = `usage: dynamo serve [--addr 127.0.0.1:8080] [--db DSN] [--sources FILE]
+                    [--role all|api|poller] [--allow-private] [--demo]
+
+Serves the feeds and the admin API, and polls the sources. --db (or
+DATABASE_URL) is a postgres:// URL or the embedded store's file (default
+dynamo.db in the working directory). --demo serves the example pages from a
+site on loopback and registers them, so there is something to look at at once.
+`
+
+func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
+	cfg := serveConfig{}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.Usage = func() { fmt.Fprint(errOut, serveUsage); fs.PrintDefaults() }
+	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&cfg.db, "db", "", "store: a postgres:// URL or a file for the embedded store (default $DATABASE_URL, else dynamo.db)")
+	fs.StringVar(&cfg.sourcesFile, "sources", "", "YAML or JSON file of sources to register or update at start")
+	fs.StringVar(&cfg.role, "role", "all", "all, api (HTTP only) or poller (polling, with /healthz and /metrics)")
+	fs.BoolVar(&cfg.allowPrivate, "allow-private", false, "allow fetching loopback, private and link-local addresses")
+	fs.BoolVar(&cfg.demo, "demo", false, "serve and register the example pages (implies --allow-private)")
+	fs.StringVar(&cfg.policy, "policy", "", "global scheduling policy until one is set through the API (default smart)")
+	fs.IntVar(&cfg.workers, "workers", 8, "sources polled at once")
+	if err := fs.Parse(args); err != nil {
+		return cfg, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(errOut, "dynamo serve: unexpected argument %q\n", fs.Arg(0))
+		return cfg, false
+	}
+	switch cfg.role {
+	case "all", "api", "poller":
+	default:
+		fmt.Fprintf(errOut, "dynamo serve: --role must be all, api or poller, not %q\n", cfg.role)
+		return cfg, false
+	}
+	if cfg.db == "" {
+		cfg.db = os.Getenv("DATABASE_URL")
+	}
+	if cfg.db == "" {
+		cfg.db = "dynamo.db"
+	}
+	if cfg.demo {
+		cfg.allowPrivate = true
+	}
+	return cfg, true
+}
+
+func runServe(ctx context.Context, args []string, s stdio) int {
+	cfg, ok := parseServeArgs(args, s.err)
+	if !ok {
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(s.err, nil))
+	if err := serve(ctx, cfg, log, nil); err != nil {
+		log.Error("dynamo serve", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs until ctx ends, then shuts down gracefully: the HTTP server
+// finishes its requests, the poller its polls, and leases are released.
+// ready, when set, receives the listening address once requests are served.
+func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- string) error {
+	store, err := storage.Open(ctx, cfg.db)
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	defer store.Close()
+
+	client := pollfetch.New(pollfetch.Options{AllowPrivate: cfg.allowPrivate})
+	m := metrics.New()
+	resolve := sourceResolver(client, discovery.SettingMemory{Store: store})
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	if cfg.demo {
+		site, err := startDemoSite(ctx, store, resolve)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer site.Close()
+		log.Info("demo site serving the example pages", "url", site.URL)
+	}
+	if cfg.sourcesFile != "" {
+		if err := applySourcesFile(ctx, store, cfg.sourcesFile, resolve, log); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+
+	var (
+		p  *poller.Poller
+		wg sync.WaitGroup
+	)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, 3)
+	if cfg.role != "api" {
+		p, err = newServePoller(runCtx, store, client, m, cfg, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.Run(runCtx); err != nil {
+				errs <- fmt.Errorf("poller: %w", err)
+			}
+		}()
+	}
+	handler, err := serveHandler(runCtx, cfg, store, p, resolve, m, log, &wg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs <- fmt.Errorf("http: %w", err)
+		}
+	}()
+	log.Info("dynamo serving", "addr", ln.Addr().String(), "role", cfg.role, "store", storeKind(cfg.db))
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+
+	var failure error
+	select {
+	case <-ctx.Done():
+	case failure = <-errs:
+	}
+	cancel()
+	shutdown, done := context.WithTimeout(context.Background(), 30*time.Second)
+	defer done()
+	if err := srv.Shutdown(shutdown); err != nil {
+		log.Warn("http shutdown", "err", err)
+	}
+	wg.Wait()
+	log.Info("dynamo stopped")
+	return failure
+}
+
+// newServePoller builds the poller with duplicate detection loaded from the
+// store.
+func newServePoller(ctx context.Context, store dynamo.Store, client *pollfetch.Client, m *metrics.Metrics, cfg serveConfig, log *slog.Logger) (*poller.Poller, error) {
+	det, err := dedup.NewDetector(dedup.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	if err := det.Load(ctx, store, time.Now().Add(-det.Config().Window)); err != nil {
+		return nil, fmt.Errorf("load duplicate index: %w", err)
+	}
+	p, err := poller.New(poller.Config{
+		Store:      store,
+		Fetcher:    client,
+		Workers:    cfg.workers,
+		Policy:     cfg.policy,
+		Duplicates: det,
+		OnPoll:     m.ObservePoll,
+		Logger:     log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// serveHandler is the HTTP interface for the role: the whole API, or for a
+// poller-only process just /healthz and /metrics.
+func serveHandler(ctx context.Context, cfg serveConfig, store dynamo.Store, p *poller.Poller, resolve func(context.Context, *dynamo.Source) error, m *metrics.Metrics, log *slog.Logger, wg *sync.WaitGroup) (http.Handler, error) {
+	if cfg.role == "poller" {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", m.Handler())
+		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+			if _, err := store.Setting(r.Context(), poller.PolicySetting); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+				http.Error(w, "store unreachable", http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprintln(w, "ok")
+		})
+		return mux, nil
+	}
+	apiCfg := api.Config{
+		Store:      store,
+		AdminToken: os.Getenv("DYNAMO_ADMIN_TOKEN"),
+		Resolve:    resolve,
+		Metrics:    m,
+		Logger:     log,
+	}
+	if p != nil {
+		apiCfg.Poller = p
+	}
+	srv, err := api.New(apiCfg)
+	if err != nil {
+		return nil, err
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		srv.Run(ctx)
+	}()
+	return srv, nil
+}
+
+// storeKind names the store for the start-up log without its credentials.
+func storeKind(dsn string) string {
+	if len(dsn) > 11 && (dsn[:11] == "postgres://" || (len(dsn) > 13 && dsn[:13] == "postgresql://")) {
+		return "postgresql"
+	}
+	return "embedded " + dsn
+}
