@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -42,8 +43,9 @@ func runChildPoller(dsn, owner string) int {
 	}
 	defer st.Close()
 	p, err := poller.New(poller.Config{
-		Store:    st,
-		Fetcher:  fetch.New(fetch.Options{AllowPrivate: true, HostGap: -1, Timeout: 5 * time.Second}),
+		Store: st,
+		// The User-Agent names the poller, so the origin can tell them apart.
+		Fetcher:  fetch.New(fetch.Options{AllowPrivate: true, HostGap: -1, Timeout: 5 * time.Second, UserAgent: owner}),
 		Owner:    owner,
 		Workers:  4,
 		Policy:   "flat",
@@ -62,30 +64,44 @@ func runChildPoller(dsn, owner string) int {
 }
 
 // countingOrigin serves one annotated page per source, slowly enough that
-// a poller can be killed with polls in flight, and counts the requests per
-// page and the most that were ever in flight at once for one page.
+// a poller can be killed with a poll in flight, and records every request:
+// when it came, for which page and from which poller (its User-Agent).
 type countingOrigin struct {
 	mu          sync.Mutex
-	requests    map[string]int
-	inFlight    map[string]int
+	requests    map[string][]request // by page
+	inFlight    map[string]int       // by page
+	byPoller    map[string][]string  // pages in flight, by poller
 	maxInFlight int
 }
 
+type request struct {
+	at     time.Time
+	poller string
+}
+
 func (o *countingOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path, poller := r.URL.Path, r.UserAgent()
 	o.mu.Lock()
-	o.requests[r.URL.Path]++
-	o.inFlight[r.URL.Path]++
-	o.maxInFlight = max(o.maxInFlight, o.inFlight[r.URL.Path])
+	o.requests[path] = append(o.requests[path], request{time.Now(), poller})
+	o.inFlight[path]++
+	o.maxInFlight = max(o.maxInFlight, o.inFlight[path])
+	o.byPoller[poller] = append(o.byPoller[poller], path)
 	o.mu.Unlock()
 	defer func() {
 		o.mu.Lock()
-		o.inFlight[r.URL.Path]--
+		o.inFlight[path]--
+		o.byPoller[poller] = slices.DeleteFunc(o.byPoller[poller], func(p string) bool { return p == path })
 		o.mu.Unlock()
 	}()
-	time.Sleep(150 * time.Millisecond)
-	fmt.Fprint(w, annotated("Story of "+r.URL.Path, "Another story"))
+	time.Sleep(300 * time.Millisecond)
+	fmt.Fprint(w, annotated("Story of "+path, "Another story"))
 }
 
+// Three poller processes share 50 sources on one PostgreSQL database. One
+// is killed (SIGKILL) while a poll of its is in flight. Every due poll
+// happens exactly once, counted at the origin, except the killed poller's
+// lost poll, which another poller makes again once the lease has expired;
+// every source ends with exactly one version.
 func TestPollersShareSourcesAndSurviveAKill(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
@@ -94,7 +110,7 @@ func TestPollersShareSourcesAndSurviveAKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	origin := &countingOrigin{requests: map[string]int{}, inFlight: map[string]int{}}
+	origin := &countingOrigin{requests: map[string][]request{}, inFlight: map[string]int{}, byPoller: map[string][]string{}}
 	srv := httptest.NewServer(origin)
 	defer srv.Close()
 	const sources = 50
@@ -117,14 +133,34 @@ func TestPollersShareSourcesAndSurviveAKill(t *testing.T) {
 		}
 		children[i] = cmd
 	}
-	// Kill the first poller while it has polls in flight.
-	time.Sleep(400 * time.Millisecond)
-	if err := children[0].Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	defer func() { // whatever happens, no child outlives the test
+		for _, cmd := range children {
+			if cmd.ProcessState == nil {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+		}
+	}()
+	// Kill poller-0 as soon as the origin is serving it a page.
+	var lost []string
+	deadline := time.Now().Add(30 * time.Second)
+	for len(lost) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("poller-0 sent no request within 30s")
+		}
+		time.Sleep(5 * time.Millisecond)
+		origin.mu.Lock()
+		if len(origin.byPoller["poller-0"]) > 0 {
+			if err := children[0].Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			lost = slices.Clone(origin.byPoller["poller-0"])
+		}
+		origin.mu.Unlock()
 	}
 	children[0].Wait()
 
-	deadline := time.Now().Add(30 * time.Second)
+	deadline = time.Now().Add(60 * time.Second)
 	for {
 		stats, err := st.Stats(ctx)
 		if err != nil {
@@ -134,7 +170,7 @@ func TestPollersShareSourcesAndSurviveAKill(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d sources stored after 30s", stats.Versions, sources)
+			t.Fatalf("%d of %d sources stored after 60s", stats.Versions, sources)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -149,7 +185,6 @@ func TestPollersShareSourcesAndSurviveAKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owners := map[string]int{}
 	for _, src := range all {
 		vs, err := st.Versions(ctx, src.ID)
 		if err != nil {
@@ -158,31 +193,34 @@ func TestPollersShareSourcesAndSurviveAKill(t *testing.T) {
 		if len(vs) != 1 {
 			t.Errorf("%s has %d versions, want exactly 1", src.ID, len(vs))
 		}
-		if src.Summary.LeaseOwner != "" {
-			owners[src.Summary.LeaseOwner]++
-		}
 	}
 	origin.mu.Lock()
 	defer origin.mu.Unlock()
 	if origin.maxInFlight > 1 {
 		t.Errorf("one page was fetched by %d pollers at once; leases must prevent it", origin.maxInFlight)
 	}
-	// Polls that the killed poller had in flight were lost with it and
-	// repeated by another after the lease expired; every other due poll
-	// happened exactly once.
-	repeated := 0
 	for i := range sources {
-		switch n := origin.requests[fmt.Sprintf("/p%02d", i)]; {
-		case n == 0:
-			t.Errorf("source %d never fetched", i)
-		case n > 2:
-			t.Errorf("source %d fetched %d times", i, n)
-		case n == 2:
-			repeated++
+		path := fmt.Sprintf("/p%02d", i)
+		reqs := origin.requests[path]
+		if !slices.Contains(lost, path) {
+			if len(reqs) != 1 {
+				t.Errorf("%s fetched %d times, want exactly once: %v", path, len(reqs), reqs)
+			}
+			continue
+		}
+		// The killed poller's poll: made again by another poller, but
+		// only once its lease (3 s) had expired.
+		if len(reqs) != 2 {
+			t.Errorf("%s, in flight when its poller was killed, fetched %d times, want twice: %v", path, len(reqs), reqs)
+			continue
+		}
+		first, again := reqs[0], reqs[1]
+		if first.poller != "poller-0" || again.poller == "poller-0" {
+			t.Errorf("%s fetched by %s then %s, want poller-0 then another", path, first.poller, again.poller)
+		}
+		if gap := again.at.Sub(first.at); gap < 3*time.Second-500*time.Millisecond {
+			t.Errorf("%s taken over %v after poller-0 fetched it, before its lease of 3s expired", path, gap)
 		}
 	}
-	if repeated > 4 {
-		t.Errorf("%d sources fetched twice; only the killed poller's in-flight polls (at most 4 workers) may be", repeated)
-	}
-	t.Logf("sources polled twice because their poller was killed mid-poll: %d", repeated)
+	t.Logf("killed poller-0 while it fetched %v; taken over after the lease expired", lost)
 }

@@ -33,6 +33,7 @@ type page struct {
 	contentType string
 	status      int
 	delay       time.Duration
+	header      http.Header // sent with every answer, errors included
 }
 
 func newOrigin(t *testing.T) *origin {
@@ -64,6 +65,9 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		}
+	}
+	for k, v := range p.header {
+		w.Header()[k] = v
 	}
 	if p.status != 0 && p.status != http.StatusOK {
 		http.Error(w, "failing on purpose", p.status)
@@ -408,5 +412,212 @@ func waitFor(t *testing.T, limit time.Duration, cond func() bool) {
 			t.Fatalf("condition not met within %s", limit)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The poll-now outcome names the stored version by its sequence number, and
+// carries the error of a failed poll.
+func TestPollNowOutcome(t *testing.T) {
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/p", page{body: annotated("One")})
+	addSource(t, st, "p", o.URL+"/p", dynamo.KindHTML)
+	p := newPoller(t, st)
+	steps := []struct {
+		name string
+		page page
+		want dynamo.PollOutcome
+	}{
+		{"first version", page{body: annotated("One")}, dynamo.PollOutcome{Status: dynamo.StatusChanged, Version: 1, NewItems: 1}},
+		{"304", page{body: annotated("One")}, dynamo.PollOutcome{Status: dynamo.StatusNotModified}},
+		{"second version", page{body: annotated("Two", "One")}, dynamo.PollOutcome{Status: dynamo.StatusChanged, Version: 2, NewItems: 1}},
+		{"error", page{body: annotated("Two", "One"), status: http.StatusBadGateway}, dynamo.PollOutcome{Status: dynamo.StatusError, Error: "502"}},
+		{"third version", page{body: annotated("Three")}, dynamo.PollOutcome{Status: dynamo.StatusChanged, Version: 3, NewItems: 1}},
+	}
+	for _, step := range steps {
+		o.set("/p", step.page)
+		got := pollNow(t, p, "p")
+		if got.Status != step.want.Status || got.Version != step.want.Version || got.NewItems != step.want.NewItems ||
+			!strings.Contains(got.Error, step.want.Error) || (step.want.Error == "") != (got.Error == "") {
+			t.Errorf("%s: outcome %+v, want %+v", step.name, got, step.want)
+		}
+	}
+}
+
+// An item already seen in the source is not new: the same id (a feed's
+// guid, a page item's own link), or, for an item whose id comes from its
+// content, the same title (SPEC §7). Its new content still makes a version.
+func TestSameIDOrSameTitleIsNotNew(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	p := newPoller(t, st)
+	cases := []struct {
+		name, kind    string
+		before, after string
+		contentType   string
+	}{
+		{"page item known by its title, description edited", "html",
+			annotated("Bridge reopens"),
+			strings.Replace(annotated("Bridge reopens"), "in some detail", "with a correction", 1), ""},
+		{"page item known by its own link, title edited", "html",
+			`<!-- <item:link index="1"> --><a href="/story/1"><!-- </item:link> --><!-- <item:title index="1"> -->Bridge reopens<!-- </item:title> --></a>`,
+			`<!-- <item:link index="1"> --><a href="/story/1"><!-- </item:link> --><!-- <item:title index="1"> -->Bridge reopens on Monday<!-- </item:title> --></a>`, ""},
+		{"feed item known by its guid, title edited", "feed",
+			rss("one"),
+			strings.Replace(rss("one"), "<title>one</title>", "<title>one, updated</title>", 1), "application/rss+xml"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			id, path := fmt.Sprintf("c%d", i), fmt.Sprintf("/c%d", i)
+			o.set(path, page{body: tc.before, contentType: tc.contentType})
+			addSource(t, st, id, o.URL+path, dynamo.SourceKind(tc.kind))
+			if out := pollNow(t, p, id); out.NewItems != 1 {
+				t.Fatalf("first poll: %+v, want 1 new item", out)
+			}
+			o.set(path, page{body: tc.after, contentType: tc.contentType})
+			out := pollNow(t, p, id)
+			if out.Status != dynamo.StatusChanged || out.NewItems != 0 {
+				t.Fatalf("edited item: %+v, want a new version with no new item", out)
+			}
+			items, err := st.Items(ctx, dynamo.ItemQuery{SourceID: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(items) != 1 {
+				t.Fatalf("the archive lists %d items, want the edited one once", len(items))
+			}
+			src, err := st.Source(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(src.State.Schedule), `"new_items":1`) {
+				t.Errorf("the scheduler learnt %s, want 1 new item in all", src.State.Schedule)
+			}
+		})
+	}
+}
+
+// What the origin says about freshness is a floor under the next poll:
+// Cache-Control max-age, Expires, an RSS <ttl> and a 429's Retry-After
+// push it back, never forward; without them the policy's interval stands.
+func TestOriginFreshnessIsAFloor(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	p := newPoller(t, st, func(c *poller.Config) { c.Policy = "flat" })
+	const interval = 10 * time.Minute
+	feed := strings.Replace(rss("one"), "<description>d</description>", "<description>d</description><ttl>240</ttl>", 1)
+	cases := []struct {
+		name string
+		page page
+		want time.Duration // from the poll to the next
+	}{
+		{"no freshness information: the interval", page{body: annotated("x")}, interval},
+		{"max-age above the interval", page{body: annotated("x"), header: http.Header{"Cache-Control": {"max-age=7200"}}}, 2 * time.Hour},
+		{"max-age below the interval", page{body: annotated("x"), header: http.Header{"Cache-Control": {"max-age=60"}}}, interval},
+		{"Expires", page{body: annotated("x"), header: http.Header{"Expires": {time.Now().Add(3 * time.Hour).UTC().Format(http.TimeFormat)}}}, 3 * time.Hour},
+		{"RSS ttl", page{body: feed, contentType: "application/rss+xml"}, 4 * time.Hour},
+		{"429 with Retry-After", page{body: annotated("x"), status: http.StatusTooManyRequests, header: http.Header{"Retry-After": {"5400"}}}, 90 * time.Minute},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			id, path := fmt.Sprintf("f%d", i), fmt.Sprintf("/f%d", i)
+			o.set(path, tc.page)
+			src := &dynamo.Source{ID: id, URL: o.URL + path, Kind: dynamo.KindAuto, Interval: dynamo.Duration(interval)}
+			if err := st.CreateSource(ctx, src); err != nil {
+				t.Fatal(err)
+			}
+			pollNow(t, p, id)
+			got, err := st.Source(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The Expires header has whole seconds, and the test's clock
+			// runs on while it polls.
+			if wait := got.State.NextPoll.Sub(got.State.LastPoll); wait < tc.want-5*time.Second || wait > tc.want+5*time.Second {
+				t.Errorf("next poll %v after the poll, want %v (status %s, error %q)", wait, tc.want, got.State.LastStatus, got.State.LastError)
+			}
+		})
+	}
+}
+
+// Each source follows its own policy when it names one, else the global
+// one, which an operator switches while the poller runs; the learnt state
+// is stored with the source, whichever policy is active.
+func TestPoliciesPerSourceAndSwitchedAtRunTime(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	var now atomic.Int64
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	now.Store(t0.Unix())
+	p := newPoller(t, st, func(c *poller.Config) {
+		c.Policy = "smart"
+		c.Now = func() time.Time { return time.Unix(now.Load(), 0).UTC() }
+	})
+	const interval = 2 * time.Hour
+	for _, src := range []*dynamo.Source{
+		{ID: "fixed", URL: o.URL + "/fixed", Kind: dynamo.KindHTML, Interval: dynamo.Duration(interval), Policy: "flat"},
+		{ID: "global", URL: o.URL + "/global", Kind: dynamo.KindHTML, Interval: dynamo.Duration(interval)},
+	} {
+		if err := st.CreateSource(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both pages change every 20 minutes.
+	pollAt := func(minutes int) (fixed, global *dynamo.Source) {
+		t.Helper()
+		now.Store(t0.Add(time.Duration(minutes) * time.Minute).Unix())
+		for _, id := range []string{"fixed", "global"} {
+			// (The origin's ETag follows the body's length.)
+			o.set("/"+id, page{body: annotated(id + strings.Repeat(" and more", minutes))})
+			if out := pollNow(t, p, id); out.Status != dynamo.StatusChanged {
+				t.Fatalf("%s at minute %d: %+v", id, minutes, out)
+			}
+		}
+		var err error
+		if fixed, err = st.Source(ctx, "fixed"); err != nil {
+			t.Fatal(err)
+		}
+		if global, err = st.Source(ctx, "global"); err != nil {
+			t.Fatal(err)
+		}
+		return fixed, global
+	}
+	wait := func(src *dynamo.Source) time.Duration { return src.State.NextPoll.Sub(src.State.LastPoll) }
+
+	pollAt(0)
+	pollAt(20)
+	fixed, global := pollAt(40)
+	if wait(fixed) != interval {
+		t.Errorf("flat source waits %v, want its interval %v", wait(fixed), interval)
+	}
+	if w := wait(global); w >= interval || w < 5*time.Minute {
+		t.Errorf("smart source waits %v; changes every 20 minutes should bring it under %v", w, interval)
+	}
+	if !strings.Contains(string(global.State.Schedule), `"change_intervals_s":[1200,1200]`) {
+		t.Errorf("learnt state not stored: %s", global.State.Schedule)
+	}
+
+	if err := p.SetPolicy(ctx, "flat"); err != nil {
+		t.Fatal(err)
+	}
+	fixed, global = pollAt(60)
+	if wait(global) != interval || wait(fixed) != interval {
+		t.Errorf("after switching to flat: waits %v and %v, want %v", wait(global), wait(fixed), interval)
+	}
+	if !strings.Contains(string(global.State.Schedule), `"change_intervals_s":[1200,1200,1200]`) {
+		t.Errorf("flat stopped the learning: %s", global.State.Schedule)
+	}
+	// Another poller on the same store (a restart) follows the switch.
+	other := newPoller(t, st, func(c *poller.Config) { c.Policy = "smart"; c.Owner = "restarted" })
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- other.Run(runCtx) }()
+	waitFor(t, 2*time.Second, func() bool { return other.Policy() == "flat" })
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
