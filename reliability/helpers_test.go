@@ -128,7 +128,9 @@ type logRecorder struct {
 	msgs []string
 }
 
-func (l *logRecorder) Enabled(_ context.Context, level slog.Level) bool { return level >= slog.LevelWarn }
+func (l *logRecorder) Enabled(_ context.Context, level slog.Level) bool {
+	return level >= slog.LevelWarn
+}
 
 func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
