@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -196,5 +197,60 @@ func TestConcurrentWritersOfManySources(t *testing.T) {
 	}
 	if st.Versions != sources*rounds || st.Items != sources*(rounds+1) {
 		t.Errorf("%d versions and %d items, want %d and %d", st.Versions, st.Items, sources*rounds, sources*(rounds+1))
+	}
+}
+
+// The row lock is not what keeps two writers from both storing version
+// n+1: the versions' primary key (source_id, seq) does. Two transactions
+// that skip the lock and both append version 2 of a source race on it; the
+// second fails with a unique violation once the first commits, and the
+// source keeps two versions.
+func TestVersionSequenceIsAConstraint(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	addSource(t, s, "a")
+	record(t, s, "a", t0, doc("a", t0, item(1, "one")))
+	const appendNext = `INSERT INTO versions (source_id, seq, seen_at, hash, url, rss_id, stamp, channel, title, item_count, added, removed, revs, indexes)
+		SELECT source_id, seq + 1, seen_at, hash || '-' || $1, url, rss_id, stamp, channel, title, item_count, added, removed, revs, indexes
+		FROM versions WHERE source_id = 'a' AND seq = (SELECT max(seq) FROM versions WHERE source_id = 'a')`
+	first, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Rollback(ctx)
+	if _, err := first.Exec(ctx, appendNext, "first"); err != nil {
+		t.Fatalf("first writer: %v", err)
+	}
+	second := make(chan error, 1)
+	go func() {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			second <- err
+			return
+		}
+		defer tx.Rollback(ctx)
+		// It reads version 1 as the newest (the first writer has not
+		// committed) and waits on the key the first writer holds.
+		if _, err := tx.Exec(ctx, appendNext, "second"); err != nil {
+			second <- err
+			return
+		}
+		second <- tx.Commit(ctx)
+	}()
+	select {
+	case err := <-second:
+		t.Fatalf("the second writer did not wait for the first: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := first.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var pgErr *pgconn.PgError
+	if err := <-second; !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		t.Fatalf("second writer: %v, want a unique violation (23505)", err)
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM versions WHERE source_id = 'a'").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d versions (%v), want 2", n, err)
 	}
 }
