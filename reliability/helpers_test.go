@@ -25,6 +25,9 @@ import (
 type changingOrigin struct {
 	*httptest.Server
 	generation atomic.Int64
+	// padding, when set, is how many bytes of text the newest story's
+	// description gets, to make a version as large as a test needs.
+	padding atomic.Int64
 }
 
 func newChangingOrigin(t testing.TB, delay time.Duration) *changingOrigin {
@@ -34,7 +37,7 @@ func newChangingOrigin(t testing.TB, delay time.Duration) *changingOrigin {
 		g := o.generation.Add(1)
 		time.Sleep(delay)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, generationPage(int(g)))
+		fmt.Fprint(w, paddedPage(int(g), int(o.padding.Load())))
 	}))
 	t.Cleanup(o.Close)
 	return o
@@ -42,17 +45,31 @@ func newChangingOrigin(t testing.TB, delay time.Duration) *changingOrigin {
 
 // generationPage is generation g of the changing page: the five newest
 // stories, newest first.
-func generationPage(g int) string {
+func generationPage(g int) string { return paddedPage(g, 0) }
+
+// paddedPage is generation g with pad bytes of words added to the newest
+// story's description.
+func paddedPage(g, pad int) string {
 	var b strings.Builder
 	b.WriteString("<html><body><h1><!-- <channel:title> -->Town news<!-- </channel:title> --></h1>\n<ul>\n")
 	for i, n := 1, g; n >= 1 && i <= 5; i, n = i+1, n-1 {
 		fmt.Fprintf(&b, `<li><!-- <item:title index="%d"> -->Story %d<!-- </item:title> -->
 <!-- <item:link index="%d"> --><a href="/story/%d.html">more</a><!-- </item:link> -->
-<!-- <item:description index="%d"> --><p>Story %d, told <b>at length</b>.</p><!-- </item:description> --></li>
-`, i, n, i, n, i, n)
+<!-- <item:description index="%d"> --><p>Story %d, told <b>at length</b>.%s</p><!-- </item:description> --></li>
+`, i, n, i, n, i, n, padding(i, g, pad))
 	}
 	b.WriteString("</ul></body></html>\n")
 	return b.String()
+}
+
+// padding is the text added to item i of generation g: pad bytes of
+// words unique to the generation, for the newest story only.
+func padding(i, g, pad int) string {
+	if i != 1 || pad == 0 {
+		return ""
+	}
+	word := fmt.Sprintf(" word%d", g)
+	return strings.Repeat(word, pad/len(word)+1)
 }
 
 // generationOf reads which generation a stored document is: the number in
