@@ -93,6 +93,13 @@ func generationOf(t testing.TB, doc *dynamo.Resource) int {
 // the number of versions.
 func checkVersions(t testing.TB, st dynamo.Store, id, pageURL string) int {
 	t.Helper()
+	return checkVersionsPadded(t, st, id, pageURL, 0)
+}
+
+// checkVersionsPadded is checkVersions for an origin whose pages carry pad
+// bytes of padding.
+func checkVersionsPadded(t testing.TB, st dynamo.Store, id, pageURL string, pad int) int {
+	t.Helper()
 	ctx := context.Background()
 	vs, err := st.Versions(ctx, id)
 	if err != nil {
@@ -113,7 +120,7 @@ func checkVersions(t testing.TB, st dynamo.Store, id, pageURL string) int {
 			t.Fatalf("version %d holds generation %d after generation %d: a poll stored twice or out of order", v.Seq, g, last)
 		}
 		last = g
-		want := wrapper.Wrap([]byte(generationPage(g)), wrapper.Options{URL: pageURL, RSSID: id,
+		want := wrapper.Wrap([]byte(paddedPage(g, pad)), wrapper.Options{URL: pageURL, RSSID: id,
 			ContentType: "text/html; charset=utf-8", Now: doc.Timestamp}).Resource
 		if got := dynamo.ContentHash(doc); got != v.Hash || got != dynamo.ContentHash(want) {
 			t.Fatalf("version %d (generation %d) rebuilds to content %s; stored hash %s, page's %s",
