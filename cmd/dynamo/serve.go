@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/poller"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/storage"
+	"github.com/dynamo-feeds/dynamo/web"
 )
 
 func init() {
@@ -37,15 +39,23 @@ type serveConfig struct {
 	demo         bool
 	policy       string
 	workers      int
+	// demoEvery and demoPoll, when set, replace the demo's pace (a new
+	// story every demoEvery, polled every demoPoll) for tests.
+	demoEvery, demoPoll time.Duration
+	// hostGap, when set, replaces the fetcher's gap between requests to
+	// one host (negative: none), for tests whose origins share 127.0.0.1.
+	hostGap time.Duration
 }
 
 const serveUsage = `usage: dynamo serve [--addr 127.0.0.1:8080] [--db DSN] [--sources FILE]
                     [--role all|api|poller] [--allow-private] [--demo]
 
-Serves the feeds and the admin API, and polls the sources. --db (or
-DATABASE_URL) is a postgres:// URL or the embedded store's file (default
-dynamo.db in the working directory). --demo serves the example pages from a
-site on loopback and registers them, so there is something to look at at once.
+Serves the web interface (/ui/), the feeds and the admin API, and polls the
+sources. --db (or DATABASE_URL) is a postgres:// URL or the embedded store's
+file (default dynamo.db in the working directory). --demo serves the example
+pages from a site on loopback and registers them, so there is something to
+look at at once: its news page and wire feed gain a story every 20 seconds
+and are polled every 10, so versions and the archive fill up as you watch.
 `
 
 func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
@@ -56,7 +66,7 @@ func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&cfg.db, "db", "", "store: a postgres:// URL or a file for the embedded store (default $DATABASE_URL, else dynamo.db)")
 	fs.StringVar(&cfg.sourcesFile, "sources", "", "YAML or JSON file of sources to register or update at start")
-	fs.StringVar(&cfg.role, "role", "all", "all, api (HTTP only) or poller (polling, with /healthz and /metrics)")
+	fs.StringVar(&cfg.role, "role", "all", "all, api (web interface, feeds and admin API; no polling) or poller (polling, with /healthz and /metrics)")
 	fs.BoolVar(&cfg.allowPrivate, "allow-private", false, "allow fetching loopback, private and link-local addresses")
 	fs.BoolVar(&cfg.demo, "demo", false, "serve and register the example pages (implies --allow-private)")
 	fs.StringVar(&cfg.policy, "policy", "", "global scheduling policy until one is set through the API (default smart)")
@@ -109,7 +119,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 	}
 	defer store.Close()
 
-	client := pollfetch.New(pollfetch.Options{AllowPrivate: cfg.allowPrivate})
+	client := pollfetch.New(pollfetch.Options{AllowPrivate: cfg.allowPrivate, HostGap: cfg.hostGap})
 	m := metrics.New()
 	resolve := sourceResolver(client, discovery.SettingMemory{Store: store})
 
@@ -118,13 +128,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		return fmt.Errorf("listen: %w", err)
 	}
 	if cfg.demo {
-		site, err := startDemoSite(ctx, store, resolve)
+		site, err := startDemoSite(ctx, store, resolve, cfg.demoEvery, cfg.demoPoll)
 		if err != nil {
 			ln.Close()
 			return err
 		}
 		defer site.Close()
-		log.Info("demo site serving the example pages", "url", site.URL)
+		log.Info("demo site serving the example pages; news and wire gain a story every period", "url", site.URL, "period", site.every)
 	}
 	if cfg.sourcesFile != "" {
 		if err := applySourcesFile(ctx, store, cfg.sourcesFile, resolve, log); err != nil {
@@ -154,7 +164,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 			}
 		}()
 	}
-	handler, err := serveHandler(runCtx, cfg, store, p, resolve, m, log, &wg)
+	handler, err := serveHandler(runCtx, cfg, store, p, client, resolve, m, log, &wg)
 	if err != nil {
 		ln.Close()
 		return err
@@ -213,9 +223,9 @@ func newServePoller(ctx context.Context, store dynamo.Store, client *pollfetch.C
 	return p, nil
 }
 
-// serveHandler is the HTTP interface for the role: the whole API, or for a
-// poller-only process just /healthz and /metrics.
-func serveHandler(ctx context.Context, cfg serveConfig, store dynamo.Store, p *poller.Poller, resolve func(context.Context, *dynamo.Source) error, m *metrics.Metrics, log *slog.Logger, wg *sync.WaitGroup) (http.Handler, error) {
+// serveHandler is the HTTP interface for the role: the API and the web
+// interface, or for a poller-only process just /healthz and /metrics.
+func serveHandler(ctx context.Context, cfg serveConfig, store dynamo.Store, p *poller.Poller, client *pollfetch.Client, resolve func(context.Context, *dynamo.Source) error, m *metrics.Metrics, log *slog.Logger, wg *sync.WaitGroup) (http.Handler, error) {
 	if cfg.role == "poller" {
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", m.Handler())
@@ -228,17 +238,31 @@ func serveHandler(ctx context.Context, cfg serveConfig, store dynamo.Store, p *p
 		})
 		return mux, nil
 	}
+	token := os.Getenv("DYNAMO_ADMIN_TOKEN")
 	apiCfg := api.Config{
 		Store:      store,
-		AdminToken: os.Getenv("DYNAMO_ADMIN_TOKEN"),
+		AdminToken: token,
 		Resolve:    resolve,
 		Metrics:    m,
 		Logger:     log,
 	}
+	webCfg := web.Config{
+		Store:      store,
+		AdminToken: token,
+		Fetch:      web.FetchFrom(client),
+		Logger:     log,
+	}
+	// A nil *poller.Poller stored in an interface is not a nil interface:
+	// assign it only when there is one.
 	if p != nil {
 		apiCfg.Poller = p
+		webCfg.Poller = p
 	}
 	srv, err := api.New(apiCfg)
+	if err != nil {
+		return nil, err
+	}
+	ui, err := web.New(webCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -247,8 +271,78 @@ func serveHandler(ctx context.Context, cfg serveConfig, store dynamo.Store, p *p
 		defer wg.Done()
 		srv.Run(ctx)
 	}()
-	return srv, nil
+	return splitHandler(srv, observeWeb(ui, m)), nil
 }
+
+// splitHandler sends "/", "/ui" and everything under web.Prefix to the web
+// interface and every other path to the API, whose own router (and its
+// plain-text 404) keeps answering everything else exactly as before.
+func splitHandler(apiHandler, webHandler http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if p == "/" || p == strings.TrimSuffix(web.Prefix, "/") || strings.HasPrefix(p, web.Prefix) {
+			webHandler.ServeHTTP(w, r)
+			return
+		}
+		apiHandler.ServeHTTP(w, r)
+	})
+}
+
+// observeWeb records the web interface's requests in the HTTP metrics as
+// the API records its own, under one route label per page so that the
+// number of series stays bounded whatever paths clients ask for.
+func observeWeb(next http.Handler, m *metrics.Metrics) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		m.ObserveRequest(webRoute(r.URL.Path), sw.status, time.Since(start))
+	})
+}
+
+// webRoute names the page a path belongs to, for the metrics' route label.
+func webRoute(path string) string {
+	rest, ok := strings.CutPrefix(path, web.Prefix)
+	switch {
+	case !ok:
+		return path // "/" or "/ui", the redirects
+	case rest == "":
+		return web.Prefix
+	case strings.HasPrefix(rest, "sources/"):
+		return web.Prefix + "sources/{id}"
+	case strings.HasPrefix(rest, "static/"):
+		return web.Prefix + "static/"
+	case rest == "playground", rest == "search", rest == "login", rest == "logout", rest == "policy":
+		return web.Prefix + rest
+	}
+	return web.Prefix + "unmatched"
+}
+
+// statusWriter remembers the status code a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // storeKind names the store for the start-up log without its credentials.
 func storeKind(dsn string) string {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,7 +73,7 @@ func TestServeDemoPollsEveryExampleAndFindsTheWireCopies(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		getJSON(t, base+"/api/stats", &stats)
-		if stats.Versions == 6 && stats.Duplicates > 0 {
+		if stats.Versions >= 6 && stats.Duplicates > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -159,5 +160,138 @@ func TestParseSourcesFileRefusesMistakes(t *testing.T) {
 				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// get reads a URL without following redirects and returns the answer and
+// its body.
+func get(t *testing.T, rawURL string) (*http.Response, string) {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(body)
+}
+
+func TestServeMountsTheWebInterfaceBesideTheAPI(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "dynamo.db")
+	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true})
+
+	resp, _ := get(t, base+"/")
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/ui/" {
+		t.Errorf("GET /: %s to %q, want 302 to /ui/", resp.Status, resp.Header.Get("Location"))
+	}
+	resp, body := get(t, base+"/ui/")
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET /ui/: %s %s", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	for _, id := range []string{"wire", "news", "blog", "legacy-1252", "koi8-r", "sloppy"} {
+		if !strings.Contains(body, `href="/ui/sources/`+id+`"`) {
+			t.Errorf("the sources page does not list %s", id)
+		}
+	}
+	if !strings.Contains(body, "Poll now") {
+		t.Error("the sources page offers no action to a loopback client without an admin token")
+	}
+	for path, want := range map[string]string{
+		"/ui/sources/news":           "Subscribe",
+		"/ui/playground":             "Annotation playground",
+		"/ui/search?id=news&title=a": "/resources/news?title=a",
+		"/ui/static/style.css":       "",
+	} {
+		resp, body := get(t, base+path)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %s, body has %q: %v", path, resp.Status, want, strings.Contains(body, want))
+		}
+	}
+
+	// The playground's URL form reads through the poller's client: the
+	// demo allows loopback, so the demo's own news page can be fetched.
+	var news struct{ URL string }
+	getJSON(t, base+"/api/sources/news", &news)
+	form := url.Values{"action": {"fetch"}, "fetch_url": {news.URL}}
+	resp, err := http.PostForm(base+"/ui/playground", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(pg), "fetched from "+news.URL) || !strings.Contains(string(pg), "Council Approves 2006 Budget") {
+		t.Errorf("playground fetch of %s: %s\n%.2000s", news.URL, resp.Status, pg)
+	}
+
+	// The API answers as before, and so do its 404s.
+	for path, want := range map[string]int{
+		"/resources":                 http.StatusOK,
+		"/resources/news?type=atom":  http.StatusOK,
+		"/api/sources":               http.StatusOK,
+		"/api/poller":                http.StatusOK,
+		"/healthz":                   http.StatusOK,
+		"/metrics":                   http.StatusOK,
+		"/resources/nope":            http.StatusNotFound,
+		"/no-such-page":              http.StatusNotFound,
+		"/uix":                       http.StatusNotFound,
+		"/ui/sources/no-such-source": http.StatusNotFound,
+		"/ui/no-such-page":           http.StatusNotFound,
+	} {
+		if resp, _ := get(t, base+path); resp.StatusCode != want {
+			t.Errorf("GET %s: %s, want %d", path, resp.Status, want)
+		}
+	}
+	if resp, _ := get(t, base+"/no-such-page"); !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		t.Errorf("a path outside /ui/ answers %s: the API's plain-text 404 is expected", resp.Header.Get("Content-Type"))
+	}
+	_, metrics := get(t, base+"/metrics")
+	for _, route := range []string{`route="/ui/"`, `route="/ui/sources/{id}"`, `route="/ui/playground"`, `route="/resources/{rssId}"`} {
+		if !strings.Contains(metrics, route) {
+			t.Errorf("/metrics has no requests for %s", route)
+		}
+	}
+}
+
+func TestServeRolesAndTheWebInterface(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sources.yaml")
+	os.WriteFile(file, []byte("- {id: one, url: 'http://127.0.0.1:9/one', kind: html}\n"), 0o644)
+	db := filepath.Join(dir, "dynamo.db")
+
+	// An API-only process serves the pages, says it does not poll, and its
+	// playground fetches through the guard that refuses loopback.
+	base := startServe(t, serveConfig{db: db, sourcesFile: file, role: "api"})
+	resp, body := get(t, base+"/ui/")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "No poller runs in this process") || !strings.Contains(body, `href="/ui/sources/one"`) {
+		t.Fatalf("role api /ui/: %s\n%.2000s", resp.Status, body)
+	}
+	resp, err := http.PostForm(base+"/ui/sources/one/poll", url.Values{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden { // no anti-forgery token
+		t.Errorf("poll without a form token: %s", resp.Status)
+	}
+	resp, err = http.PostForm(base+"/ui/playground", url.Values{"action": {"fetch"}, "fetch_url": {base + "/ui/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(pg), "fetching "+base+"/ui/ failed") {
+		t.Errorf("playground fetch of a loopback URL without --allow-private: %s\n%.3000s", resp.Status, pg)
+	}
+
+	// A poller-only process serves no pages.
+	base = startServe(t, serveConfig{db: filepath.Join(dir, "poller.db"), role: "poller"})
+	for path, want := range map[string]int{"/": http.StatusNotFound, "/ui/": http.StatusNotFound, "/healthz": http.StatusOK} {
+		if resp, _ := get(t, base+path); resp.StatusCode != want {
+			t.Errorf("role poller GET %s: %s, want %d", path, resp.Status, want)
+		}
 	}
 }
