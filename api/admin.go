@@ -21,6 +21,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/transform"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
@@ -49,6 +50,7 @@ func (s *Server) adminRoutes(r chi.Router) {
 		writeJSONError(w, http.StatusMethodNotAllowed, "", fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path))
 	})
 	r.Get("/sources", s.listSources)
+	r.Get("/sources.opml", s.exportOPML)
 	r.Get("/sources/{id}", s.getSource)
 	r.Get("/poller", s.getPoller)
 	r.Get("/stats", s.stats)
@@ -57,6 +59,7 @@ func (s *Server) adminRoutes(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.authorize)
 		r.Post("/sources", s.createSource)
+		r.Post("/sources/import", s.importOPML)
 		r.Patch("/sources/{id}", s.changeSource)
 		r.Put("/sources/{id}", s.changeSource)
 		r.Delete("/sources/{id}", s.deleteSource)
@@ -514,10 +517,23 @@ func (s *Server) putPoller(w http.ResponseWriter, r *http.Request) {
 	s.getPoller(w, r)
 }
 
-// statsAnswer is the store's counts and the cache's state.
+// statsAnswer is the store's counts, what the scheduling policies learnt
+// of each source, and the cache's state.
 type statsAnswer struct {
 	dynamo.Stats
-	Cache cacheStats `json:"cache"`
+	// PerSource replaces Stats.PerSource in the JSON, each source's counts
+	// with its schedule.
+	PerSource []sourceStatsAnswer `json:"per_source"`
+	Cache     cacheStats          `json:"cache"`
+}
+
+// sourceStatsAnswer is one source's counts and, for an active source, its
+// learnt schedule (λ, S, hourly rates, τ, weekday history and forecast),
+// so that an operator can see why it is polled when it is. Schedule is
+// null for a removed source whose archive is kept.
+type sourceStatsAnswer struct {
+	dynamo.SourceStats
+	Schedule *policy.Summary `json:"schedule"`
 }
 
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
@@ -526,7 +542,34 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		s.writeAdminError(w, r, fmt.Errorf("stats: %w", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, statsAnswer{Stats: st, Cache: s.cache.stats()})
+	sources, err := s.cfg.Store.Sources(r.Context())
+	if err != nil {
+		s.writeAdminError(w, r, fmt.Errorf("stats: list sources: %w", err))
+		return
+	}
+	active := make(map[string]*dynamo.Source, len(sources))
+	for i := range sources {
+		active[sources[i].ID] = &sources[i]
+	}
+	ans := statsAnswer{Stats: st, PerSource: make([]sourceStatsAnswer, len(st.PerSource)), Cache: s.cache.stats()}
+	now := s.cfg.Now()
+	for i, ss := range st.PerSource {
+		ans.PerSource[i].SourceStats = ss
+		if src, ok := active[ss.ID]; ok {
+			sum := scheduleSummary(src, now)
+			ans.PerSource[i].Schedule = &sum
+		}
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+// scheduleSummary is what the policies learnt of src, as of now. The
+// poller runs the policies with their default configuration (serve sets
+// none), so the summary uses it too. An unreadable state is summarized as
+// the fresh one the poller starts again from.
+func scheduleSummary(src *dynamo.Source, now time.Time) policy.Summary {
+	state, _ := policy.LoadState(src.State.Schedule)
+	return state.Summarize(policy.Config{}, time.Duration(src.Interval), now)
 }
 
 // wrapAnswer is what the playground shows: the document, the feed, the

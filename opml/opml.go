@@ -200,7 +200,7 @@ func (p *parser) outline(attrs []xml.Attr) error {
 		// OPML 2.0's category attribute: comma-separated "/"-paths; the
 		// first is the outline's folder when it is in none.
 		first, _, _ := strings.Cut(a["category"], ",")
-		category = normalizeCategory(first)
+		category = NormalizeCategory(first)
 	}
 	p.entries = append(p.entries, Entry{
 		Title: title, XMLURL: feed, HTMLURL: strings.TrimSpace(a["htmlurl"]), Category: category, Extra: extra,
@@ -210,12 +210,12 @@ func (p *parser) outline(attrs []xml.Attr) error {
 
 // joinPath returns the category path of the open folders.
 func joinPath(folders []string) string {
-	return normalizeCategory(strings.Join(folders, "/"))
+	return NormalizeCategory(strings.Join(folders, "/"))
 }
 
 // normalizeCategory trims each segment of a "/"-path and drops the empty
 // ones, so that " Tech / Go/" and "Tech/Go" name one folder.
-func normalizeCategory(c string) string {
+func NormalizeCategory(c string) string {
 	var segs []string
 	for _, s := range strings.Split(c, "/") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -271,7 +271,7 @@ func Write(w io.Writer, entries []Entry) error {
 			namespaced = true
 		}
 		f := root
-		if c := normalizeCategory(e.Category); c != "" {
+		if c := NormalizeCategory(e.Category); c != "" {
 			for _, seg := range strings.Split(c, "/") {
 				f = f.sub(seg)
 			}
