@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -415,20 +416,26 @@ func aggregatedItem(fr *feedRequest, index int, ai dynamo.AggregatedItem) dynamo
 	it.ID = ai.SourceID + "/" + it.ID
 	exts := append(it.Extensions[:len(it.Extensions):len(it.Extensions)],
 		dynamo.Extension{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: "source", Value: ai.SourceID})
-	var names string
-	for i, k := range ai.AlsoIn {
+	var names, plainNames []string
+	for _, k := range ai.AlsoIn {
 		exts = append(exts, dynamo.Extension{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: "alsoIn", Value: k.SourceID})
-		if i > 0 {
-			names += ", "
-		}
-		names += fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(fr.link("/resources/"+url.PathEscape(k.SourceID), nil)), html.EscapeString(k.SourceID))
+		names = append(names, fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(fr.link("/resources/"+url.PathEscape(k.SourceID), nil)), html.EscapeString(k.SourceID)))
+		plainNames = append(plainNames, k.SourceID)
 	}
 	it.Extensions = exts
 	it.Description += fmt.Sprintf(`<p>From <a href="%s">%s</a>`, html.EscapeString(fr.link("/resources/"+url.PathEscape(ai.SourceID), nil)), html.EscapeString(ai.SourceID))
-	if names != "" {
-		it.Description += "; also in " + names
+	note := "From " + ai.SourceID
+	if len(names) > 0 {
+		it.Description += "; also in " + strings.Join(names, ", ")
+		note += "; also in " + strings.Join(plainNames, ", ")
 	}
 	it.Description += ".</p>"
+	// The plain text travels too: RSS 1.0's description and JSON Feed's
+	// summary are made from it when the item has one, and they must name
+	// the sources as well.
+	if it.Text != "" {
+		it.Text += " " + note + "."
+	}
 	return it
 }
 
