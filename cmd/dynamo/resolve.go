@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -14,15 +16,22 @@ import (
 
 // sourceResolver resolves kind "auto" when a source is registered
 // (SPEC §5, §9): a page with annotations is html, a feed is feed, and any
-// other page is searched for its feed, which the source then polls.
+// other page is searched for its feed, which the source then polls. The
+// page is fetched once: discovery starts from the copy already read.
+//
+// Errors that are the registration's (the URL cannot be read, no feed was
+// found) wrap dynamo.ErrInvalid; the one for "no feed" lists every URL
+// requested and why each candidate was not a feed.
 func sourceResolver(client *pollfetch.Client, memory discovery.DomainMemory) func(context.Context, *dynamo.Source) error {
-	d := &discovery.Discoverer{Fetch: clientFetcher{client}, IsFeed: readsAsFeed, Memory: memory}
 	return func(ctx context.Context, src *dynamo.Source) error {
 		if src.Kind != dynamo.KindAuto && src.Kind != "" {
 			return nil
 		}
 		resp, err := client.Get(ctx, pollfetch.Request{URL: src.URL})
 		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("kind auto: read %s: %w", src.URL, ctx.Err())
+			}
 			return fmt.Errorf("kind auto: cannot read %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
 		}
 		switch {
@@ -33,15 +42,82 @@ func sourceResolver(client *pollfetch.Client, memory discovery.DomainMemory) fun
 			src.Kind = dynamo.KindHTML
 			return nil
 		}
-		res, err := d.Discover(ctx, src.URL)
-		if err != nil {
-			return fmt.Errorf("kind auto: discovery on %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
+		d := &discovery.Discoverer{
+			Fetch: &prefetched{
+				url:  discoveryURL(src.URL),
+				page: &discovery.Page{URL: resp.URL, ContentType: resp.ContentType, Body: resp.Body},
+				next: clientFetcher{client},
+			},
+			IsFeed: readsAsFeed,
+			Memory: memory,
 		}
-		if res.Chosen == nil {
-			return fmt.Errorf("kind auto: %s has no annotations and no feed was found (tried %s): %w",
-				src.URL, strings.Join(res.Tried, ", "), dynamo.ErrInvalid)
+		res, err := d.Discover(ctx, src.URL)
+		switch {
+		case ctx.Err() != nil:
+			return fmt.Errorf("kind auto: discovery on %s: %w", src.URL, ctx.Err())
+		case errors.Is(err, discovery.ErrNoFeed):
+			return fmt.Errorf("kind auto: %s has no annotations and no feed was found; tried %s: %w",
+				src.URL, triedText(res), dynamo.ErrInvalid)
+		case err != nil:
+			return fmt.Errorf("kind auto: discovery on %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
 		}
 		src.URL, src.Kind = res.Chosen.URL, dynamo.KindFeed
 		return nil
 	}
+}
+
+// triedText lists the URLs a discovery requested, each candidate with how
+// it was found and why it is not a feed: "http://a/ (the page),
+// http://a/feed (common-path: 404 Not Found), …".
+func triedText(res *discovery.Result) string {
+	why := map[string]string{}
+	for _, c := range res.Candidates {
+		u := c.URL
+		if c.Requested != "" {
+			u = c.Requested
+		}
+		if c.Verified {
+			why[u] = c.How + ": a feed"
+		} else {
+			why[u] = c.How + ": " + c.Err
+		}
+	}
+	parts := make([]string, len(res.Tried))
+	for i, u := range res.Tried {
+		w, ok := why[u]
+		if !ok {
+			w = "the page"
+		}
+		parts[i] = u + " (" + w + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// discoveryURL is the form in which Discover requests a site's URL: trimmed,
+// without its fragment.
+func discoveryURL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return raw
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
+}
+
+// prefetched answers the first request for url with a page already read,
+// and every other request through next.
+type prefetched struct {
+	url  string
+	page *discovery.Page
+	next discovery.Fetcher
+}
+
+// Fetch implements discovery.Fetcher.
+func (p *prefetched) Fetch(ctx context.Context, u string) (*discovery.Page, error) {
+	if p.page != nil && u == p.url {
+		page := p.page
+		p.page = nil
+		return page, nil
+	}
+	return p.next.Fetch(ctx, u)
 }
