@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,11 +98,80 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
+// auditScript looks over the page as the browser laid it out and lists
+// what would fail a reader: a form field without a label, a page without
+// exactly one h1, a heading level skipped, an image without a text
+// alternative, or visible text (HTML, and the charts' SVG text) whose
+// colour contrasts with its background less than WCAG AA asks (4.5:1, or
+// 3:1 for large text). The background is the first opaque one among the
+// element and its ancestors, as the pages draw text on flat colours.
+const auditScript = `(() => {
+  const problems = [];
+  const rgba = c => { const m = c.match(/[\d.]+/g) || [0, 0, 0, 0]; return m.map(Number).concat(m.length < 4 ? [1] : []); };
+  const lum = ([r, g, b]) => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const background = el => {
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+      const c = rgba(getComputedStyle(n).backgroundColor);
+      if (c[3] >= 0.99) return c;
+    }
+    return [255, 255, 255, 1];
+  };
+  const name = el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className && el.className.baseVal === undefined && el.className ? "." + String(el.className).split(" ")[0] : "");
+  for (const f of document.querySelectorAll("input:not([type=hidden]), select, textarea")) {
+    if (!(f.labels && f.labels.length) && !f.getAttribute("aria-label") && !f.getAttribute("aria-labelledby")) problems.push("no label: " + name(f));
+  }
+  const hs = [...document.querySelectorAll("h1, h2, h3, h4, h5, h6")].map(h => +h.tagName[1]);
+  if (hs.filter(l => l === 1).length !== 1) problems.push(hs.filter(l => l === 1).length + " h1 elements");
+  for (let i = 1; i < hs.length; i++) if (hs[i] > hs[i - 1] + 1) problems.push("heading h" + hs[i] + " after h" + hs[i - 1]);
+  for (const img of document.querySelectorAll("img:not([alt])")) problems.push("image without alt: " + img.src);
+  const seen = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const el = t.parentElement;
+    if (!t.data.trim() || seen.has(el) || el.closest("title, style, .vh, .skip")) continue;
+    seen.add(el);
+    const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+    if (r.width < 2 || r.height < 2 || cs.visibility === "hidden" || cs.display === "none" || +cs.opacity === 0) continue;
+    const svg = el instanceof SVGElement;
+    const fg = rgba(svg ? cs.fill : cs.color);
+    const bg = background(svg ? el.closest("svg").parentElement : el);
+    const mixed = fg.slice(0, 3).map((v, i) => v * fg[3] + bg[i] * (1 - fg[3]));
+    const [a, b] = [lum(mixed), lum(bg)].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    const size = parseFloat(cs.fontSize), bold = +cs.fontWeight >= 700;
+    const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+    if (ratio < need) problems.push("contrast " + ratio.toFixed(2) + " < " + need + ": " + name(el) + " " + JSON.stringify(t.data.trim().slice(0, 40)));
+  }
+  return problems;
+})()`
+
+// audit fails the test with every accessibility problem auditScript finds
+// on the page loaded in ctx.
+func audit(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	for _, p := range value(t, ctx, "audit "+page, chromedp.Evaluate[[]string](auditScript)) {
+		t.Errorf("%s: %s", page, p)
+	}
+}
+
 func TestBrowser(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	e.seedExamples(t)
 	ctx := browser(t)
 	base := e.srv.URL
+
+	t.Run("audit catches problems", func(t *testing.T) {
+		// The audit itself, on a page with one problem of each kind.
+		bad := `<html><body><h2>No h1</h2><h4>Skipped</h4><p style="color:#aaa">pale text</p>` +
+			`<input id="x"><svg><text fill="#ddd" x="5" y="15">pale label</text></svg></body></html>`
+		step(t, ctx, "load a bad page", chromedp.Navigate("data:text/html,"+url.PathEscape(bad)))
+		got := strings.Join(value(t, ctx, "audit", chromedp.Evaluate[[]string](auditScript)), "\n")
+		for _, want := range []string{"no label: input#x", "0 h1 elements", "heading h4 after h2", `"pale text"`, `"pale label"`} {
+			if !strings.Contains(got, want) {
+				t.Errorf("the audit misses %q; it found:\n%s", want, got)
+			}
+		}
+	})
 
 	t.Run("sources", func(t *testing.T) {
 		step(t, ctx, "load the sources", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("table.sources")))
@@ -113,6 +183,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("%d sources listed, want 3", rows)
 		}
 		screenshot(t, ctx, "sources")
+		audit(t, ctx, "sources")
 		step(t, ctx, "poll news now", chromedp.Click(chromedp.CSS(`form[action="/ui/sources/news/poll"] button`)), chromedp.WaitVisible(chromedp.CSS("p.flash")))
 		flash := value(t, ctx, "read the message", chromedp.Text(chromedp.CSS("p.flash")))
 		if !strings.HasPrefix(flash, "Polled news: changed") {
@@ -125,6 +196,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the sources page is %dpx wide on a 390px phone", wide)
 		}
 		screenshot(t, ctx, "sources-phone")
+		audit(t, ctx, "sources-phone")
 		step(t, ctx, "desktop layout", chromedp.EmulateViewport(1280, 900))
 	})
 
@@ -139,7 +211,13 @@ func TestBrowser(t *testing.T) {
 		if bars == 0 {
 			t.Error("no hourly bar has a height")
 		}
+		// The timeline names what version 2 added and removed.
+		delta := value(t, ctx, "read the timeline", chromedp.Text(chromedp.CSS("ol.timeline ul.delta")))
+		if !strings.Contains(delta, "Extra Edition: Snow Day Declared") || !strings.Contains(delta, "Council Approves 2006 Budget") {
+			t.Errorf("version 2's changes read %q", delta)
+		}
 		screenshot(t, ctx, "source")
+		audit(t, ctx, "source")
 	})
 
 	t.Run("hostile source", func(t *testing.T) {
@@ -153,6 +231,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the hostile title shows as %q, want it as text", title)
 		}
 		screenshot(t, ctx, "source-hostile")
+		audit(t, ctx, "source-hostile")
 	})
 
 	t.Run("playground", func(t *testing.T) {
@@ -176,6 +255,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the RSS 2.0 feed is not shown: %.200q", rss)
 		}
 		screenshot(t, ctx, "playground-sloppy")
+		audit(t, ctx, "playground-sloppy")
 
 		// Fix the page in the text box: drop everything but one good item.
 		page := `<html><head><title>Fixed</title></head><body>
@@ -191,6 +271,17 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the pasted page's items show %q", items)
 		}
 		screenshot(t, ctx, "playground-pasted")
+		audit(t, ctx, "playground-pasted")
+	})
+
+	t.Run("login and error pages", func(t *testing.T) {
+		step(t, ctx, "load the login page", chromedp.Navigate(base+"/ui/login"), chromedp.WaitVisible(chromedp.CSS("main h1")))
+		audit(t, ctx, "login")
+		step(t, ctx, "load a missing page", chromedp.Navigate(base+"/ui/sources/nowhere"), chromedp.WaitVisible(chromedp.CSS("main h1")))
+		if msg := value(t, ctx, "read the error", chromedp.Text(chromedp.CSS("main"))); !strings.Contains(msg, `There is no source "nowhere"`) {
+			t.Errorf("the 404 page says %q", msg)
+		}
+		audit(t, ctx, "not-found")
 	})
 
 	t.Run("search", func(t *testing.T) {
@@ -216,5 +307,6 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("REST URL shown: %q", rest)
 		}
 		screenshot(t, ctx, "search")
+		audit(t, ctx, "search")
 	})
 }

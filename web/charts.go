@@ -58,10 +58,15 @@ type datum struct {
 }
 
 // barChart lays out values as bars; labels name each bar on the x axis
-// (an empty label is not drawn, to keep dense axes legible).
-func barChart(values []float64, labels []string, classes []string, format func(float64) string) chart {
+// (an empty label is not drawn, to keep dense axes legible). counts says
+// that the values are whole numbers (items, polls), whose axis must not
+// read 0.5 or 2.5.
+func barChart(values []float64, labels []string, classes []string, format func(float64) string, counts bool) chart {
 	c := chart{Width: chartWidth, Height: chartHeight}
 	top := niceCeil(slicesMax(values))
+	if counts {
+		top = wholeTop(top)
+	}
 	plotW := float64(chartWidth - padLeft - padRight)
 	plotH := float64(chartHeight - padTop - padBottom)
 	step := plotW / float64(len(values))
@@ -85,6 +90,19 @@ func barChart(values []float64, labels []string, classes []string, format func(f
 		c.YTicks = append(c.YTicks, tick{X: padLeft - 6, Y: round1(padTop + plotH*(1-f)), Text: format(top * f)})
 	}
 	return c
+}
+
+// wholeTop is the top of a count axis: the axis is labelled at 0, half
+// and the top, so the top must be an even whole number.
+func wholeTop(top float64) float64 {
+	if top <= 0 {
+		return 0
+	}
+	t := math.Ceil(top)
+	if math.Mod(t, 2) != 0 {
+		t++
+	}
+	return t
 }
 
 func slicesMax(values []float64) float64 {
@@ -142,7 +160,7 @@ func hourLabels() []string {
 func (h *handler) rateChart(ctx context.Context, src *dynamo.Source, versions []dynamo.Version) (chart, error) {
 	if st, err := policy.LoadState(src.State.Schedule); err == nil && st.Polls > 0 {
 		rates := st.HourlyRates()
-		c := barChart(rates[:], hourLabels(), []string{"rate"}, number)
+		c := barChart(rates[:], hourLabels(), []string{"rate"}, number, false)
 		c.Title = "Posting rate by hour of day (UTC)"
 		c.Desc = fmt.Sprintf("New items expected per hour at each hour of day, as the scheduler learnt them over %d polls; about %.1f items a day in all.", st.Polls, st.Rate())
 		c.Head = [2]string{"Hour (UTC)", "Items per hour"}
@@ -158,7 +176,7 @@ func (h *handler) rateChart(ctx context.Context, src *dynamo.Source, versions []
 		first = versions[len(versions)-1].SeenAt
 	}
 	counts, total := postingHours(items, first)
-	c := barChart(counts[:], hourLabels(), []string{"rate"}, number)
+	c := barChart(counts[:], hourLabels(), []string{"rate"}, number, true)
 	c.Title = "Items posted by hour of day (UTC)"
 	c.Desc = fmt.Sprintf("How many of the archive's items were posted at each hour of day: %d items with a known hour (their own date, or when Dynamo first saw them after the first version).", total)
 	c.Head = [2]string{"Hour (UTC)", "Items"}
@@ -210,7 +228,7 @@ func pollsChart(polls []dynamo.PollLogEntry) chart {
 			}
 		}
 	}
-	c := barChart(counts, labels, classes, number)
+	c := barChart(counts, labels, classes, number, true)
 	c.Title = "Recent polls by outcome"
 	c.Desc = fmt.Sprintf("The outcomes of the last %d polls.", len(polls))
 	c.Head = [2]string{"Outcome", "Polls"}

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,7 +187,7 @@ func TestNumber(t *testing.T) {
 }
 
 func TestBarChartScalesToTheTallestBar(t *testing.T) {
-	c := barChart([]float64{0, 5, 10}, []string{"a", "", "c"}, []string{"k"}, func(v float64) string { return "" })
+	c := barChart([]float64{0, 5, 10}, []string{"a", "", "c"}, []string{"k"}, func(v float64) string { return "" }, false)
 	plotH := float64(chartHeight - padTop - padBottom)
 	if c.Bars[0].H != 0 || c.Bars[2].H != plotH || c.Bars[1].H != round1(plotH/2) {
 		t.Errorf("bar heights %v, %v, %v; want 0, half, %v", c.Bars[0].H, c.Bars[1].H, c.Bars[2].H, plotH)
@@ -197,6 +198,29 @@ func TestBarChartScalesToTheTallestBar(t *testing.T) {
 	for _, b := range c.Bars {
 		if b.X < padLeft || b.X+b.W > chartWidth-padRight+0.1 || b.Y < padTop-0.1 {
 			t.Errorf("bar %+v is outside the plot", b)
+		}
+	}
+}
+
+func TestCountAxesReadInWholeNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		max   float64
+		ticks []string
+	}{
+		{1, []string{"0", "1", "2"}},
+		{3, []string{"0", "3", "6"}},
+		{4, []string{"0", "3", "6"}},
+		{10, []string{"0", "5", "10"}},
+		{70, []string{"0", "50", "100"}},
+		{0, []string{"0", "0", "0"}},
+	} {
+		c := barChart([]float64{tc.max, 0}, []string{"a", "b"}, []string{"k"}, number, true)
+		var got []string
+		for _, y := range c.YTicks {
+			got = append(got, y.Text)
+		}
+		if !slices.Equal(got, tc.ticks) {
+			t.Errorf("count axis for a maximum of %v reads %v, want %v", tc.max, got, tc.ticks)
 		}
 	}
 }
@@ -214,6 +238,26 @@ func TestPostingHours(t *testing.T) {
 	counts, total := postingHours(items, first)
 	if total != 3 || counts[12] != 1 || counts[11] != 2 {
 		t.Errorf("counts %v, total %d; want 1 at 12h, 2 at 11h, 3 in all", counts, total)
+	}
+}
+
+func TestAgo(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Time{}, ""},
+		{now, "just now"},
+		{now.Add(-20 * time.Second), "20 s ago"},
+		{now.Add(20*time.Second + 500*time.Millisecond), "20 s from now"},
+		{now.Add(-5*time.Minute - time.Second), "5 min ago"},
+		{now.Add(3*time.Hour + time.Minute), "3 h from now"},
+		{now.Add(-72 * time.Hour), "3 days ago"},
+	} {
+		if got := ago(tc.at); got != tc.want {
+			t.Errorf("ago(now%+v) = %q, want %q", tc.at.Sub(now).Round(time.Second), got, tc.want)
+		}
 	}
 }
 

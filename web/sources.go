@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/poller"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/transform"
 )
@@ -38,15 +39,33 @@ func status(s *dynamo.Source, removed bool, now time.Time) string {
 	return "active"
 }
 
-func (h *handler) row(s dynamo.Source, removed bool, now time.Time) sourceRow {
+func (h *handler) row(s dynamo.Source, removed bool, now time.Time, global string) sourceRow {
 	p := s.Policy
 	if p == "" {
 		p = "global"
-		if h.cfg.Poller != nil {
-			p = h.cfg.Poller.Policy() + " (global)"
+		if global != "" {
+			p = global + " (global)"
 		}
 	}
 	return sourceRow{Source: s, Status: status(&s, removed, now), Policy: p}
+}
+
+// globalPolicy names the policy that sources without their own follow:
+// this process's poller's, or in a process without one (--role api) the
+// one the pollers share through the store; "" when none was ever set
+// there (the pollers then follow their --policy flag, unknown here).
+func (h *handler) globalPolicy(ctx context.Context) string {
+	if h.cfg.Poller != nil {
+		return h.cfg.Poller.Policy()
+	}
+	name, err := h.cfg.Store.Setting(ctx, poller.PolicySetting)
+	if err != nil {
+		if !errors.Is(err, dynamo.ErrNotFound) {
+			h.log.Warn("web: read the global policy", "err", err)
+		}
+		return ""
+	}
+	return name
 }
 
 // policies lists the names a source may follow.
@@ -98,12 +117,9 @@ func (h *handler) sourcesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	slices.SortFunc(all, func(a, b dynamo.Source) int { return strings.Compare(a.ID, b.ID) })
 	now := time.Now()
-	d := sourcesData{Polling: h.cfg.Poller != nil, Policies: h.policies()}
-	if h.cfg.Poller != nil {
-		d.GlobalPolicy = h.cfg.Poller.Policy()
-	}
+	d := sourcesData{Polling: h.cfg.Poller != nil, Policies: h.policies(), GlobalPolicy: h.globalPolicy(ctx)}
 	for _, s := range all {
-		d.Sources = append(d.Sources, h.row(s, !isActive[s.ID], now))
+		d.Sources = append(d.Sources, h.row(s, !isActive[s.ID], now, d.GlobalPolicy))
 	}
 	h.render(w, r, http.StatusOK, "sources.html", view{Title: "Sources", Section: "sources", Data: d})
 }
@@ -123,7 +139,7 @@ type subscribeRow struct {
 type sourceData struct {
 	Source    sourceRow
 	Subscribe []subscribeRow
-	Versions  []dynamo.Version
+	Versions  []versionView
 	Items     []dynamo.ArchivedItem
 	ItemsMax  int
 	MoreItems bool // the archive holds more than ItemsMax items
@@ -176,15 +192,20 @@ func (h *handler) sourcePage(w http.ResponseWriter, r *http.Request) {
 		h.storeFailed(w, r, "list polls", err)
 		return
 	}
+	timeline, err := h.timeline(ctx, id, versions)
+	if err != nil {
+		h.storeFailed(w, r, "read the items of recent versions", err)
+		return
+	}
 	rate, err := h.rateChart(ctx, src, versions)
 	if err != nil {
 		h.storeFailed(w, r, "read items for the rate chart", err)
 		return
 	}
 	d := sourceData{
-		Source:    h.row(*src, false, time.Now()),
+		Source:    h.row(*src, false, time.Now(), h.globalPolicy(ctx)),
 		Subscribe: subscribeLinks(id),
-		Versions:  versions,
+		Versions:  timeline,
 		Items:     items[:min(len(items), limit)],
 		ItemsMax:  limit,
 		MoreItems: len(items) > limit,
@@ -199,6 +220,95 @@ func (h *handler) sourcePage(w http.ResponseWriter, r *http.Request) {
 		title = src.ID
 	}
 	h.render(w, r, http.StatusOK, "source.html", view{Title: title, Section: "sources", Data: d})
+}
+
+// versionView is one version in the timeline, with the items it added and
+// removed when they were looked up (for the newest versions only).
+type versionView struct {
+	dynamo.Version
+	Delta        bool // AddedItems and RemovedItems were looked up
+	AddedItems   []deltaItem
+	RemovedItems []deltaItem
+	MoreAdded    int // added items not listed
+	MoreRemoved  int
+}
+
+// deltaItem is an item named in the timeline.
+type deltaItem struct {
+	Title, Link string
+}
+
+// Bounds of the timeline's detail: the newest changesShown versions list
+// the items they added and removed (each costs one read of a version's
+// items), at most deltaShown of each.
+const (
+	changesShown = 10
+	deltaShown   = 8
+)
+
+// timeline lists the versions, newest first, and for the newest ones the
+// items each added to and removed from the version before it.
+func (h *handler) timeline(ctx context.Context, id string, versions []dynamo.Version) ([]versionView, error) {
+	out := make([]versionView, len(versions))
+	read := map[int][]dynamo.ArchivedItem{}
+	itemsOf := func(index int) ([]dynamo.ArchivedItem, error) {
+		if items, ok := read[index]; ok {
+			return items, nil
+		}
+		items, err := h.cfg.Store.Items(ctx, dynamo.ItemQuery{SourceID: id, Version: index})
+		if err != nil {
+			return nil, fmt.Errorf("items of version %d of %s: %w", index, id, err)
+		}
+		read[index] = items
+		return items, nil
+	}
+	for i, v := range versions {
+		out[i] = versionView{Version: v}
+		if i >= changesShown || i+1 >= len(versions) {
+			continue
+		}
+		cur, err := itemsOf(v.Index)
+		if err != nil {
+			return nil, err
+		}
+		prev, err := itemsOf(versions[i+1].Index)
+		if err != nil {
+			return nil, err
+		}
+		out[i].Delta = true
+		out[i].AddedItems, out[i].MoreAdded = missingFrom(cur, prev)
+		out[i].RemovedItems, out[i].MoreRemoved = missingFrom(prev, cur)
+	}
+	return out, nil
+}
+
+// missingFrom names the items of a that b lacks, in a's order: at most
+// deltaShown of them, and how many more there are.
+func missingFrom(a, b []dynamo.ArchivedItem) ([]deltaItem, int) {
+	in := make(map[string]bool, len(b))
+	for _, it := range b {
+		in[it.Item.ID] = true
+	}
+	var named []deltaItem
+	more := 0
+	for _, it := range a {
+		if in[it.Item.ID] {
+			continue
+		}
+		if len(named) == deltaShown {
+			more++
+			continue
+		}
+		title := it.Item.Title
+		if title == "" {
+			title = excerpt(80, plain(it.Item))
+		}
+		if title == "" {
+			title = "(untitled)"
+		}
+		named = append(named, deltaItem{Title: title, Link: it.Item.Link})
+	}
+	return named, more
 }
 
 // subscribeLinks are the collection's feeds (SPEC §5) in every format.

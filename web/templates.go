@@ -95,8 +95,10 @@ func ago(t time.Time) string {
 		d, suffix = -d, "ago"
 	}
 	switch {
-	case d < time.Minute:
+	case d < 2*time.Second:
 		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%d s %s", int(d/time.Second), suffix)
 	case d < time.Hour:
 		return fmt.Sprintf("%d min %s", int(d/time.Minute), suffix)
 	case d < 48*time.Hour:

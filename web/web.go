@@ -105,9 +105,10 @@ type handler struct {
 	csrfKey []byte
 }
 
-// New builds the web interface's handler. Mount it for every path that the
-// API does not serve: it answers "/" (a redirect) and everything under
-// Prefix.
+// New builds the web interface's handler. Mount it for "/" (which it
+// redirects to Prefix), "/ui" and everything under Prefix, beside the API
+// (dynamo serve sends every other path to the API); any other path it is
+// given gets a 404 page.
 func New(cfg Config) (http.Handler, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("web: a store is required: %w", dynamo.ErrInvalid)

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -86,9 +87,37 @@ func TestSourcesPageListsEverySourceWithItsState(t *testing.T) {
 	if !strings.Contains(rows[2], "smart (global)") {
 		t.Errorf("news row %q does not say it follows the global smart policy", rows[2])
 	}
-	// A loopback client without a configured token may act.
-	if !strings.Contains(body, `action="/ui/sources/news/poll"`) || strings.Contains(body, `action="/ui/sources/blog/poll"`) {
-		t.Error("actions should be offered for active sources only")
+	// A loopback client without a configured token may act: poll now,
+	// pause and change the policy, in each row.
+	for _, action := range []string{"poll", "pause", "policy"} {
+		if !strings.Contains(body, `action="/ui/sources/news/`+action+`"`) || strings.Contains(body, `action="/ui/sources/blog/`+action+`"`) {
+			t.Errorf("the %s action should be offered for active sources only", action)
+		}
+	}
+	if !strings.Contains(body, `<label for="policy-news" class="vh">Policy of news</label>`) {
+		t.Error("the row's policy menu has no label")
+	}
+}
+
+func TestTimelineNamesTheItemsOfTheNewestVersionsOnly(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	// Fourteen versions: version n carries the stories n and n+1, so each
+	// after the first adds one story and drops one.
+	var pages []string
+	for n := 1; n <= 14; n++ {
+		pages = append(pages, fmt.Sprintf(`<html><body>
+<!-- <item:title index="1"> -->Story %d<!-- </item:title> --><!-- <item:link index="1"> -->/s/%d<!-- </item:link> -->
+<!-- <item:title index="2"> -->Story %d<!-- </item:title> --><!-- <item:link index="2"> -->/s/%d<!-- </item:link> -->
+</body></html>`, n+1, n+1, n, n))
+	}
+	e.seed(t, "busy", "/busy.html", false, pages...)
+	_, body := get(t, client(t), e.srv.URL+"/ui/sources/busy")
+	added, removed := texts(t, body, "li", "delta-added"), texts(t, body, "li", "delta-removed")
+	if len(added) != 10 || len(removed) != 10 {
+		t.Fatalf("%d added and %d removed items named, want the 10 newest versions' one each", len(added), len(removed))
+	}
+	if added[0] != "+added: Story 15" || removed[0] != "−removed: Story 13" || added[9] != "+added: Story 6" {
+		t.Errorf("the newest version adds %q and removes %q; the tenth adds %q", added[0], removed[0], added[9])
 	}
 }
 
@@ -102,6 +131,11 @@ func TestSourcePageShowsTimelineItemsSubscriptionsAndCharts(t *testing.T) {
 	timeline := texts(t, body, "ol", "timeline")
 	if len(timeline) != 1 || !strings.Contains(timeline[0], "Version 2") || !strings.Contains(timeline[0], "+1 added −1 removed") || !strings.Contains(timeline[0], "first version") {
 		t.Errorf("timeline = %q, want version 2 adding one item and removing one, then the first version", timeline)
+	}
+	// Version 2 names the story it added and the one it dropped.
+	added, removed := texts(t, body, "li", "delta-added"), texts(t, body, "li", "delta-removed")
+	if !slices.Equal(added, []string{"+added: Extra Edition: Snow Day Declared"}) || !slices.Equal(removed, []string{"−removed: Council Approves 2006 Budget After Late-Night Session"}) {
+		t.Errorf("version 2 lists added %q and removed %q", added, removed)
 	}
 	items := texts(t, body, "h3", "")
 	if len(items) != 10 || items[0] != "Extra Edition: Snow Day Declared" {
@@ -162,6 +196,14 @@ func TestHostileContentIsShownAsText(t *testing.T) {
 	checkSafe(t, body)
 	if !strings.Contains(body, "&lt;script&gt;alert(&#39;channel&#39;)&lt;/script&gt;") {
 		t.Error("the hostile channel title should be shown as escaped text on the sources page")
+	}
+
+	// The timeline names items added and removed: hostile ones too.
+	e.seed(t, "hostile2", "/hostile2.html", false, "<html><body><!-- <item:title index=\"1\"> -->calm<!-- </item:title> --></body></html>", hostilePage)
+	_, body = get(t, c, e.srv.URL+"/ui/sources/hostile2")
+	checkSafe(t, body)
+	if added := texts(t, body, "li", "delta-added"); !slices.Contains(added, `+added: <script>alert(1)</script> Evil "title"`) {
+		t.Errorf("the timeline names the added items %q", added)
 	}
 }
 
@@ -601,7 +643,19 @@ func TestPollNowWithoutAPollerSaysSo(t *testing.T) {
 	e := newEnv(t, envOptions{noPoller: true})
 	e.seedExamples(t)
 	c := client(t)
-	_, page := get(t, c, e.srv.URL+"/ui/sources/news")
+	// The global policy is the one the pollers share through the store.
+	_, page := get(t, c, e.srv.URL+"/ui/")
+	if !strings.Contains(page, "the pollers poll on schedule") || strings.Contains(page, "(global)") {
+		t.Error("without a poller nor a stored policy, the page should say no more than that it does not poll")
+	}
+	if err := e.store.PutSetting(context.Background(), poller.PolicySetting, "weekday"); err != nil {
+		t.Fatal(err)
+	}
+	_, page = get(t, c, e.srv.URL+"/ui/")
+	if rows := texts(t, page, "tr", ""); len(rows) < 2 || !strings.Contains(rows[1], "weekday (global)") || !strings.Contains(page, "They follow the <strong>weekday</strong> policy") {
+		t.Errorf("the stored global policy is not shown: %q", rows)
+	}
+	_, page = get(t, c, e.srv.URL+"/ui/sources/news")
 	resp, body := post(t, c, e.srv.URL+"/ui/sources/news/poll", url.Values{"csrf": {formToken(t, page)}})
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "no poller runs here") {
 		t.Errorf("poll without a poller: status %d", resp.StatusCode)
