@@ -7,10 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 // TestCheckAddr classifies addresses without dialing any of them.
@@ -191,6 +194,14 @@ func TestGuardRefusesLoopback(t *testing.T) {
 	for _, host := range []string{
 		"127.0.0.1", "[::1]", "localhost", "LOCALHOST.", "feeds.localhost", "0x7f.1", "127.1", "2130706433", "0177.0.0.1",
 		"[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "0.0.0.0",
+		// More spellings of the same few addresses: every numeric form
+		// (hexadecimal, octal, padded, partial), IPv6 written out in full
+		// or with a zone, the unspecified addresses (which Linux dials as
+		// loopback), other loopback addresses, and userinfo that makes a
+		// URL look like another host's.
+		"0x7f000001", "017700000001", "127.000.000.001", "0x7f.0x0.0x0.0x1", "127.0.1", "0177.1", "127.255.255.254",
+		"0", "[0:0:0:0:0:0:0:1]", "[0000:0000:0000:0000:0000:0000:0000:0001]", "[::1%25lo]", "[::]", "[0:0:0:0:0:0:0:0]",
+		"[::ffff:0.0.0.0]", "feeds.example.com@127.0.0.1", "user:pass@[::1]",
 	} {
 		u := "http://" + host + ":" + p + "/feed"
 		resp, err := c.Get(context.Background(), Request{URL: u})
@@ -226,6 +237,14 @@ func TestGuardRefusesRedirectToLoopback(t *testing.T) {
 		"http://localhost:" + innerPort + "/admin",
 		"http://0x7f.0.0.1:" + innerPort + "/admin",
 		"http://[::1]:" + innerPort + "/admin",
+		"http://2130706433:" + innerPort + "/admin",
+		"http://127.1:" + innerPort + "/admin",
+		"http://LocalHost.:" + innerPort + "/admin",
+		"http://[::ffff:127.0.0.1]:" + innerPort + "/admin",
+		"http://[0:0:0:0:0:0:0:1]:" + innerPort + "/admin",
+		"http://0:" + innerPort + "/admin",
+		"http://[::]:" + innerPort + "/admin",
+		"//127.0.0.1:" + innerPort + "/admin", // scheme-relative
 	} {
 		outer, outerHits := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, target, http.StatusFound)
@@ -241,5 +260,154 @@ func TestGuardRefusesRedirectToLoopback(t *testing.T) {
 	}
 	if n := innerHits.Load(); n != 0 {
 		t.Fatalf("the redirect target was reached %d times", n)
+	}
+}
+
+// TestGuardRefusesOtherSchemes checks that only http and https are ever
+// fetched, whether the URL is given or reached by a redirect: a scheme
+// that the transport cannot speak is refused before anything is dialed, so
+// the loopback origin sees only the requests that redirect.
+func TestGuardRefusesOtherSchemes(t *testing.T) {
+	srv, hits := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+	})
+	p := port(t, srv)
+	others := []string{
+		"gopher://127.0.0.1:" + p + "/_GET%20/", "ftp://127.0.0.1:" + p + "/feed", "file:///etc/passwd", "file://localhost/etc/passwd",
+		"data:text/html,<script>alert(1)</script>", "data:application/rss+xml;base64,PHJzcy8+", "dict://127.0.0.1:" + p + "/info",
+		"ldap://127.0.0.1:" + p + "/", "jar:http://127.0.0.1:" + p + "/a!/b", "javascript:alert(1)", "ws://127.0.0.1:" + p + "/",
+		"view-source:http://127.0.0.1:" + p + "/", "mailto:a@127.0.0.1",
+	}
+	c := New(Options{AllowPrivate: true, HostGap: -1}) // the scheme check holds even where private addresses are allowed
+	for _, u := range others {
+		_, err := c.Get(context.Background(), Request{URL: u})
+		wantKind(t, err, KindScheme)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("a non-HTTP URL reached the origin %d times", n)
+	}
+	for _, u := range others {
+		_, err := c.Get(context.Background(), Request{URL: srv.URL + "/?to=" + url.QueryEscape(u)})
+		wantKind(t, err, KindScheme)
+	}
+	if n := hits.Load(); n != int64(len(others)) {
+		t.Fatalf("the origin saw %d requests, want only the %d that redirect", n, len(others))
+	}
+}
+
+// loopbackDNS is a name server on loopback that answers one name with the
+// loopback addresses, standing for a public name whose DNS points inside.
+type loopbackDNS struct {
+	addr    string
+	queries atomic.Int64
+}
+
+// startLoopbackDNS serves name (fully qualified, with its final dot) as
+// 127.0.0.1 and ::1, and every other name as nonexistent.
+func startLoopbackDNS(t *testing.T, name string) *loopbackDNS {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	d := &loopbackDNS{addr: pc.LocalAddr().String()}
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			d.queries.Add(1)
+			var p dnsmessage.Parser
+			h, err := p.Start(buf[:n])
+			if err != nil {
+				continue
+			}
+			q, err := p.Question()
+			if err != nil {
+				continue
+			}
+			b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
+			b.EnableCompression()
+			known := strings.EqualFold(q.Name.String(), name)
+			if !known {
+				b = dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, RCode: dnsmessage.RCodeNameError})
+			}
+			b.StartQuestions()
+			b.Question(q)
+			b.StartAnswers()
+			rh := dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}
+			switch {
+			case known && q.Type == dnsmessage.TypeA:
+				b.AResource(rh, dnsmessage.AResource{A: [4]byte{127, 0, 0, 1}})
+			case known && q.Type == dnsmessage.TypeAAAA:
+				b.AAAAResource(rh, dnsmessage.AAAAResource{AAAA: netip.IPv6Loopback().As16()})
+			}
+			if msg, err := b.Finish(); err == nil {
+				pc.WriteTo(msg, from)
+			}
+		}
+	}()
+	return d
+}
+
+// resolveWith makes c resolve names through the name server at addr only,
+// keeping everything else of its dialer: the same guard (c.control) on
+// every address dialed, the same rewriting of numeric and localhost
+// hosts. The test thus sends its DNS queries to loopback, never to the
+// machine's resolver.
+func resolveWith(c *Client, addr string) {
+	resolver := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "udp", addr)
+	}}
+	dialer := &net.Dialer{Timeout: c.opts.ConnectTimeout, Control: c.control, Resolver: resolver}
+	c.http.Transport.(*http.Transport).DialContext = func(ctx context.Context, network, hostport string) (net.Conn, error) {
+		return dialer.DialContext(ctx, network, canonicalAddr(hostport))
+	}
+}
+
+// TestGuardRefusesNameResolvingToLoopback has a name server on loopback
+// answer a public-looking name with 127.0.0.1 and ::1: fetching that name,
+// directly or through a redirect, is refused when the connection is
+// dialed, and the same name reaches the origin when private destinations
+// are allowed (so the refusal came from the guard, not from the lookup).
+func TestGuardRefusesNameResolvingToLoopback(t *testing.T) {
+	const name = "feeds.rebinding.example."
+	dns := startLoopbackDNS(t, name)
+	srv, hits := countingServer(t, nil)
+	target := "http://" + strings.TrimSuffix(name, ".") + ":" + port(t, srv) + "/feed"
+
+	guarded := New(Options{HostGap: -1})
+	resolveWith(guarded, dns.addr)
+	_, err := guarded.Get(context.Background(), Request{URL: target})
+	fe := wantKind(t, err, KindRefused)
+	if !strings.Contains(fe.Error(), "loopback") {
+		t.Errorf("error %q does not say the name resolved to loopback", fe)
+	}
+	if dns.queries.Load() == 0 {
+		t.Fatal("the name server was never asked: the test proves nothing")
+	}
+
+	outer, outerHits := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target, http.StatusFound)
+	})
+	outerPort, _ := strconv.Atoi(port(t, outer))
+	guarded.allow = func(ap netip.AddrPort) bool { return int(ap.Port()) == outerPort }
+	_, err = guarded.Get(context.Background(), Request{URL: outer.URL + "/start"})
+	wantKind(t, err, KindRefused)
+	if outerHits.Load() != 1 || hits.Load() != 0 {
+		t.Fatalf("outer origin hits %d (want 1), target hits %d (want 0)", outerHits.Load(), hits.Load())
+	}
+
+	open := New(Options{AllowPrivate: true, HostGap: -1})
+	resolveWith(open, dns.addr)
+	if _, err := open.Get(context.Background(), Request{URL: target}); err != nil {
+		t.Fatalf("with private destinations allowed: %v", err)
+	}
+	if hits.Load() != 1 {
+		t.Fatalf("target hits = %d, want 1", hits.Load())
 	}
 }
