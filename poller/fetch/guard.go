@@ -39,7 +39,9 @@ var refusedRanges = func() []refusedRange {
 		{"::1/128", "loopback"},
 		{"::/96", "IPv4-compatible (deprecated)"},
 		{"100::/64", "discard-only (RFC 6666)"},
+		{"2001:2::/48", "benchmarking (RFC 5180)"},
 		{"2001:db8::/32", "documentation"},
+		{"3fff::/20", "documentation (RFC 9637)"},
 		{"fc00::/7", "unique-local (private IPv6)"},
 		{"fe80::/10", "link-local"},
 		{"fec0::/10", "site-local (deprecated private IPv6)"},
@@ -53,11 +55,13 @@ var refusedRanges = func() []refusedRange {
 }()
 
 // embeddingPrefixes carry an IPv4 address in their last 32 bits (NAT64,
-// RFC 6052 and RFC 8215) or in bits 16–48 (6to4, RFC 3056); a gateway
-// forwards to that IPv4 address, so it is checked too.
+// RFC 6052 and RFC 8215; SIIT's IPv4-translated addresses, RFC 2765) or in
+// bits 16–48 (6to4, RFC 3056); a gateway forwards to that IPv4 address, so
+// it is checked too.
 var (
-	nat64Prefixes = []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48")}
-	sixToFour     = netip.MustParsePrefix("2002::/16")
+	nat64Prefixes = []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48"),
+		netip.MustParsePrefix("::ffff:0:0:0/96")}
+	sixToFour = netip.MustParsePrefix("2002::/16")
 )
 
 // addrError is a destination that the guard refuses.

@@ -68,6 +68,11 @@ func TestCheckAddr(t *testing.T) {
 		{"64:ff9b:1::c0a8:101", true, "carries 192.168.1.1"},
 		{"2002:7f00:1::1", true, "carries 127.0.0.1"},
 		{"2002:c0a8:101::1", true, "carries 192.168.1.1"},
+		{"::ffff:0:7f00:1", true, "carries 127.0.0.1"},
+		{"::ffff:0:a9fe:a9fe", true, "carries 169.254.169.254"},
+		{"::ffff:0:a00:5", true, "carries 10.0.0.5"},
+		{"2001:2::1", true, "benchmarking"},
+		{"3fff::1", true, "documentation"},
 		// Public addresses, including neighbours of the refused ranges.
 		{"93.184.216.34", false, ""},
 		{"8.8.8.8", false, ""},
@@ -91,6 +96,9 @@ func TestCheckAddr(t *testing.T) {
 		{"2002:808:808::1", false, ""},
 		{"fbff:ffff::1", false, ""},
 		{"fe00::1", false, ""},
+		{"::ffff:0:808:808", false, ""},
+		{"2001:3::1", false, ""},
+		{"4000::1", false, ""},
 	}
 	for _, tc := range tests {
 		err := CheckAddr(netip.MustParseAddr(tc.addr))
