@@ -61,7 +61,7 @@ func TestAggregateInEveryFormat(t *testing.T) {
 				if s := copies[0].Summary; !strings.Contains(s, "From") || !strings.Contains(s, "news") || !strings.Contains(s, "also in") || !strings.Contains(s, "echo") {
 					t.Errorf("the story's description does not name both sources: %q", s)
 				}
-				got := alsoIn(t, f, body)
+				got := extensions(t, f, body, "alsoIn")
 				if len(got[bravo.title]) != 1 || got[bravo.title][0] != "echo" {
 					t.Errorf("alsoIn extensions %v, want echo on %q only", got, bravo.title)
 				}
@@ -75,14 +75,27 @@ func TestAggregateInEveryFormat(t *testing.T) {
 				} else {
 					p = verify.Feed(t, body, versions[f])
 				}
-				n := 0
+				var summaries []string
 				for _, en := range p.Entries {
 					if en.Title == bravo.title {
-						n++
+						summaries = append(summaries, en.Summary)
 					}
 				}
-				if len(p.Entries) != 6 || n != 2 {
-					t.Errorf("dups=include: %d entries with %d copies of the story, want 6 and 2: %q", len(p.Entries), n, parsedTitles(p))
+				if len(p.Entries) != 6 || len(summaries) != 2 {
+					t.Fatalf("dups=include: %d entries with %d copies of the story, want 6 and 2: %q", len(p.Entries), len(summaries), parsedTitles(p))
+				}
+				// The copy (echo's, first seen last, so listed first) names
+				// its primary: in its description, and as the primary's id
+				// in this feed with their distance.
+				if s := summaries[0]; !strings.Contains(s, "echo") || !strings.Contains(s, "a copy (0 bits apart) of the story first seen in") || !strings.Contains(s, "news") {
+					t.Errorf("the copy's description does not name its primary: %q", s)
+				}
+				if s := summaries[1]; !strings.Contains(s, "From") || strings.Contains(s, "a copy") {
+					t.Errorf("the primary's description: %q", s)
+				}
+				of, dist := extensions(t, f, body, "duplicateOf"), extensions(t, f, body, "distance")
+				if ids := of[bravo.title]; len(ids) != 1 || !strings.HasPrefix(ids[0], "news/") || len(dist[bravo.title]) != 1 || dist[bravo.title][0] != "0" {
+					t.Errorf("duplicateOf %v, distance %v; want one copy of a news item at distance 0", of, dist)
 				}
 			})
 		}
@@ -97,10 +110,10 @@ func parsedTitles(p verify.Parsed) []string {
 	return ts
 }
 
-// alsoIn reads the dynamo:alsoIn extensions of a feed's items by item
-// title: XML elements in Dynamo's namespace (whatever their prefix), or
-// the _dynamo object of JSON Feed items.
-func alsoIn(t *testing.T, f transform.Format, body []byte) map[string][]string {
+// extensions reads the Dynamo extensions named name (dynamo:alsoIn…) of a
+// feed's items by item title: XML elements in Dynamo's namespace (whatever
+// their prefix), or the _dynamo object of JSON Feed items.
+func extensions(t *testing.T, f transform.Format, body []byte, name string) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	if f == transform.JSON {
@@ -124,7 +137,7 @@ func alsoIn(t *testing.T, f transform.Format, body []byte) map[string][]string {
 				continue
 			}
 			for _, x := range it.Dynamo.Extensions {
-				if x.URI == dynamo.NamespaceDynamo && x.LocalName == "alsoIn" {
+				if x.URI == dynamo.NamespaceDynamo && x.LocalName == name {
 					out[it.Title] = append(out[it.Title], x.Value)
 				}
 			}
@@ -160,7 +173,7 @@ func alsoIn(t *testing.T, f transform.Format, body []byte) map[string][]string {
 				t.Fatal(err)
 			}
 			title = s
-		case inItem && start.Name.Space == dynamo.NamespaceDynamo && start.Name.Local == "alsoIn":
+		case inItem && start.Name.Space == dynamo.NamespaceDynamo && start.Name.Local == name:
 			var s string
 			if err := dec.DecodeElement(&s, &start); err != nil {
 				t.Fatal(err)

@@ -408,33 +408,45 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) {
 
 // aggregatedItem names the item's source and the other sources that
 // carried the story, in the description for people and as extension
-// elements for programs.
+// elements for programs (dynamo:source, dynamo:alsoIn). A copy shown with
+// dups=include also names its primary and their Hamming distance
+// (dynamo:duplicateOf, the primary's id in this feed, and dynamo:distance).
 func aggregatedItem(fr *feedRequest, index int, ai dynamo.AggregatedItem) dynamo.Item {
 	it := archivedItem(ai.ArchivedItem)
 	it.Index = index
 	// Ids are unique within a source only; the feed spans sources.
 	it.ID = ai.SourceID + "/" + it.ID
-	exts := append(it.Extensions[:len(it.Extensions):len(it.Extensions)],
-		dynamo.Extension{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: "source", Value: ai.SourceID})
-	var names, plainNames []string
-	for _, k := range ai.AlsoIn {
-		exts = append(exts, dynamo.Extension{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: "alsoIn", Value: k.SourceID})
-		names = append(names, fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(fr.link("/resources/"+url.PathEscape(k.SourceID), nil)), html.EscapeString(k.SourceID)))
-		plainNames = append(plainNames, k.SourceID)
+	ext := func(name, value string) dynamo.Extension {
+		return dynamo.Extension{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: name, Value: value}
+	}
+	link := func(sourceID string) string {
+		return fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(fr.link("/resources/"+url.PathEscape(sourceID), nil)), html.EscapeString(sourceID))
+	}
+	exts := append(it.Extensions[:len(it.Extensions):len(it.Extensions)], ext("source", ai.SourceID))
+	markup, plain := "From "+link(ai.SourceID), "From "+ai.SourceID
+	if len(ai.AlsoIn) > 0 {
+		var names, plainNames []string
+		for _, k := range ai.AlsoIn {
+			exts = append(exts, ext("alsoIn", k.SourceID))
+			names = append(names, link(k.SourceID))
+			plainNames = append(plainNames, k.SourceID)
+		}
+		markup += "; also in " + strings.Join(names, ", ")
+		plain += "; also in " + strings.Join(plainNames, ", ")
+	}
+	if p := ai.DuplicateOf; p != nil {
+		exts = append(exts, ext("duplicateOf", p.SourceID+"/"+p.ItemID), ext("distance", strconv.Itoa(ai.Distance)))
+		copyOf := fmt.Sprintf("; a copy (%d bits apart) of the story first seen in ", ai.Distance)
+		markup += copyOf + link(p.SourceID)
+		plain += copyOf + p.SourceID
 	}
 	it.Extensions = exts
-	it.Description += fmt.Sprintf(`<p>From <a href="%s">%s</a>`, html.EscapeString(fr.link("/resources/"+url.PathEscape(ai.SourceID), nil)), html.EscapeString(ai.SourceID))
-	note := "From " + ai.SourceID
-	if len(names) > 0 {
-		it.Description += "; also in " + strings.Join(names, ", ")
-		note += "; also in " + strings.Join(plainNames, ", ")
-	}
-	it.Description += ".</p>"
+	it.Description += "<p>" + markup + ".</p>"
 	// The plain text travels too: RSS 1.0's description and JSON Feed's
 	// summary are made from it when the item has one, and they must name
 	// the sources as well.
 	if it.Text != "" {
-		it.Text += " " + note + "."
+		it.Text += " " + plain + "."
 	}
 	return it
 }
