@@ -6,6 +6,7 @@ package sanitize
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -22,9 +23,19 @@ var policy = func() *bluemonday.Policy {
 	p.RequireNoFollowOnLinks(false)
 	p.RequireNoFollowOnFullyQualifiedLinks(false)
 	p.AddTargetBlankToFullyQualifiedLinks(false)
-	p.AllowAttrs("srcset", "sizes").OnElements("img") // responsive images; bluemonday checks each URL
+	// Responsive images. bluemonday checks the URL of src, not those of
+	// srcset, so srcset is kept only when every candidate is http, https
+	// or relative.
+	p.AllowAttrs("srcset").Matching(safeSrcset).OnElements("img")
+	p.AllowAttrs("sizes").OnElements("img")
 	return p
 }()
+
+// safeSrcset matches a srcset whose every candidate URL is http, https or
+// relative (its first ':' comes after a '/', '?' or '#', or it has none),
+// followed by an optional width or density descriptor. Anything else
+// (javascript:, data:, a scheme split by spaces) drops the attribute.
+var safeSrcset = regexp.MustCompile(`^\s*(?:https?://[^\s,]+|[^\s,:/?#]*(?:[/?#][^\s,]*)?)(?:\s+[0-9.]+[wx])?\s*(?:,\s*(?:https?://[^\s,]+|[^\s,:/?#]*(?:[/?#][^\s,]*)?)(?:\s+[0-9.]+[wx])?\s*)*$`)
 
 // urlAttrs are the attributes whose values are URLs that a reader fetches or
 // follows; they are resolved against the page so the feed works elsewhere.

@@ -26,6 +26,12 @@ func TestHTML(t *testing.T) {
 		{"unbalanced", `<b>bold <i>both`, []string{"<b>bold <i>both</i></b>"}, nil},
 		{"stray close", `</div>text`, []string{"text"}, []string{"</div>"}},
 		{"iframe", `<iframe src="http://evil"></iframe>ok`, []string{"ok"}, []string{"iframe"}},
+		{"srcset with absolute and relative URLs", `<img src="a.png" srcset="https://cdn.example/a.png 480w, /b.png?x=1:2 2x">`,
+			[]string{`srcset="https://cdn.example/a.png 480w, http://example.com/b.png?x=1:2 2x"`}, nil},
+		{"javascript srcset", `<img src="a.png" srcset="javascript:alert(1) 1x">`, []string{`src="http://example.com/news/a.png"`}, []string{"srcset", "javascript"}},
+		{"javascript srcset candidate", `<img srcset="b.png 1x, JavaScript:alert(1) 2x" src="a.png">`, []string{"<img"}, []string{"srcset", "alert"}},
+		{"data srcset", `<img srcset="data:image/svg+xml;base64,PHN2Zz4= 1x">`, nil, []string{"srcset", "data:"}},
+		{"split scheme srcset", "<img srcset=\"java\tscript:alert(1) 1x\">", nil, []string{"srcset", "alert"}},
 	}
 	for _, tt := range tests {
 		got := sanitize.HTML(tt.in, base)
