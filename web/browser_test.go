@@ -284,6 +284,28 @@ func TestBrowser(t *testing.T) {
 		audit(t, ctx, "not-found")
 	})
 
+	t.Run("phone", func(t *testing.T) {
+		// Every page fits a 390px phone screen: wide content (the page's
+		// source, feeds, tables) scrolls inside its own box.
+		step(t, ctx, "phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
+		defer step(t, ctx, "desktop viewport", chromedp.EmulateViewport(1280, 900))
+		for _, p := range []struct{ name, path string }{
+			{"source-phone", "/ui/sources/news"},
+			{"playground-phone", "/ui/playground?example=sloppy.html"},
+			{"search-phone", "/ui/search?id=news&title=bridge&op=or&desc=overnight"},
+			{"login-phone", "/ui/login"},
+		} {
+			step(t, ctx, "load "+p.path, chromedp.Navigate(base+p.path), chromedp.WaitVisible(chromedp.CSS("main h1")))
+			if wide := value(t, ctx, "measure", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); wide > 390 {
+				t.Errorf("%s is %dpx wide on a 390px phone", p.path, wide)
+			}
+			audit(t, ctx, p.name)
+			if p.name != "login-phone" {
+				screenshot(t, ctx, p.name)
+			}
+		}
+	})
+
 	t.Run("search", func(t *testing.T) {
 		step(t, ctx, "search",
 			chromedp.Navigate(base+"/ui/search"),

@@ -19,10 +19,10 @@ import (
 const (
 	chartWidth  = 640
 	chartHeight = 220
-	padLeft     = 48
+	padLeft     = 64
 	padRight    = 8
 	padTop      = 12
-	padBottom   = 30
+	padBottom   = 34
 )
 
 // chart is a bar chart.
