@@ -154,10 +154,19 @@ func (im *Importer) Import(ctx context.Context, entries []opml.Entry) ([]ImportR
 	if err != nil {
 		return nil, fmt.Errorf("import: list sources: %w", err)
 	}
-	st := importState{active: map[string]bool{}, byURL: map[string]string{}}
+	// Removed sources whose archive is kept keep their ids: re-using one
+	// for another URL would revive that archive under it.
+	kept, err := im.Store.Collections(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("import: list collections: %w", err)
+	}
+	st := importState{active: map[string]bool{}, taken: map[string]bool{}, byURL: map[string]string{}}
 	for _, s := range active {
-		st.active[s.ID] = true
+		st.active[s.ID], st.taken[s.ID] = true, true
 		st.byURL[sameURL(s.URL)] = s.ID
+	}
+	for _, s := range kept {
+		st.taken[s.ID] = true
 	}
 	now := im.Now
 	if now == nil {
@@ -184,8 +193,9 @@ func (im *Importer) Import(ctx context.Context, entries []opml.Entry) ([]ImportR
 // importState is what an import knows of the store's active sources,
 // updated as entries are registered.
 type importState struct {
-	active map[string]bool   // ids
-	byURL  map[string]string // ids by URL (sameURL form)
+	active map[string]bool   // ids of active sources
+	taken  map[string]bool   // ids of active sources and of kept archives
+	byURL  map[string]string // active sources' ids by URL (sameURL form)
 }
 
 func (im *Importer) importEntry(ctx context.Context, st *importState, e opml.Entry, now time.Time) ImportResult {
@@ -218,9 +228,9 @@ func (im *Importer) importEntry(ctx context.Context, st *importState, e opml.Ent
 		}
 	}
 	if derived {
-		id, err := im.freeID(ctx, st, src.ID)
-		if err != nil {
-			return failed(err)
+		id, ok := freeID(st.taken, src.ID)
+		if !ok {
+			return failed(invalid("ids %s to %s-99 are all taken: give the entry one in dynamo:id", src.ID, src.ID))
 		}
 		src.ID = id
 	}
@@ -231,7 +241,7 @@ func (im *Importer) importEntry(ctx context.Context, st *importState, e opml.Ent
 		}
 		return failed(fmt.Errorf("create source %s: %w", src.ID, err))
 	}
-	st.active[src.ID] = true
+	st.active[src.ID], st.taken[src.ID] = true, true
 	st.byURL[sameURL(src.URL)] = src.ID
 	return ImportResult{Outcome: ImportRegistered, ID: src.ID, URL: src.URL, Kind: src.Kind}
 }
@@ -303,28 +313,20 @@ func entrySource(e opml.Entry, policies []string) (src *dynamo.Source, derived b
 	return src, derived, nil
 }
 
-// freeID returns id, or id with the first suffix -2, -3, … that no source
-// has, active or removed with its archive kept (whose id re-creating would
-// revive that archive under another URL), within the 64 bytes of an id.
-func (im *Importer) freeID(ctx context.Context, st *importState, id string) (string, error) {
+// freeID returns id, or id with the first suffix -2, -3, … that is not
+// taken, within the 64 bytes of an id.
+func freeID(taken map[string]bool, id string) (string, bool) {
 	for n := 1; n < 100; n++ {
 		candidate := id
 		if n > 1 {
 			suffix := "-" + strconv.Itoa(n)
 			candidate = strings.TrimRight(id[:min(len(id), 64-len(suffix))], "-.") + suffix
 		}
-		if st.active[candidate] {
-			continue
-		}
-		_, err := im.Store.Source(ctx, candidate)
-		if errors.Is(err, dynamo.ErrNotFound) {
-			return candidate, nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("look up source %s: %w", candidate, err)
+		if !taken[candidate] {
+			return candidate, true
 		}
 	}
-	return "", invalid("ids %s to %s-99 are all taken: give the entry one in dynamo:id", id, id)
+	return "", false
 }
 
 // sameURL is the form in which URLs are compared to find duplicates: the

@@ -390,3 +390,46 @@ func TestOPMLAuthorization(t *testing.T) {
 	}
 	e.do(http.MethodGet, "/api/sources/import", nil).must(t, http.StatusNotFound, "GET on the import URL")
 }
+
+// BenchmarkImportOPML measures registering the entries of a reader's file
+// (ids derived from the URLs, as for a file from another reader) against
+// the baseline of storing the same sources with CreateSource alone; the
+// import adds the duplicate and id checks.
+func BenchmarkImportOPML(b *testing.B) {
+	const n = 200
+	for _, st := range stores {
+		b.Run(st.name, func(b *testing.B) {
+			store := st.open(b)
+			ctx := context.Background()
+			round := 0
+			b.Run("import", func(b *testing.B) {
+				im := &api.Importer{Store: store}
+				for b.Loop() {
+					round++
+					entries := make([]opml.Entry, n)
+					for i := range entries {
+						entries[i] = opml.Entry{Title: "F", XMLURL: fmt.Sprintf("http://example.org/import/%d/%d.xml", round, i), Category: "Bench"}
+					}
+					res, err := im.Import(ctx, entries)
+					if err != nil || res[n-1].Outcome != api.ImportRegistered {
+						b.Fatalf("import: %v, %+v", err, res[n-1])
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "µs/entry")
+			})
+			b.Run("create-source", func(b *testing.B) {
+				for b.Loop() {
+					round++
+					for i := range n {
+						src := &dynamo.Source{ID: fmt.Sprintf("direct-%d-%d", round, i), URL: fmt.Sprintf("http://example.org/direct/%d/%d.xml", round, i),
+							Kind: dynamo.KindFeed, Interval: api.DefaultInterval, Category: "Bench"}
+						if err := store.CreateSource(ctx, src); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "µs/entry")
+			})
+		})
+	}
+}
