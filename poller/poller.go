@@ -73,6 +73,15 @@ type Poller struct {
 	policies map[string]policy.Policy // by name
 	planned  time.Time                // when budget policies last planned
 	rnd      *rand.Rand               // back-off jitter, under mu
+	// followed is what each active source followed at the last plan, so
+	// that the next plan sees who switched policy or interval.
+	followed map[string]following
+}
+
+// following is the policy a source follows and its interval.
+type following struct {
+	policy   string
+	interval dynamo.Duration
 }
 
 // New checks cfg and returns a Poller.
@@ -268,25 +277,53 @@ func (p *Poller) planIfDue(ctx context.Context) {
 }
 
 // plan groups the active sources by budget policy and stores each plan.
+//
+// It also takes up switches to per-source policies. Such a source keeps
+// the next poll that the policy it followed before set, which may be days
+// away (a weekday forecast, a budget allocation that gave it no poll), so
+// when a source now follows another per-source policy or interval than at
+// the last plan, its next poll is brought forward to what the new policy
+// says, if that is sooner. Not after a failed poll: that next poll also
+// honours the origin's Retry-After, which the learnt state does not keep.
 func (p *Poller) plan(ctx context.Context, now time.Time) error {
 	sources, err := p.store.Sources(ctx)
 	if err != nil {
 		return err
 	}
+	p.mu.Lock()
+	before := p.followed
+	p.mu.Unlock()
+	followed := make(map[string]following, len(sources))
 	groups := map[string][]policy.Source{}
+	next := map[string]time.Time{}
 	for i := range sources {
 		src := &sources[i]
 		pol := p.policyFor(src)
-		if !pol.Budgeted() || src.Paused {
+		if src.Paused {
+			continue
+		}
+		f := following{policy: pol.Name(), interval: src.Interval}
+		followed[src.ID] = f
+		was, known := before[src.ID]
+		switched := known && was != f
+		if !pol.Budgeted() && !(switched && src.State.Errors == 0) {
 			continue
 		}
 		ps, err := policySource(src)
 		if err != nil {
 			p.cfg.Logger.Warn("schedule state unreadable; starting afresh", "source", src.ID, "err", err)
 		}
+		if !pol.Budgeted() {
+			if t := pol.Next(ps, now); t.Before(src.State.NextPoll) {
+				next[src.ID] = t
+			}
+			continue
+		}
 		groups[pol.Name()] = append(groups[pol.Name()], ps)
 	}
-	next := map[string]time.Time{}
+	p.mu.Lock()
+	p.followed = followed
+	p.mu.Unlock()
 	for name, group := range groups {
 		plan := p.policies[name].Plan(group, now)
 		for i, t := range plan.Next {

@@ -1,0 +1,146 @@
+package poller
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/poller/policy"
+	"github.com/dynamo-feeds/dynamo/storage/sqlite"
+)
+
+// A source switched at run time to a per-source policy, or to another
+// interval, is polled when its new policy says, not when the policy it
+// followed before had put its next poll: the next plan brings the poll
+// forward. It never pushes a poll back, and it leaves alone a source whose
+// last poll failed (its next poll honours a Retry-After).
+func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dynamo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC) // a Monday
+	p, err := New(Config{Store: st, Fetcher: fetch.New(fetch.Options{}), Policy: policy.Weekday, Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each source was polled at t0, and the policy it followed then set its
+	// next poll: weekday's is the next day, at the end of the usual hour
+	// (00:00 for a source not learnt yet), so Tuesday 01:00.
+	tuesday := time.Date(2026, 3, 3, 1, 0, 0, 0, time.UTC)
+	sources := []struct {
+		id       string
+		policy   string
+		interval time.Duration
+		next     time.Time
+		failed   bool
+	}{
+		{"own", policy.Weekday, time.Hour, tuesday, false},                 // switches to flat
+		{"global", "", time.Hour, tuesday, false},                          // the global policy switches to smart
+		{"later", policy.Flat, time.Hour, t0.Add(time.Hour), false},        // switches to weekday
+		{"slow", policy.Flat, 6 * time.Hour, t0.Add(6 * time.Hour), false}, // its interval drops to 1h
+		{"failing", policy.Weekday, time.Hour, tuesday, true},              // switches to flat after a failure
+		{"steady", policy.Flat, time.Hour, t0.Add(time.Hour), false},       // no change
+	}
+	for _, s := range sources {
+		src := &dynamo.Source{ID: s.id, URL: "http://127.0.0.1:9/" + s.id, Kind: dynamo.KindHTML, Interval: dynamo.Duration(s.interval), Policy: s.policy}
+		if err := st.CreateSource(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+		var learnt policy.State
+		learnt.Learn(policy.Observation{At: t0, ItemsSeen: 10, NewItems: 10, Changed: true})
+		state := dynamo.PollState{LastPoll: t0, NextPoll: s.next, LastStatus: dynamo.StatusChanged}
+		if s.failed {
+			learnt.Fail(t0, policy.Config{}, nil)
+			state.Errors, state.LastStatus = 1, dynamo.StatusError
+		}
+		if state.Schedule, err = policy.MarshalState(learnt); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.LeaseSource(ctx, s.id, "test", t0, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.RecordPoll(ctx, dynamo.PollRecord{SourceID: s.id, Owner: "test", At: t0}, func(dynamo.PollResult) dynamo.PollUpdate {
+			return dynamo.PollUpdate{State: state, Log: dynamo.PollLogEntry{At: t0, Status: state.LastStatus}}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nextPolls := func() map[string]time.Time {
+		t.Helper()
+		all, err := st.Sources(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]time.Time{}
+		for _, src := range all {
+			out[src.ID] = src.State.NextPoll.UTC()
+		}
+		return out
+	}
+	check := func(when string, want map[string]time.Time) {
+		t.Helper()
+		got := nextPolls()
+		for id, w := range want {
+			if !got[id].Equal(w) {
+				t.Errorf("%s: %s's next poll is %s, want %s", when, id, got[id].Format(time.RFC3339), w.Format(time.RFC3339))
+			}
+		}
+	}
+	before := map[string]time.Time{}
+	for _, s := range sources {
+		before[s.id] = s.next
+	}
+
+	// The first plan only notes what each source follows.
+	if err := p.plan(ctx, t0.Add(5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	check("first plan", before)
+
+	change := func(id string, fn func(*dynamo.Source)) {
+		t.Helper()
+		src, err := st.Source(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(src)
+		if err := st.UpdateSource(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	change("own", func(s *dynamo.Source) { s.Policy = policy.Flat })
+	change("later", func(s *dynamo.Source) { s.Policy = policy.Weekday })
+	change("slow", func(s *dynamo.Source) { s.Interval = dynamo.Duration(time.Hour) })
+	change("failing", func(s *dynamo.Source) { s.Policy = policy.Flat })
+	if err := p.SetPolicy(ctx, policy.Smart); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.plan(ctx, t0.Add(20*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]time.Time{
+		"own":     t0.Add(time.Hour), // flat: the last poll plus the interval
+		"global":  t0.Add(time.Hour), // smart: τ starts at the interval, no silence yet
+		"later":   t0.Add(time.Hour), // weekday would wait longer: not pushed back
+		"slow":    t0.Add(time.Hour),
+		"failing": tuesday,
+		"steady":  t0.Add(time.Hour),
+	}
+	check("after the switches", want)
+
+	// A switch is taken up once: a poll the new policy sets later stays.
+	if err := st.SetNextPolls(ctx, map[string]time.Time{"own": t0.Add(3 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.plan(ctx, t0.Add(30*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	want["own"] = t0.Add(3 * time.Hour)
+	check("next plan", want)
+}
