@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,9 +46,11 @@ var stores = []struct {
 
 // site is a loopback web site whose pages the test sets. It answers 200
 // with the whole page every time, with neither ETag nor Last-Modified, so
-// that whoever polls it fetches and reads the page each time.
+// that whoever polls it fetches and reads the page each time. It counts
+// the requests it answers.
 type site struct {
 	*httptest.Server
+	hits  atomic.Int64
 	mu    sync.Mutex
 	pages map[string][]byte
 }
@@ -55,6 +58,7 @@ type site struct {
 func newSite(t testing.TB) *site {
 	s := &site{pages: map[string][]byte{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.hits.Add(1)
 		s.mu.Lock()
 		page, ok := s.pages[r.URL.Path]
 		s.mu.Unlock()

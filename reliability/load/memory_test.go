@@ -84,7 +84,7 @@ func TestServeMemory(t *testing.T) {
 			}
 			rss, hwm := p.memory(t)
 			c := newDynamoClient(t, p.base)
-			polls := pollsByStatus(t, c)
+			polls := counterByLabel(t, c, "dynamo_polls_total", "status")
 			var stats struct {
 				Sources  int `json:"sources"`
 				Versions int `json:"versions"`
@@ -111,20 +111,19 @@ func TestServeMemory(t *testing.T) {
 	}
 }
 
-var pollsLine = regexp.MustCompile(`^dynamo_polls_total\{[^}]*status="([a-z_]+)"[^}]*\} ([0-9.e+]+)$`)
-
-// pollsByStatus sums the polls counter of /metrics by outcome.
-func pollsByStatus(t testing.TB, c *dynamoClient) map[string]int {
+// counterByLabel sums a counter of /metrics by the value of one label.
+func counterByLabel(t testing.TB, c *dynamoClient, metric, label string) map[string]int {
 	t.Helper()
-	polls := map[string]int{}
-	for _, line := range strings.Split(string(c.get("/metrics", http.StatusOK).body), "\n") {
-		if m := pollsLine.FindStringSubmatch(line); m != nil {
+	line := regexp.MustCompile(`^` + metric + `\{[^}]*` + label + `="([^"]*)"[^}]*\} ([0-9.e+]+)$`)
+	sums := map[string]int{}
+	for _, l := range strings.Split(string(c.get("/metrics", http.StatusOK).body), "\n") {
+		if m := line.FindStringSubmatch(l); m != nil {
 			v, err := strconv.ParseFloat(m[2], 64)
 			if err != nil {
-				t.Fatalf("/metrics: %s: %v", line, err)
+				t.Fatalf("/metrics: %s: %v", l, err)
 			}
-			polls[m[1]] += int(v)
+			sums[m[1]] += int(v)
 		}
 	}
-	return polls
+	return sums
 }
