@@ -15,6 +15,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/api"
+	"github.com/dynamo-feeds/dynamo/internal/verify"
 	"github.com/dynamo-feeds/dynamo/opml"
 )
 
@@ -133,6 +134,7 @@ func TestOPMLRoundTrip(t *testing.T) {
 			t.Errorf("Content-Type %q, want %q", ct, api.OPMLContentType)
 		}
 		doc := r.body
+		verify.WellFormed(t, doc)
 
 		// Another reader sees each source as a subscription to Dynamo's
 		// feed of it, in its category's folders, titled by its channel.
