@@ -16,7 +16,8 @@ import (
 // interval, is polled when its new policy says, not when the policy it
 // followed before had put its next poll: the next plan brings the poll
 // forward. It never pushes a poll back, and it leaves alone a source whose
-// last poll failed (its next poll honours a Retry-After).
+// last poll failed (its next poll honours a Retry-After). The same pass
+// stores the plans of the budget policies.
 func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dynamo.db"))
@@ -46,6 +47,7 @@ func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
 		{"slow", policy.Flat, 6 * time.Hour, t0.Add(6 * time.Hour), false}, // its interval drops to 1h
 		{"failing", policy.Weekday, time.Hour, tuesday, true},              // switches to flat after a failure
 		{"steady", policy.Flat, time.Hour, t0.Add(time.Hour), false},       // no change
+		{"budget", policy.MinMissing, time.Hour, tuesday, false},           // planned every cycle
 	}
 	for _, s := range sources {
 		src := &dynamo.Source{ID: s.id, URL: "http://127.0.0.1:9/" + s.id, Kind: dynamo.KindHTML, Interval: dynamo.Duration(s.interval), Policy: s.policy}
@@ -97,10 +99,14 @@ func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
 		before[s.id] = s.next
 	}
 
-	// The first plan only notes what each source follows.
+	// The first plan only notes what each source follows, and plans the
+	// budget policy's sources: min-missing's default budget of 24 polls a
+	// day for its one source, spread evenly, is a poll an hour after the
+	// last.
 	if err := p.plan(ctx, t0.Add(5*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
+	before["budget"] = t0.Add(time.Hour)
 	check("first plan", before)
 
 	change := func(id string, fn func(*dynamo.Source)) {
@@ -131,6 +137,7 @@ func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
 		"slow":    t0.Add(time.Hour),
 		"failing": tuesday,
 		"steady":  t0.Add(time.Hour),
+		"budget":  t0.Add(time.Hour),
 	}
 	check("after the switches", want)
 
