@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/examples"
@@ -96,6 +97,32 @@ func TestSourcesPageListsEverySourceWithItsState(t *testing.T) {
 	}
 	if !strings.Contains(body, `<label for="policy-news" class="vh">Policy of news</label>`) {
 		t.Error("the row's policy menu has no label")
+	}
+}
+
+func TestAFailingSourceShowsItsLastError(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	src := &dynamo.Source{ID: "gone", URL: e.site.URL + "/gone.html", Kind: dynamo.KindHTML, Interval: dynamo.Duration(time.Hour)}
+	if err := e.store.CreateSource(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.poller.PollNow(ctx, "gone")
+	if err != nil || out.Status != dynamo.StatusError {
+		t.Fatalf("polling a missing page: %+v, %v", out, err)
+	}
+	_, body := get(t, client(t), e.srv.URL+"/ui/")
+	rows := texts(t, body, "tr", "")
+	if len(rows) != 2 || !strings.Contains(rows[1], "failing") || !strings.Contains(rows[1], "Last error: ") || !strings.Contains(rows[1], "404") {
+		t.Errorf("the failing source's row reads %q", rows)
+	}
+	_, body = get(t, client(t), e.srv.URL+"/ui/sources/gone")
+	box := texts(t, body, "p", "error-box")
+	if len(box) != 1 || !strings.HasPrefix(box[0], "Last error:") || !strings.Contains(box[0], "404") {
+		t.Errorf("the source's page shows the error as %q", box)
+	}
+	if !strings.Contains(body, "<title>error: 1</title>") {
+		t.Error("the polls chart does not count the failed poll")
 	}
 }
 
