@@ -213,8 +213,9 @@ func TestLoad(t *testing.T) {
 			c := newDynamoClient(t, base)
 			fillArchive(t, c, newSite(t))
 			mix := loadMix(t, c)
+			before := loadAverage()
 			r := runLoad(base, mix, conns, d)
-			t.Logf("load %s, %d connections, %d kinds of request: %s", st.name, conns, len(mix), r)
+			t.Logf("RESULT | Go load generator, %s, %d connections, %d kinds of request: %s | load before %s |", st.name, conns, len(mix), r, before)
 			if r.errors > 0 {
 				t.Errorf("%d of %d answers were wrong; the first:\n%s", r.errors, r.requests, strings.Join(r.firstErrs, "\n"))
 			}

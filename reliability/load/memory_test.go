@@ -95,9 +95,9 @@ func TestServeMemory(t *testing.T) {
 			listing := c.get("/resources?type=atom", http.StatusOK)
 			c.get("/api/sources", http.StatusOK)
 			afterRSS, afterHWM := p.memory(t)
-			t.Logf("serve memory %s: %d sources (startup with the sources file %s), after %s: VmRSS %s, highest sampled %s, VmHWM %s; %d versions stored, polls %v; after reading the stats, /resources (%d kB) and /api/sources: VmRSS %s, VmHWM %s",
+			t.Logf("RESULT | serve memory %s: %d sources (startup with the sources file %s), after %s: VmRSS %s, highest sampled %s, VmHWM %s; %d versions stored, polls %v; after reading the stats, /resources (%d kB) and /api/sources: VmRSS %s, VmHWM %s | load %s |",
 				st.name, stats.Sources, startup.Round(time.Millisecond), settle, mb(rss), mb(peak), mb(hwm), stats.Versions, polls,
-				len(listing.body)>>10, mb(afterRSS), mb(afterHWM))
+				len(listing.body)>>10, mb(afterRSS), mb(afterHWM), loadAverage())
 			if stats.Sources != n {
 				t.Errorf("%d sources registered, want %d", stats.Sources, n)
 			}

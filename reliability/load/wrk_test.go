@@ -64,6 +64,7 @@ func runWrk(t *testing.T, r wrkRun) *wrkResult {
 	if len(r.args) > 0 {
 		args = append(append(args, "--"), r.args...)
 	}
+	load := loadAverage()
 	out, err := exec.Command(bin, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("wrk %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -108,9 +109,20 @@ func runWrk(t *testing.T, r wrkRun) *wrkResult {
 		}
 	}
 	t.Logf("wrk %s:\n%s", strings.Join(args, " "), out)
-	t.Logf("RESULT | %s | %d conns, %s | %.0f req/s | p50 %s | p90 %s | p99 %s | p99.9 %s | max %s | %d requests, non-2xx/3xx %d, socket errors connect %d read %d write %d timeout %d |",
-		r.name, r.conns, r.d, res.rps, res.p50, res.p90, res.p99, res.p999, res.max, res.requests, res.bad, res.connect, res.read, res.write, res.timeout)
+	t.Logf("RESULT | %s | %d conns, %s | %.0f req/s | p50 %s | p90 %s | p99 %s | p99.9 %s | max %s | %d requests, non-2xx/3xx %d, socket errors connect %d read %d write %d timeout %d | load before %s |",
+		r.name, r.conns, r.d, res.rps, res.p50, res.p90, res.p99, res.p999, res.max, res.requests, res.bad, res.connect, res.read, res.write, res.timeout, load)
 	return res
+}
+
+// loadAverage is the machine's load over 1, 5 and 15 minutes, for the
+// record: the machine may be shared, and figures taken under load are
+// lower.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
 }
 
 // mustBeClean fails the test on any wrk error: an answer that is not 2xx
