@@ -6,9 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -293,5 +295,59 @@ func TestServeRolesAndTheWebInterface(t *testing.T) {
 		if resp, _ := get(t, base+path); resp.StatusCode != want {
 			t.Errorf("role poller GET %s: %s, want %d", path, resp.Status, want)
 		}
+	}
+}
+
+func TestServeWebInterfaceNeedsTheAdminTokenWhenOneIsSet(t *testing.T) {
+	t.Setenv("DYNAMO_ADMIN_TOKEN", "s3cret")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sources.yaml")
+	os.WriteFile(file, []byte("- {id: one, url: 'http://127.0.0.1:9/one', kind: html}\n"), 0o644)
+	base := startServe(t, serveConfig{db: filepath.Join(dir, "dynamo.db"), sourcesFile: file})
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar}
+	read := func(resp *http.Response, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	page := read(c.Get(base + "/ui/"))
+	if strings.Contains(page, `action="/ui/sources/one/pause"`) || !strings.Contains(page, `href="/ui/login"`) {
+		t.Fatal("with an admin token set, the sources page offers actions before logging in")
+	}
+	// The API holds the same token.
+	req, _ := http.NewRequest(http.MethodPut, base+"/api/poller", strings.NewReader(`{"policy":"flat"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("PUT /api/poller without the token: %s", resp.Status)
+	}
+	login := read(c.Get(base + "/ui/login"))
+	m := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(login)
+	if m == nil {
+		t.Fatalf("no form token on the login page:\n%s", login)
+	}
+	read(c.PostForm(base+"/ui/login", url.Values{"csrf": {m[1]}, "token": {"s3cret"}}))
+	page = read(c.Get(base + "/ui/"))
+	if !strings.Contains(page, `action="/ui/sources/one/pause"`) {
+		t.Fatal("after logging in with the admin token, the sources page offers no action")
+	}
+	m = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	read(c.PostForm(base+"/ui/sources/one/pause", url.Values{"csrf": {m[1]}, "paused": {"true"}}))
+	var one dynamo.Source
+	getJSON(t, base+"/api/sources/one", &one)
+	if !one.Paused {
+		t.Error("pausing through the interface did not pause the source")
 	}
 }
