@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,4 +182,34 @@ func extensions(t *testing.T, f transform.Format, body []byte, name string) map[
 			out[title] = append(out[title], s)
 		}
 	}
+}
+
+// The aggregate takes /resources' conditions, op and category, and they
+// compose with dups: a condition that only a hidden copy meets finds the
+// copy with dups=include.
+func TestAggregateConditions(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, open func(testing.TB) dynamo.Store) {
+		e := newsEnv(t, open)
+		e.origin.set("/echo.html", annotatedPage("Echo", story{bravo.title, "/echo/b", "Copied from the Courier."}, story{"Echo only", "/echo/1", "Unique."}))
+		e.addSource("echo", "/echo.html", `"category":"copies"`)
+		e.poll("echo")
+		for _, tc := range []struct {
+			query string
+			want  []string
+		}{
+			{"/aggregate?title=ECHO&op=or&desc=goal", []string{"Echo only", bravo.title}},
+			{"/aggregate?title=echo&op=and&desc=goal", nil},
+			{"/aggregate?desc=courier", nil},
+			{"/aggregate?desc=courier&dups=include", []string{bravo.title}},
+			{"/aggregate?category=copies", []string{"Echo only"}},
+			{"/aggregate?category=copies&dups=include", []string{bravo.title, "Echo only"}},
+			{"/aggregate?category=local&max=2", []string{delta.title, alpha.title}},
+		} {
+			_, entries := parseFeed(t, e.get(tc.query).must(t, http.StatusOK, tc.query).body, transform.RSS2)
+			if got := titlesOf(entries); !slices.Equal(got, tc.want) {
+				t.Errorf("%s: %q, want %q", tc.query, got, tc.want)
+			}
+		}
+	})
 }
