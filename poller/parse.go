@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
-	"github.com/dynamo-feeds/dynamo/dedup"
 	"github.com/dynamo-feeds/dynamo/nativefeed"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/wrapper"
@@ -53,7 +52,7 @@ func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (
 	}
 	for i := range doc.Items {
 		it := &doc.Items[i]
-		it.Fingerprint = dedup.Fingerprint(it.Title, it.Description, src.TitlePrefix)
+		it.Fingerprint = fingerprints.fingerprint(it.Title, it.Description, src.TitlePrefix)
 	}
 	return doc, ttl, nil
 }
