@@ -26,8 +26,11 @@
 //     transform format: no panic, bounded time per document, and every
 //     output well-formed XML or valid JSON.
 //   - XSS payloads in every item and channel field, polled from a page and
-//     a feed, rendered by the API in every format and by the web
-//     interface: they stay inert text or are removed.
+//     three feed formats, rendered by the API in every format, read back by
+//     Debian's feedparser, and shown by the web interface: they stay inert
+//     text or are removed.
+//   - Oversized parameters and absurdly nested XPath or JSON sent to the
+//     API: 4xx quickly, never a 5xx.
 //
 // The SSRF guard's vectors are tested where the guard lives, in
 // poller/fetch (guard_test.go). docs/RELIABILITY.md lists every case with
