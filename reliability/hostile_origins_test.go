@@ -184,8 +184,6 @@ func TestHostileOriginsThroughThePoller(t *testing.T) {
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
-	t.Cleanup(halt) // before the servers close, which waits for handlers
-
 	origins := hostileOrigins(t)
 	for _, o := range origins {
 		srv := httptest.NewServer(o.handler(stop))
@@ -195,6 +193,7 @@ func TestHostileOriginsThroughThePoller(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	t.Cleanup(halt) // runs before the servers close, which waits for handlers
 	good := newChangingOrigin(t, 0)
 	goodURL := good.URL + "/news"
 	if err := st.CreateSource(ctx, &dynamo.Source{ID: "good", URL: goodURL, Kind: dynamo.KindHTML,
