@@ -258,7 +258,8 @@ func (p *Poller) PollNow(ctx context.Context, id string) (dynamo.PollOutcome, er
 }
 
 // planIfDue lets the budget policies plan the next polls of their sources,
-// once per cycle. Every poller plans from the same shared state, so when
+// once per cycle, and catches up the duplicate index with what other
+// processes stored. Every poller plans from the same shared state, so when
 // several do, their plans agree up to the clock.
 func (p *Poller) planIfDue(ctx context.Context) {
 	now := p.cfg.Now()
@@ -273,6 +274,22 @@ func (p *Poller) planIfDue(ctx context.Context) {
 	}
 	if err := p.plan(ctx, now); err != nil && ctx.Err() == nil {
 		p.cfg.Logger.Warn("plan budget policies", "err", err)
+	}
+	p.catchUpDuplicates(ctx, now)
+}
+
+// catchUpDuplicates adds to the duplicate index the items that other
+// processes sharing the store stored lately, so that a story one of them
+// saw first is recognized here too (items already held are skipped). It
+// reaches back two cycles and a lease: the longest a poll can take to
+// commit, and a missed cycle.
+func (p *Poller) catchUpDuplicates(ctx context.Context, now time.Time) {
+	if p.cfg.Duplicates == nil {
+		return
+	}
+	since := now.Add(-2*p.cfg.PolicyConfig.Cycle - p.cfg.LeaseTTL)
+	if err := p.cfg.Duplicates.Load(ctx, p.store, since); err != nil && ctx.Err() == nil {
+		p.cfg.Logger.Warn("catch up the duplicate index", "err", err)
 	}
 }
 
