@@ -278,3 +278,22 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("json %s, %v", raw, err)
 	}
 }
+
+// A source silent for months keeps every hourly rate at the floor, never
+// zero, so that its expected new items (hourly's rank) still grow with
+// the time since its last poll and it is polled again.
+func TestHourlyRatesFloor(t *testing.T) {
+	var s State
+	for d := 0; d <= 100; d++ {
+		s.Learn(Observation{At: t0.AddDate(0, 0, d), ItemsSeen: 10})
+	}
+	for h, r := range s.HourlyRates() {
+		if r != HourlyFloor {
+			t.Fatalf("after 100 silent days the rate at %02d h is %v, want the floor %v", h, r, HourlyFloor)
+		}
+	}
+	last := s.LastRetrieval
+	if got, want := s.Expected(last, last.Add(10*24*time.Hour)), 240*HourlyFloor; !near(got, want) {
+		t.Errorf("expected items over 10 days = %v, want %v", got, want)
+	}
+}
