@@ -71,6 +71,14 @@ func writeUpdate(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.
 		versionAt = at
 	}
 	b := &pgx.Batch{}
+	if result.Version == nil && len(upd.Duplicates) == 0 {
+		// A poll that stored nothing new writes only soft state: the
+		// schedule, validators, counters and the log. Its commit need not
+		// wait for the disk; should the server crash before the WAL is
+		// flushed, the source is merely polled again. Versions and
+		// duplicates keep the durable commit.
+		b.Queue("SET LOCAL synchronous_commit = off")
+	}
 	b.Queue(`UPDATE sources SET etag = $2, last_modified = $3, body_hash = $4, last_poll = $5, next_poll = $6,
 			last_change = $7, last_status = $8, errors = $9, last_error = $10, schedule = $11,
 			lease_owner = '', lease_expires = '0001-01-01 00:00:00+00',
