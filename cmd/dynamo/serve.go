@@ -177,7 +177,11 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 			errs <- fmt.Errorf("http: %w", err)
 		}
 	}()
-	log.Info("dynamo serving", "addr", ln.Addr().String(), "role", cfg.role, "store", storeKind(cfg.db))
+	if cfg.role == "poller" {
+		log.Info("dynamo serving", "addr", ln.Addr().String(), "role", cfg.role, "store", storeKind(cfg.db))
+	} else {
+		log.Info("dynamo serving", "addr", ln.Addr().String(), "role", cfg.role, "store", storeKind(cfg.db), "ui", "http://"+ln.Addr().String()+web.Prefix)
+	}
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
