@@ -169,6 +169,8 @@ func (d *demoSite) newsPage(now time.Time) []byte {
 // native feed that carries the same stories.
 func (d *demoSite) wireFeed(now time.Time) ([]byte, error) {
 	res := wrapper.Wrap(d.newsPage(now), wrapper.Options{URL: d.URL + "/wire/", RSSID: "wire", Location: d.zone})
+	res.Resource.Channel.Title = "Upper Valley Wire (Dynamo demo feed)"
+	res.Resource.Channel.Description = "The Millbrook Courier's stories as a native RSS feed, for the demo: Dynamo recognizes them as the news page's."
 	var b strings.Builder
 	if err := transform.Render(&b, res.Resource, transform.RSS2); err != nil {
 		return nil, fmt.Errorf("demo feed: %w", err)

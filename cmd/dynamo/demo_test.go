@@ -82,6 +82,9 @@ func TestDemoWireFeedCarriesTheLiveStories(t *testing.T) {
 	}
 	p := verify.Feed(t, feed, "rss20")
 	stories := d.liveStories(at)
+	if p.Title != "Upper Valley Wire (Dynamo demo feed)" {
+		t.Errorf("wire feed titled %q", p.Title)
+	}
 	if len(p.Entries) != demoShown+9 || p.Entries[0].Title != stories[0].Title {
 		t.Fatalf("wire feed: %d entries, first %q; want %d, first %q", len(p.Entries), p.Entries[0].Title, demoShown+9, stories[0].Title)
 	}

@@ -70,7 +70,7 @@ func getJSON(t *testing.T, url string, v any) {
 
 func TestServeDemoPollsEveryExampleAndFindsTheWireCopies(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "dynamo.db")
-	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true})
+	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true, hostGap: -1})
 	var stats dynamo.Stats
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -184,7 +184,7 @@ func get(t *testing.T, rawURL string) (*http.Response, string) {
 
 func TestServeMountsTheWebInterfaceBesideTheAPI(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "dynamo.db")
-	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true})
+	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true, hostGap: -1})
 
 	resp, _ := get(t, base+"/")
 	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/ui/" {
