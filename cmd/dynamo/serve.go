@@ -21,6 +21,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/metrics"
 	"github.com/dynamo-feeds/dynamo/poller"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/storage"
 	"github.com/dynamo-feeds/dynamo/web"
 )
@@ -39,6 +40,11 @@ type serveConfig struct {
 	demo         bool
 	policy       string
 	workers      int
+	// tuning is what the budget policies share and how they weigh
+	// subscribers (poller/policy.Config); zero fields take the defaults.
+	tuning policy.Config
+	// duplicates is near-duplicate detection's distance and window.
+	duplicates dedup.Config
 	// demoEvery and demoPoll, when set, replace the demo's pace (a new
 	// story every demoEvery, polled every demoPoll) for tests.
 	demoEvery, demoPoll time.Duration
@@ -71,11 +77,29 @@ func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
 	fs.BoolVar(&cfg.demo, "demo", false, "serve and register the example pages (implies --allow-private)")
 	fs.StringVar(&cfg.policy, "policy", "", "global scheduling policy until one is set through the API (default smart)")
 	fs.IntVar(&cfg.workers, "workers", 8, "sources polled at once")
+	fs.IntVar(&cfg.tuning.Budget, "budget", 0, "polls per day that the budget policies (hourly, uniform, min-delay, min-missing, at-risk) share (default 24 per source)")
+	fs.Float64Var(&cfg.tuning.C, "subscriber-weight", 0, "c in rank = expected new items × (1 + c × subscribers); 0 ignores subscribers")
+	cfg.duplicates = dedup.DefaultConfig()
+	fs.IntVar(&cfg.duplicates.K, "dedup-k", cfg.duplicates.K, "largest Hamming distance (bits of 64) between a near-duplicate and its primary")
+	fs.Func("dedup-window", fmt.Sprintf("how long after a story first appeared a copy counts as its duplicate, e.g. 72h or 3d (default %s)", dynamo.Duration(cfg.duplicates.Window)),
+		func(v string) error {
+			d, err := dynamo.ParseDuration(v)
+			cfg.duplicates.Window = time.Duration(d)
+			return err
+		})
 	if err := fs.Parse(args); err != nil {
 		return cfg, false
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(errOut, "dynamo serve: unexpected argument %q\n", fs.Arg(0))
+		return cfg, false
+	}
+	if err := cfg.duplicates.Validate(); err != nil {
+		fmt.Fprintf(errOut, "dynamo serve: --dedup-k/--dedup-window: %v\n", err)
+		return cfg, false
+	}
+	if err := cfg.tuning.Validate(); err != nil {
+		fmt.Fprintf(errOut, "dynamo serve: --budget/--subscriber-weight: %v\n", err)
 		return cfg, false
 	}
 	switch cfg.role {
@@ -205,7 +229,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 // newServePoller builds the poller with duplicate detection loaded from the
 // store.
 func newServePoller(ctx context.Context, store dynamo.Store, client *pollfetch.Client, m *metrics.Metrics, cfg serveConfig, log *slog.Logger) (*poller.Poller, error) {
-	det, err := dedup.NewDetector(dedup.DefaultConfig())
+	det, err := dedup.NewDetector(cfg.duplicates)
 	if err != nil {
 		return nil, err
 	}
@@ -213,13 +237,14 @@ func newServePoller(ctx context.Context, store dynamo.Store, client *pollfetch.C
 		return nil, fmt.Errorf("load duplicate index: %w", err)
 	}
 	p, err := poller.New(poller.Config{
-		Store:      store,
-		Fetcher:    client,
-		Workers:    cfg.workers,
-		Policy:     cfg.policy,
-		Duplicates: det,
-		OnPoll:     m.ObservePoll,
-		Logger:     log,
+		Store:        store,
+		Fetcher:      client,
+		Workers:      cfg.workers,
+		Policy:       cfg.policy,
+		PolicyConfig: cfg.tuning,
+		Duplicates:   det,
+		OnPoll:       m.ObservePoll,
+		Logger:       log,
 	})
 	if err != nil {
 		return nil, err
