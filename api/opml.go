@@ -109,8 +109,8 @@ type ImportResult struct {
 	Title   string        `json:"title,omitempty"`
 	XMLURL  string        `json:"xml_url"` // as the file gives it
 	Outcome ImportOutcome `json:"outcome"`
-	// ID is the created source's id, or, for a skipped entry, the
-	// existing source's.
+	// ID is the created source's id; for a skipped entry, the existing
+	// source's; for a failed one, the id the file gave, if any.
 	ID string `json:"id,omitempty"`
 	// URL is what the source polls (registered), or the URL the entry
 	// asked for (skipped, failed).
