@@ -26,7 +26,8 @@ func plainText(fragment string) string {
 }
 
 // descriptionHTML returns the sanitized description with absolute URLs,
-// and its plain text.
+// and its plain text. Descriptions with markup go through the process's
+// cache of sanitized descriptions.
 func descriptionHTML(fragment string, base *url.URL) (string, string) {
 	if strings.TrimSpace(fragment) == "" {
 		return "", ""
@@ -35,8 +36,7 @@ func descriptionHTML(fragment string, base *url.URL) (string, string) {
 		s := strings.TrimSpace(fragment)
 		return s, collapseSpace(s)
 	}
-	h := sanitize.HTML(fragment, base)
-	return h, plainText(h)
+	return descriptions.sanitized(fragment, base)
 }
 
 // linkValue reads a link annotation's content: the href of its first <a>
