@@ -122,9 +122,16 @@ func startServe(t testing.TB, args ...string) *serveProcess {
 		select {
 		case <-exited:
 		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-			t.Errorf("dynamo serve did not stop within 30 s of SIGTERM")
+			// SIGQUIT makes the Go runtime print every goroutine's
+			// stack before exiting: the log then shows where it hung.
+			cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+			}
+			t.Errorf("dynamo serve did not stop within 30 s of SIGTERM; its goroutines:\n%s", tail(p.logs.String(), 256<<10))
 		}
 		if t.Failed() {
 			t.Logf("dynamo serve log (last 4 kB):\n%s", tail(p.logs.String(), 4096))

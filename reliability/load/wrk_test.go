@@ -39,7 +39,7 @@ var (
 	wrkRPS      = regexp.MustCompile(`Requests/sec:\s+([\d.]+)`)
 	wrkSocket   = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
 	wrkBad      = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
-	wrkPct      = regexp.MustCompile(`(?m)^\s+(50|75|90|99)%\s+(\S+)$`)
+	wrkPct      = regexp.MustCompile(`(?m)^\s+(50|75|90|99)%\s+(\S+)\s*$`)
 	wrkMax      = regexp.MustCompile(`(?m)^\s+Latency\s+\S+\s+\S+\s+(\S+)`)
 	wrkP999     = regexp.MustCompile(`p99\.9=(\d+)us`)
 	wrkMix      = regexp.MustCompile(`([a-z0-9]+)=(\d+)`)
