@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/netip"
@@ -21,6 +22,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/transform"
 	"github.com/dynamo-feeds/dynamo/wrapper"
@@ -120,6 +122,8 @@ func (s *Server) writeAdminError(w http.ResponseWriter, r *http.Request, err err
 	switch {
 	case errors.Is(err, dynamo.ErrConflict), errors.Is(err, dynamo.ErrLeaseLost):
 		status, msg = http.StatusConflict, err.Error()
+	case errors.Is(err, ErrUnresolvable):
+		status, msg = http.StatusUnprocessableEntity, err.Error()
 	case errors.Is(err, dynamo.ErrInvalid):
 		status, msg = http.StatusBadRequest, err.Error()
 	default:
@@ -136,8 +140,11 @@ func invalid(format string, args ...any) error {
 // decodeJSON reads exactly one JSON object into v, refusing unknown fields,
 // trailing data and bodies over MaxJSONBody.
 func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		return invalid("the body must be JSON (Content-Type: application/json), not %s", ct)
+	// Only a JSON type: a page on another site can make a browser send a
+	// form, text/plain or untyped body without asking (no CORS preflight),
+	// and with no token configured that browser may be the operator's.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return invalid("the body must be JSON, sent with Content-Type: application/json (got %q)", r.Header.Get("Content-Type"))
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxJSONBody))
 	dec.DisallowUnknownFields()
@@ -297,7 +304,8 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request) {
 		s.writeAdminError(w, r, err)
 		return
 	}
-	if err := s.resolve(r.Context(), src); err != nil {
+	found, err := s.resolve(r.Context(), src)
+	if err != nil {
 		s.writeAdminError(w, r, err)
 		return
 	}
@@ -315,17 +323,27 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/sources/"+url.PathEscape(src.ID))
-	writeJSON(w, http.StatusCreated, stored)
+	writeJSON(w, http.StatusCreated, createdSource{Source: stored, Discovery: found})
 }
 
-func (s *Server) resolve(ctx context.Context, src *dynamo.Source) error {
+// createdSource is a registered source and, when its URL was a site whose
+// feed was discovered, the discovery: the feed chosen and every other
+// candidate, with how each was found.
+type createdSource struct {
+	*dynamo.Source
+	Discovery *discovery.Result `json:"discovery,omitempty"`
+}
+
+// resolve resolves kind "auto" with the configured Resolver, if any.
+func (s *Server) resolve(ctx context.Context, src *dynamo.Source) (*discovery.Result, error) {
 	if s.cfg.Resolve == nil {
-		return nil
+		return nil, nil
 	}
-	if err := s.cfg.Resolve(ctx, src); err != nil {
-		return fmt.Errorf("resolve %s: %w", src.URL, err)
+	found, err := s.cfg.Resolve(ctx, src)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", src.URL, err)
 	}
-	return nil
+	return found, nil
 }
 
 // listSources answers GET /api/sources: the active sources.
@@ -341,10 +359,12 @@ func (s *Server) listSources(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"sources": sources})
 }
 
-// sourceDetail is a source with its recent polls, as GET answers it.
+// sourceDetail is a source with what its scheduler learnt and its recent
+// polls, as GET answers it.
 type sourceDetail struct {
 	*dynamo.Source
-	Polls []dynamo.PollLogEntry `json:"polls"`
+	Schedule policy.Summary        `json:"schedule"`
+	Polls    []dynamo.PollLogEntry `json:"polls"`
 }
 
 // getSource answers GET /api/sources/{id}.
@@ -363,7 +383,7 @@ func (s *Server) getSource(w http.ResponseWriter, r *http.Request) {
 	if polls == nil {
 		polls = []dynamo.PollLogEntry{}
 	}
-	writeJSON(w, http.StatusOK, sourceDetail{Source: src, Polls: polls})
+	writeJSON(w, http.StatusOK, sourceDetail{Source: src, Schedule: scheduleSummary(src, s.cfg.Now()), Polls: polls})
 }
 
 func (s *Server) source(ctx context.Context, id string) (*dynamo.Source, error) {
@@ -408,7 +428,7 @@ func (s *Server) changeSource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if src.URL != before.URL || src.Kind != before.Kind {
-		if err := s.resolve(r.Context(), src); err != nil {
+		if _, err := s.resolve(r.Context(), src); err != nil {
 			s.writeAdminError(w, r, err)
 			return
 		}
@@ -564,8 +584,8 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 }
 
 // scheduleSummary is what the policies learnt of src, as of now. The
-// poller runs the policies with their default configuration (serve sets
-// none), so the summary uses it too. An unreadable state is summarized as
+// summary reads only smart's α, the default interval and weekday's horizon,
+// which serve leaves at their defaults, so it uses the default configuration. An unreadable state is summarized as
 // the fresh one the poller starts again from.
 func scheduleSummary(src *dynamo.Source, now time.Time) policy.Summary {
 	state, _ := policy.LoadState(src.State.Schedule)

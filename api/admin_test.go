@@ -13,6 +13,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/api"
 	"github.com/dynamo-feeds/dynamo/examples"
 	"github.com/dynamo-feeds/dynamo/internal/verify"
+	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/transform"
 )
 
@@ -55,6 +56,13 @@ func TestCreateSourceValidation(t *testing.T) {
 				}
 			})
 		}
+		// A body another site's page could send without a CORS preflight.
+		for _, ct := range []string{"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"} {
+			r := e.do(http.MethodPost, "/api/sources", []byte(`{"url":"http://example.org/other"}`), "Content-Type", ct).must(t, 400, "Content-Type "+ct)
+			if !strings.Contains(string(r.body), "Content-Type: application/json") {
+				t.Errorf("Content-Type %q: %s, want an error naming the type to send", ct, r.body)
+			}
+		}
 		var list struct{ Sources []dynamo.Source }
 		e.getJSON("/api/sources", &list)
 		if len(list.Sources) != 1 {
@@ -80,11 +88,17 @@ func TestSourceLifecycle(t *testing.T) {
 
 		var got struct {
 			dynamo.Source
-			Polls []dynamo.PollLogEntry `json:"polls"`
+			Schedule policy.Summary        `json:"schedule"`
+			Polls    []dynamo.PollLogEntry `json:"polls"`
 		}
 		e.getJSON("/api/sources/news", &got)
 		if got.Summary.Versions != 2 || len(got.Polls) != 3 || got.Category != "local" {
 			t.Errorf("news: %d versions, %d polls, category %q; want 2, 3, local", got.Summary.Versions, len(got.Polls), got.Category)
+		}
+		// This test records polls without the poller, so nothing was learnt:
+		// smart's τ is still the source's interval (the default hour).
+		if got.Schedule.Tau != 3600 || got.Schedule.Polls != 0 {
+			t.Errorf("news schedule %+v: want the fresh state's τ of 3600 s and no poll learnt from", got.Schedule)
 		}
 
 		_, entries := parseFeed(t, e.get("/aggregate?category=town").must(t, 200, "aggregate").body, transform.RSS2)

@@ -130,7 +130,7 @@ type Importer struct {
 	// called only for entries that ask for kind auto: an entry from another
 	// reader's file is a feed by OPML's definition and is registered as
 	// one without being fetched.
-	Resolve func(ctx context.Context, s *dynamo.Source) error
+	Resolve Resolver
 	// Policies are the scheduling policy names a source may name; nil
 	// accepts any.
 	Policies []string
@@ -219,7 +219,7 @@ func (im *Importer) importEntry(ctx context.Context, st *importState, e opml.Ent
 		return ImportResult{Outcome: ImportSkipped, ID: src.ID, URL: src.URL, Reason: fmt.Sprintf("duplicate: a source with id %q exists", src.ID)}
 	}
 	if src.Kind == dynamo.KindAuto && im.Resolve != nil {
-		if err := im.Resolve(ctx, src); err != nil {
+		if _, err := im.Resolve(ctx, src); err != nil {
 			return failed(err)
 		}
 		// Discovery may have chosen a feed that is already polled.
@@ -422,7 +422,7 @@ func (s *Server) importOPML(w http.ResponseWriter, r *http.Request) {
 			ans.Skipped++
 		case ImportFailed:
 			ans.Failed++
-			if !errors.Is(res.err, dynamo.ErrInvalid) {
+			if !errors.Is(res.err, dynamo.ErrInvalid) && !errors.Is(res.err, ErrUnresolvable) {
 				s.log.Error("api: import entry failed", "entry", res.Entry, "url", res.URL, "err", res.err)
 				res.Reason = "internal error; it has been logged"
 			}

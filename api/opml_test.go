@@ -16,6 +16,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/api"
+	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/internal/verify"
 	"github.com/dynamo-feeds/dynamo/opml"
 )
@@ -217,15 +218,15 @@ func TestOPMLImportReport(t *testing.T) {
 		e := newEnv(t, open(t), func(c *api.Config) {
 			// Resolution as Dynamo does it is tested in cmd/dynamo; here it
 			// finds the feed of /site/ and nothing elsewhere.
-			c.Resolve = func(_ context.Context, s *dynamo.Source) error {
+			c.Resolve = func(_ context.Context, s *dynamo.Source) (*discovery.Result, error) {
 				if s.Kind != dynamo.KindAuto {
-					return nil
+					return nil, nil
 				}
 				if strings.HasSuffix(s.URL, "/site/") {
 					s.URL, s.Kind = s.URL+"feed/", dynamo.KindFeed
-					return nil
+					return nil, nil
 				}
-				return fmt.Errorf("no feed found at %s (tried %s): %w", s.URL, s.URL, dynamo.ErrInvalid)
+				return nil, fmt.Errorf("no feed found at %s (tried %s): %w", s.URL, s.URL, api.ErrUnresolvable)
 			}
 		})
 		e.addSource("polled", "/polled.xml")

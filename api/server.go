@@ -23,6 +23,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/metrics"
 )
 
@@ -42,6 +43,19 @@ type Poller interface {
 	Policies() []string
 }
 
+// Resolver resolves kind "auto" on a source about to be stored (SPEC §5,
+// §9): an annotated page becomes html, a feed becomes feed, and any other
+// page is searched for its feed, which src then polls. It returns the
+// discovery that chose the feed, so the answer can list the other
+// candidates, or nil when the URL needed none. An error wrapping
+// ErrUnresolvable (nothing to poll was found) answers 422 with what was
+// tried; one wrapping dynamo.ErrInvalid (the URL cannot be read) 400.
+type Resolver func(ctx context.Context, src *dynamo.Source) (*discovery.Result, error)
+
+// ErrUnresolvable is what a Resolver wraps when a URL is neither an
+// annotated page nor a feed and discovery found no feed on it.
+var ErrUnresolvable = errors.New("nothing to poll")
+
 // Config is what New needs. Only Store is required.
 type Config struct {
 	Store dynamo.Store
@@ -52,10 +66,8 @@ type Config struct {
 	// empty, mutations are accepted from loopback clients only.
 	AdminToken string
 	// Resolve, when set, is called on a source about to be created, or
-	// changed in its URL or kind, before it is stored: it resolves kind
-	// "auto" to html or feed (fetching the URL). An error wrapping
-	// dynamo.ErrInvalid is the client's and answers 400.
-	Resolve func(ctx context.Context, s *dynamo.Source) error
+	// changed in its URL or kind, before it is stored (see Resolver).
+	Resolve Resolver
 	// BaseURL is the public URL prefix of the service (e.g.
 	// "https://feeds.example.org"), for the links inside feeds; when empty
 	// it is taken from each request's Host.

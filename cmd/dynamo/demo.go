@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/api"
 	"github.com/dynamo-feeds/dynamo/examples"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/transform"
@@ -50,7 +51,7 @@ type demoSite struct {
 // a first run has something to poll and show within seconds. every is the
 // pace of new stories and poll the news and wire sources' interval (0 for
 // the defaults).
-func startDemoSite(ctx context.Context, store dynamo.Store, resolve func(context.Context, *dynamo.Source) error, every, poll time.Duration) (*demoSite, error) {
+func startDemoSite(ctx context.Context, store dynamo.Store, resolve api.Resolver, every, poll time.Duration) (*demoSite, error) {
 	if every <= 0 {
 		every = demoEvery
 	}
@@ -239,8 +240,8 @@ var storyPool = []struct{ slug, title, text, author string }{
 
 // upsertSource registers src, or updates the registered source of that id
 // to src's configuration; its archive and polling state are kept.
-func upsertSource(ctx context.Context, store dynamo.Store, src *dynamo.Source, resolve func(context.Context, *dynamo.Source) error) error {
-	if err := resolve(ctx, src); err != nil {
+func upsertSource(ctx context.Context, store dynamo.Store, src *dynamo.Source, resolve api.Resolver) error {
+	if _, err := resolve(ctx, src); err != nil {
 		return err
 	}
 	err := store.CreateSource(ctx, src)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/api"
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/nativefeed"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
@@ -20,27 +21,28 @@ import (
 // page is fetched once: discovery starts from the copy already read.
 //
 // Errors that are the registration's (the URL cannot be read, no feed was
-// found) wrap dynamo.ErrInvalid; the one for "no feed" lists every URL
-// requested and why each candidate was not a feed.
-func sourceResolver(client *pollfetch.Client, memory discovery.DomainMemory) func(context.Context, *dynamo.Source) error {
-	return func(ctx context.Context, src *dynamo.Source) error {
+// found) wrap dynamo.ErrInvalid; the one for "no feed" also wraps
+// api.ErrUnresolvable and lists every URL requested and why each candidate
+// was not a feed. When discovery chose the feed, its result is returned.
+func sourceResolver(client *pollfetch.Client, memory discovery.DomainMemory) api.Resolver {
+	return func(ctx context.Context, src *dynamo.Source) (*discovery.Result, error) {
 		if src.Kind != dynamo.KindAuto && src.Kind != "" {
-			return nil
+			return nil, nil
 		}
 		resp, err := client.Get(ctx, pollfetch.Request{URL: src.URL})
 		if err != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("kind auto: read %s: %w", src.URL, ctx.Err())
+				return nil, fmt.Errorf("kind auto: read %s: %w", src.URL, ctx.Err())
 			}
-			return fmt.Errorf("kind auto: cannot read %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
+			return nil, fmt.Errorf("kind auto: cannot read %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
 		}
 		switch {
 		case nativefeed.Detect(resp.Body, resp.ContentType):
 			src.Kind = dynamo.KindFeed
-			return nil
+			return nil, nil
 		case wrapper.HasAnnotations(resp.Body):
 			src.Kind = dynamo.KindHTML
-			return nil
+			return nil, nil
 		}
 		d := &discovery.Discoverer{
 			Fetch: &prefetched{
@@ -54,15 +56,15 @@ func sourceResolver(client *pollfetch.Client, memory discovery.DomainMemory) fun
 		res, err := d.Discover(ctx, src.URL)
 		switch {
 		case ctx.Err() != nil:
-			return fmt.Errorf("kind auto: discovery on %s: %w", src.URL, ctx.Err())
+			return nil, fmt.Errorf("kind auto: discovery on %s: %w", src.URL, ctx.Err())
 		case errors.Is(err, discovery.ErrNoFeed):
-			return fmt.Errorf("kind auto: %s has no annotations and no feed was found; tried %s: %w",
-				src.URL, triedText(res), dynamo.ErrInvalid)
+			return nil, fmt.Errorf("kind auto: %s has no annotations and no feed was found; tried %s: %w (%w)",
+				src.URL, triedText(res), api.ErrUnresolvable, dynamo.ErrInvalid)
 		case err != nil:
-			return fmt.Errorf("kind auto: discovery on %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
+			return nil, fmt.Errorf("kind auto: discovery on %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
 		}
 		src.URL, src.Kind = res.Chosen.URL, dynamo.KindFeed
-		return nil
+		return res, nil
 	}
 }
 

@@ -99,7 +99,7 @@ func (s *autoSite) count() int {
 	return len(s.requests)
 }
 
-func testResolver(allowPrivate bool, memory discovery.DomainMemory) func(context.Context, *dynamo.Source) error {
+func testResolver(allowPrivate bool, memory discovery.DomainMemory) api.Resolver {
 	return sourceResolver(pollfetch.New(pollfetch.Options{AllowPrivate: allowPrivate, HostGap: -1}), memory)
 }
 
@@ -140,7 +140,7 @@ func TestSourceResolver(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src := &dynamo.Source{URL: site.URL + tt.path, Kind: tt.kind}
 			before := site.count()
-			err := testResolver(true, nil)(context.Background(), src)
+			_, err := testResolver(true, nil)(context.Background(), src)
 			if n := site.count() - before; n != tt.requests {
 				t.Errorf("%d requests at the site, want %d", n, tt.requests)
 			}
@@ -171,7 +171,7 @@ func TestSourceResolver(t *testing.T) {
 	t.Run("private address refused without --allow-private", func(t *testing.T) {
 		src := &dynamo.Source{URL: site.URL + "/wire.rss", Kind: dynamo.KindAuto}
 		before := site.count()
-		err := testResolver(false, nil)(context.Background(), src)
+		_, err := testResolver(false, nil)(context.Background(), src)
 		if !errors.Is(err, dynamo.ErrInvalid) || !strings.Contains(err.Error(), "refused") || site.count() != before {
 			t.Errorf("error %v, %d requests; want a refusal wrapping ErrInvalid and none", err, site.count()-before)
 		}
@@ -195,7 +195,7 @@ func TestSourceResolverDomainMemory(t *testing.T) {
 		defer store.Close()
 		src := &dynamo.Source{URL: site.URL + path, Kind: dynamo.KindAuto}
 		before := site.count()
-		if err := testResolver(true, discovery.SettingMemory{Store: store})(context.Background(), src); err != nil {
+		if _, err := testResolver(true, discovery.SettingMemory{Store: store})(context.Background(), src); err != nil {
 			t.Fatalf("resolve %s: %v", path, err)
 		}
 		return src, site.count() - before
@@ -243,8 +243,8 @@ func TestKindAutoThroughTheAPI(t *testing.T) {
 	// Before any feed of the domain is remembered: see TestSourceResolverDomainMemory.
 	status, ans := post(`{"url":"` + site.URL + `/nothing/"}`)
 	msg, _ := ans["error"].(string)
-	if status != http.StatusBadRequest || !strings.Contains(msg, "no feed was found; tried "+site.URL+"/nothing/ (the page), "+site.URL+"/feed (common-path: ") {
-		t.Errorf("POST a page without a feed: %d %q; want 400 saying what was tried", status, msg)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(msg, "no feed was found; tried "+site.URL+"/nothing/ (the page), "+site.URL+"/feed (common-path: ") {
+		t.Errorf("POST a page without a feed: %d %q; want 422 saying what was tried", status, msg)
 	}
 	for _, tc := range []struct {
 		path, kind, url string
@@ -256,6 +256,20 @@ func TestKindAutoThroughTheAPI(t *testing.T) {
 		status, ans = post(`{"url":"` + site.URL + tc.path + `"}`)
 		if status != http.StatusCreated || ans["kind"] != tc.kind || ans["url"] != site.URL+tc.url {
 			t.Errorf("POST %s: %d %v; want 201, kind %s, url %s", tc.path, status, ans, tc.kind, tc.url)
+		}
+		// Only a discovered feed comes with the discovery: the feed chosen
+		// and the candidates, each with how it was found.
+		found, discovered := ans["discovery"].(map[string]any)
+		if discovered != (tc.path == "/wp/") {
+			t.Errorf("POST %s: discovery %v in the answer", tc.path, ans["discovery"])
+			continue
+		}
+		if discovered {
+			chosen, _ := found["chosen"].(map[string]any)
+			candidates, _ := found["candidates"].([]any)
+			if chosen["url"] != site.URL+tc.url || chosen["how"] == "" || len(candidates) == 0 {
+				t.Errorf("POST %s: discovery %v; want %s chosen, with how, among the candidates", tc.path, found, tc.url)
+			}
 		}
 	}
 	sources, err := store.Sources(context.Background())

@@ -229,7 +229,11 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 // newServePoller builds the poller with duplicate detection loaded from the
 // store.
 func newServePoller(ctx context.Context, store dynamo.Store, client *pollfetch.Client, m *metrics.Metrics, cfg serveConfig, log *slog.Logger) (*poller.Poller, error) {
-	det, err := dedup.NewDetector(cfg.duplicates)
+	dupCfg := cfg.duplicates
+	if dupCfg == (dedup.Config{}) { // a configuration not read from flags
+		dupCfg = dedup.DefaultConfig()
+	}
+	det, err := dedup.NewDetector(dupCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +258,7 @@ func newServePoller(ctx context.Context, store dynamo.Store, client *pollfetch.C
 
 // serveHandler is the HTTP interface for the role: the API and the web
 // interface, or for a poller-only process just /healthz and /metrics.
-func serveHandler(ctx context.Context, cfg serveConfig, store dynamo.Store, p *poller.Poller, client *pollfetch.Client, resolve func(context.Context, *dynamo.Source) error, m *metrics.Metrics, log *slog.Logger, wg *sync.WaitGroup) (http.Handler, error) {
+func serveHandler(ctx context.Context, cfg serveConfig, store dynamo.Store, p *poller.Poller, client *pollfetch.Client, resolve api.Resolver, m *metrics.Metrics, log *slog.Logger, wg *sync.WaitGroup) (http.Handler, error) {
 	if cfg.role == "poller" {
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", m.Handler())

@@ -124,7 +124,11 @@ func TestServeAppliesSourcesFileAndShutsDownCleanly(t *testing.T) {
 	go func() {
 		done <- serve(ctx, serveConfig{addr: "127.0.0.1:0", db: db, sourcesFile: file, role: "all", workers: 2}, slog.New(slog.DiscardHandler), ready)
 	}()
-	<-ready
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("serve ended before serving: %v", err)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)

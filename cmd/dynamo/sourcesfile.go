@@ -11,13 +11,14 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/api"
 )
 
 // applySourcesFile registers or updates the sources listed in a YAML or
 // JSON file (SPEC §6): a list of objects with the fields POST /api/sources
 // takes, or an object whose "sources" key holds that list. Every entry is
 // checked before any is applied, so a typo changes nothing.
-func applySourcesFile(ctx context.Context, store dynamo.Store, path string, resolve func(context.Context, *dynamo.Source) error, log *slog.Logger) error {
+func applySourcesFile(ctx context.Context, store dynamo.Store, path string, resolve api.Resolver, log *slog.Logger) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("sources file: %w", err)
