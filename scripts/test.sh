@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Dynamo's whole test suite, runnable on a fresh Debian machine with Go.
 #
-# It installs what the tests need (xmllint, jing, python3-feedparser,
+# It installs what the tests need (xmllint, jing, python3-feedparser and
+# python3-listparser,
 # Chromium, PostgreSQL when no server is reachable), provides a PostgreSQL
 # server (DYNAMO_TEST_DATABASE_URL if set, else one answering on
 # 127.0.0.1:5432, else a throwaway cluster it starts and stops itself), then
@@ -31,6 +32,7 @@ missing=()
 [ -x /usr/bin/xmllint ] || missing+=(libxml2-utils)
 [ -x /usr/bin/jing ] || missing+=(jing)
 /usr/bin/python3 -c 'import feedparser' 2>/dev/null || missing+=(python3-feedparser)
+/usr/bin/python3 -c 'import listparser' 2>/dev/null || missing+=(python3-listparser)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v curl >/dev/null || missing+=(curl)
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
