@@ -76,6 +76,11 @@ type Poller struct {
 	// followed is what each active source followed at the last plan, so
 	// that the next plan sees who switched policy or interval.
 	followed map[string]following
+	// busy holds the sources this process is polling, each with a channel
+	// closed when that poll ends. Leases are per owner, and the scheduled
+	// loop and poll-now share this process's owner, so the store alone
+	// cannot keep them from polling one source at once.
+	busy map[string]chan struct{}
 }
 
 // following is the policy a source follows and its interval.
@@ -120,6 +125,7 @@ func New(cfg Config) (*Poller, error) {
 		store:    cfg.Store,
 		global:   cfg.Policy,
 		policies: map[string]policy.Policy{},
+		busy:     map[string]chan struct{}{},
 		rnd:      rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
 	}
 	for _, name := range policy.Names() {
@@ -223,7 +229,12 @@ func (p *Poller) Run(ctx context.Context) error {
 				wg.Add(1)
 				go func(src dynamo.Source) {
 					defer wg.Done()
-					p.poll(pollCtx, &src)
+					// A poll-now of the source under way in this process
+					// polls it and records the schedule; this turn is skipped.
+					if release, ok := p.claim(src.ID); ok {
+						p.poll(pollCtx, &src)
+						release()
+					}
 					<-inflight
 					finished <- struct{}{}
 				}(due[i])
@@ -247,6 +258,11 @@ func (p *Poller) Run(ctx context.Context) error {
 // PollNow polls one source at once, whatever its schedule, and returns the
 // outcome; dynamo.ErrConflict if another poller holds it right now.
 func (p *Poller) PollNow(ctx context.Context, id string) (dynamo.PollOutcome, error) {
+	release, err := p.claimWaiting(ctx, id)
+	if err != nil {
+		return dynamo.PollOutcome{}, fmt.Errorf("poll %s: %w", id, err)
+	}
+	defer release()
 	src, err := p.store.LeaseSource(ctx, id, p.cfg.Owner, p.cfg.Now(), p.cfg.LeaseTTL)
 	if errors.Is(err, dynamo.ErrLeaseLost) {
 		return dynamo.PollOutcome{}, fmt.Errorf("poll %s: another poller is polling it: %w", id, dynamo.ErrConflict)
@@ -255,6 +271,46 @@ func (p *Poller) PollNow(ctx context.Context, id string) (dynamo.PollOutcome, er
 		return dynamo.PollOutcome{}, fmt.Errorf("poll %s: %w", id, err)
 	}
 	return p.poll(ctx, src)
+}
+
+// claim marks source id as being polled by this process, unless it already
+// is; release ends the mark.
+func (p *Poller) claim(id string) (release func(), ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, held := p.busy[id]; held {
+		return nil, false
+	}
+	done := make(chan struct{})
+	p.busy[id] = done
+	return func() {
+		p.mu.Lock()
+		delete(p.busy, id)
+		p.mu.Unlock()
+		close(done)
+	}, true
+}
+
+// claimWaiting claims source id, first waiting for a poll of it that this
+// process has under way, so that poll-now answers with a poll of its own
+// rather than colliding with the scheduled one.
+func (p *Poller) claimWaiting(ctx context.Context, id string) (release func(), err error) {
+	for {
+		if release, ok := p.claim(id); ok {
+			return release, nil
+		}
+		p.mu.Lock()
+		done := p.busy[id]
+		p.mu.Unlock()
+		if done == nil {
+			continue
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // planIfDue lets the budget policies plan the next polls of their sources,

@@ -621,3 +621,48 @@ func TestPoliciesPerSourceAndSwitchedAtRunTime(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPollNowWaitsForTheScheduledPollOfItsSource asks for a poll of a
+// source while the scheduled loop of the same process is polling it. Both
+// hold the lease under one owner, so only the poller can keep them apart:
+// poll-now waits for the scheduled poll, then polls on its own, and both
+// are recorded.
+func TestPollNowWaitsForTheScheduledPollOfItsSource(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/slow", page{body: annotated("first"), delay: 700 * time.Millisecond})
+	addSource(t, st, "slow", o.URL+"/slow", dynamo.KindHTML)
+	p := newPoller(t, st)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+
+	waitFor(t, 5*time.Second, func() bool { return o.hits.Load() == 1 }) // the scheduled poll is at the origin
+	o.set("/slow", page{body: annotated("first", "second"), delay: 700 * time.Millisecond})
+	out, err := p.PollNow(ctx, "slow")
+	if err != nil {
+		t.Fatalf("poll now during the scheduled poll: %v", err)
+	}
+	if out.Status != dynamo.StatusChanged || out.Version != 2 || out.NewItems != 1 {
+		t.Errorf("poll now = %+v, want version 2 with 1 new item", out)
+	}
+	if hits := o.hits.Load(); hits != 2 {
+		t.Errorf("origin served %d requests, want 2: the scheduled poll and poll-now's own", hits)
+	}
+	polls, err := st.Polls(ctx, "slow", 10)
+	if err != nil || len(polls) != 2 {
+		t.Fatalf("%d polls logged (%v), want both", len(polls), err)
+	}
+	for _, pl := range polls {
+		if pl.Status == dynamo.StatusError {
+			t.Errorf("a poll failed: %+v", pl)
+		}
+	}
+}
