@@ -408,15 +408,10 @@ json.dump(out, sys.stdout)
 // checkFeedparser parses a feed with Debian's python3-feedparser and checks
 // what it read: not malformed (bozo), every HTML or XHTML field inert once
 // parsed as HTML, every link inert. Plain-text fields may hold anything:
-// readers show them as text.
-//
-// One exception is counted and returned rather than failed, because it is
-// a decision of package transform that this test cannot change (see
-// docs/RELIABILITY.md, "Open issues"): RSS 1.0's <description> is plain
-// text (docs/TRANSFORM.md), but feedparser reads every RSS <description>
-// as text/html, so text that looks like markup becomes markup, and
-// feedparser's own sanitizer lets some of it through (<svg/onload=…>).
-func checkFeedparser(t *testing.T, name string, doc []byte) (rss1TextAsHTML []string) {
+// readers show them as text. RSS 1.0's <description> is text, which
+// feedparser reads as HTML like every RSS <description>: transform escapes
+// it for that, so it is checked like the HTML fields.
+func checkFeedparser(t *testing.T, name string, doc []byte) {
 	t.Helper()
 	verify.Feed(t, doc, feedparserVersionOf(doc))
 	file := filepath.Join(t.TempDir(), "feed")
@@ -443,12 +438,7 @@ func checkFeedparser(t *testing.T, name string, doc []byte) (rss1TextAsHTML []st
 		where, typ, value := f[0], f[1], f[2]
 		if typ == "text/html" || typ == "application/xhtml+xml" {
 			if err := inertHTML(value); err != nil {
-				msg := fmt.Sprintf("%s: feedparser's %s (%s) holds a %v: %q", name, where, typ, err, value)
-				if feedparserVersionOf(doc) == "rss10" && strings.HasSuffix(where, " summary") {
-					rss1TextAsHTML = append(rss1TextAsHTML, msg)
-					continue
-				}
-				t.Error(msg)
+				t.Errorf("%s: feedparser's %s (%s) holds a %v: %q", name, where, typ, err, value)
 			}
 		}
 	}
@@ -457,7 +447,6 @@ func checkFeedparser(t *testing.T, name string, doc []byte) (rss1TextAsHTML []st
 			t.Errorf("%s: feedparser's %s: %v", name, l[0], err)
 		}
 	}
-	return rss1TextAsHTML
 }
 
 // feedparserVersionOf is the version feedparser must read a Dynamo feed as.
@@ -550,7 +539,6 @@ func TestXSSPayloadsStayInert(t *testing.T) {
 	}
 	paths = append(paths, "/aggregate?max=50&dups=include", "/aggregate?category=xss", "/resources")
 	checked := 0
-	var known []string
 	for _, path := range paths {
 		for _, f := range transform.Formats() {
 			full := path + "&type=" + string(f)
@@ -570,7 +558,7 @@ func TestXSSPayloadsStayInert(t *testing.T) {
 				continue
 			}
 			if f != transform.XMLData && (strings.Contains(path, "max=50") || strings.HasPrefix(path, "/resources/page")) {
-				known = append(known, checkFeedparser(t, "GET "+full, body)...)
+				checkFeedparser(t, "GET "+full, body)
 			}
 		}
 	}
@@ -581,10 +569,6 @@ func TestXSSPayloadsStayInert(t *testing.T) {
 		t.Errorf("the page's title text or kept description text is missing:\n%s", body)
 	}
 	t.Logf("%d feed documents checked (%d paths × %d formats)", checked, len(paths), len(transform.Formats()))
-	if len(known) > 0 {
-		t.Logf("open issue, not failed here (docs/RELIABILITY.md): feedparser reads RSS 1.0 plain-text descriptions as HTML, %d times, e.g. %s",
-			len(known), known[0])
-	}
 
 	ui, err := web.New(web.Config{Store: st, Poller: p})
 	if err != nil {

@@ -2,6 +2,7 @@ package transform
 
 import (
 	"io"
+	"strings"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -35,7 +36,7 @@ func writeRSS1(w io.Writer, f *feed) error {
 	x.raw("\">\n")
 	x.element(in, "title", f.title)
 	x.element(in, "link", f.link)
-	x.element(in, "description", firstNonEmpty(plainText("", f.description), f.title))
+	x.element(in, "description", htmlText.Replace(firstNonEmpty(plainText("", f.description), f.title)))
 	if !f.updated.IsZero() {
 		x.element(in, "dc:date", f.updated.Format(time.RFC3339))
 	}
@@ -68,6 +69,14 @@ func writeRSS1(w io.Writer, f *feed) error {
 	return x.flush()
 }
 
+// htmlText escapes plain text for RSS 1.0's description, which holds
+// text, but which feedparser and most readers take for HTML: text that
+// looks like markup ("<svg onload=…>" in a plain-text JSON Feed item) must
+// reach them as text, not as a tag. Quotes are left alone, since only
+// <, > and & start markup, so that a reader that does show the text as it
+// is shows "&amp;" for an ampersand at worst, never for an apostrophe.
+var htmlText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
 func writeRSS1Item(x *xmlWriter, e *entry) {
 	const in = "    "
 	x.raw(`  <item rdf:about="`)
@@ -76,7 +85,7 @@ func writeRSS1Item(x *xmlWriter, e *entry) {
 	x.element(in, "title", e.title)
 	x.element(in, "link", e.link)
 	if text := e.text(); text != "" {
-		x.element(in, "description", text)
+		x.element(in, "description", htmlText.Replace(text))
 	}
 	if e.description != "" {
 		x.element(in, "content:encoded", e.description)
