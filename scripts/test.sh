@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Dynamo's whole test suite, runnable on a fresh Debian machine with Go.
 #
-# It installs what the tests need (xmllint, jing, python3-feedparser and
-# python3-listparser,
-# Chromium, PostgreSQL when no server is reachable), provides a PostgreSQL
-# server (DYNAMO_TEST_DATABASE_URL if set, else one answering on
-# 127.0.0.1:5432, else a throwaway cluster it starts and stops itself), then
-# runs gofmt, go vet, every Go test and a short run of every fuzz target.
+# It installs what the tests need (xmllint, jing, python3-feedparser,
+# python3-listparser, Chromium, PostgreSQL when no server is reachable),
+# provides a PostgreSQL server (DYNAMO_TEST_DATABASE_URL if set, else one
+# answering on 127.0.0.1:5432, else a throwaway cluster it starts and stops
+# itself), then runs gofmt, go vet, every Go test and a short run of every
+# fuzz target.
 #
 #   FUZZTIME=10s   how long each fuzz target runs (0 skips fuzzing)
 #   PKGS=./...     which packages to test
