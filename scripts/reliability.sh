@@ -100,7 +100,7 @@ DYNAMO_RELIABILITY_LONG=1 go test -count=1 -p 1 -timeout 28m -v ./reliability/..
 
 echo
 echo "---- figures ----"
-grep -E 'RESULT \|' "$log_dir/test.log" | sed -E 's/^\s+\S+_test\.go:[0-9]+: RESULT /| /' || true
+grep -E 'RESULT \|' "$log_dir/test.log" | sed -E 's/^\s+\S+_test\.go:[0-9]+: RESULT //' || true
 echo
 echo "---- tests ----"
 grep -E '^\s*--- (PASS|FAIL|SKIP):|^(ok|FAIL)\s' "$log_dir/test.log" || true
