@@ -45,6 +45,9 @@ type serveConfig struct {
 	tuning policy.Config
 	// duplicates is near-duplicate detection's distance and window.
 	duplicates dedup.Config
+	// cacheBytes bounds the API's cache of rendered answers, as
+	// api.Config.CacheBytes reads it: 0 for its default, negative for none.
+	cacheBytes int64
 	// demoEvery and demoPoll, when set, replace the demo's pace (a new
 	// story every demoEvery, polled every demoPoll) for tests.
 	demoEvery, demoPoll time.Duration
@@ -77,6 +80,7 @@ func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
 	fs.BoolVar(&cfg.demo, "demo", false, "serve and register the example pages (implies --allow-private)")
 	fs.StringVar(&cfg.policy, "policy", "", "global scheduling policy until one is set through the API (default smart)")
 	fs.IntVar(&cfg.workers, "workers", 8, "sources polled at once")
+	cacheMiB := fs.Int("cache-mib", 64, "MiB of rendered feed answers kept in memory; 0 turns the cache off")
 	fs.IntVar(&cfg.tuning.Budget, "budget", 0, "polls per day that the budget policies (hourly, uniform, min-delay, min-missing, at-risk) share (default 24 per source)")
 	fs.Float64Var(&cfg.tuning.C, "subscriber-weight", 0, "c in rank = expected new items × (1 + c × subscribers); 0 ignores subscribers")
 	cfg.duplicates = dedup.DefaultConfig()
@@ -97,6 +101,15 @@ func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
 	if err := cfg.duplicates.Validate(); err != nil {
 		fmt.Fprintf(errOut, "dynamo serve: --dedup-k/--dedup-window: %v\n", err)
 		return cfg, false
+	}
+	switch {
+	case *cacheMiB < 0 || *cacheMiB > 1<<20:
+		fmt.Fprintf(errOut, "dynamo serve: --cache-mib must be from 0 to %d, not %d\n", 1<<20, *cacheMiB)
+		return cfg, false
+	case *cacheMiB == 0:
+		cfg.cacheBytes = -1
+	default:
+		cfg.cacheBytes = int64(*cacheMiB) << 20
 	}
 	if err := cfg.tuning.Validate(); err != nil {
 		fmt.Fprintf(errOut, "dynamo serve: --budget/--subscriber-weight: %v\n", err)
@@ -278,6 +291,7 @@ func serveHandler(ctx context.Context, cfg serveConfig, store dynamo.Store, p *p
 		Resolve:    resolve,
 		Metrics:    m,
 		Logger:     log,
+		CacheBytes: cfg.cacheBytes,
 	}
 	webCfg := web.Config{
 		Store:      store,
