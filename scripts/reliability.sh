@@ -26,19 +26,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-log_dir=$(mktemp -d)
-trap 'cleanup' EXIT
-cleanup_steps=()
-cleanup() {
-  for step in "${cleanup_steps[@]}"; do eval "$step" || true; done
-  rm -rf "$log_dir"
-}
+source scripts/setup.sh
 
-as_root() {
-  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
-}
-
-# --- tools -----------------------------------------------------------------
+# --- tools and PostgreSQL --------------------------------------------------
 missing=()
 [ -x /usr/bin/xmllint ] || missing+=(libxml2-utils)
 [ -x /usr/bin/jing ] || missing+=(jing)
@@ -48,44 +38,9 @@ command -v curl >/dev/null || missing+=(curl)
 command -v wrk >/dev/null || missing+=(wrk)
 command -v php >/dev/null || missing+=(php-cli)
 [ -f /usr/share/rss-bridge/bridges/XPathBridge.php ] || missing+=(rss-bridge)
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
 [ -n "$pg_bin" ] || missing+=(postgresql)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log_dir/apt.log" 2>&1 \
-    || { cat "$log_dir/apt.log"; exit 1; }
-  pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-fi
-
-# --- PostgreSQL (as scripts/test.sh) ---------------------------------------
-pg_answers() { "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$1" >/dev/null 2>&1; }
-if [ -z "${DYNAMO_TEST_DATABASE_URL:-}" ]; then
-  if pg_answers 5432 && "$pg_bin/psql" -h 127.0.0.1 -U postgres -d postgres -Atc 'select 1' >/dev/null 2>&1; then
-    export DYNAMO_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-  else
-    # A throwaway cluster, owned by an unprivileged user because initdb
-    # refuses to run as root.
-    pg_user=$(id -un)
-    if [ "$(id -u)" = 0 ]; then
-      pg_user=postgres
-      id -u "$pg_user" >/dev/null 2>&1 || useradd --system --no-create-home "$pg_user"
-    fi
-    pg_dir=$(mktemp -d /tmp/dynamo-pg.XXXXXX)
-    chown "$pg_user" "$pg_dir"
-    run_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$pg_user" -- "$@"; else "$@"; fi; }
-    run_pg "$pg_bin/initdb" -D "$pg_dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$log_dir/initdb.log" 2>&1 \
-      || { cat "$log_dir/initdb.log"; exit 1; }
-    pg_port=55432
-    run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w \
-      -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
-    cleanup_steps+=("run_pg '$pg_bin/pg_ctl' -D '$pg_dir/data' -m immediate stop >/dev/null; rm -rf '$pg_dir'")
-    export DYNAMO_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres?sslmode=disable"
-    echo "started a throwaway PostgreSQL on 127.0.0.1:$pg_port"
-  fi
-fi
-export DYNAMO_PG_BIN="$pg_bin"
-echo "PostgreSQL for tests: $DYNAMO_TEST_DATABASE_URL"
+install_missing "${missing[@]}"
+provide_postgres 300
 
 # --- the machine -----------------------------------------------------------
 echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
