@@ -50,3 +50,50 @@ func writeField(h interface{ Write([]byte) (int, error) }, s string) {
 	h.Write(n[:])
 	h.Write([]byte(s))
 }
+
+// TitlesToMatch lists the titles by which items not stored under their own
+// id may still be known (see MatchStoredItems): those of the items whose id
+// comes from their content. stored reports whether the source has an item
+// of a key.
+func TitlesToMatch(items []Item, stored func(key string) bool) []string {
+	var titles []string
+	for _, it := range items {
+		if it.IDFromContent && !stored(it.ID) {
+			titles = append(titles, it.Title)
+		}
+	}
+	return titles
+}
+
+// MatchStoredItems decides which stored item each item of a new version of
+// a source is, so that an item already seen is not new (SPEC §7): the item
+// stored under its id; failing that, for an item whose id comes from its
+// content (an edited description changes such an id), a stored item of the
+// same title that no other item of the version is; else none, and the item
+// is new under its own id. stored reports whether the source has an item of
+// a key; byTitle lists the stored items' keys for each title of
+// TitlesToMatch, the preferred first. It returns each item's key, and the
+// stored keys that were found by title.
+func MatchStoredItems(items []Item, stored func(key string) bool, byTitle map[string][]string) (keys, byTitleKeys []string) {
+	taken := map[string]bool{}
+	for _, it := range items {
+		if stored(it.ID) {
+			taken[it.ID] = true
+		}
+	}
+	keys = make([]string, len(items))
+	for i, it := range items {
+		keys[i] = it.ID
+		if !it.IDFromContent || stored(it.ID) {
+			continue
+		}
+		for _, key := range byTitle[it.Title] {
+			if !taken[key] {
+				keys[i], taken[key] = key, true
+				byTitleKeys = append(byTitleKeys, key)
+				break
+			}
+		}
+	}
+	return keys, byTitleKeys
+}

@@ -177,34 +177,13 @@ func (w *versionWriter) resolveKeys(ctx context.Context) error {
 	if err := w.loadKnown(ctx, ids); err != nil {
 		return err
 	}
-	used := map[string]bool{}
-	var titles []string
-	for _, it := range items {
-		if _, ok := w.known[it.ID]; ok {
-			used[it.ID] = true
-		} else if it.IDFromContent {
-			titles = append(titles, it.Title)
-		}
-	}
-	byTitle, err := w.itemsByTitle(ctx, titles)
+	stored := func(key string) bool { _, ok := w.known[key]; return ok }
+	byTitle, err := w.itemsByTitle(ctx, dynamo.TitlesToMatch(items, stored))
 	if err != nil {
 		return err
 	}
-	w.keys = make([]string, len(items))
 	var matched []string
-	for i, it := range items {
-		w.keys[i] = it.ID
-		if _, ok := w.known[it.ID]; ok || !it.IDFromContent {
-			continue
-		}
-		for _, key := range byTitle[it.Title] {
-			if !used[key] {
-				w.keys[i], used[key] = key, true
-				matched = append(matched, key)
-				break
-			}
-		}
-	}
+	w.keys, matched = dynamo.MatchStoredItems(items, stored, byTitle)
 	return w.loadKnown(ctx, matched)
 }
 
