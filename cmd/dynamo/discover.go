@@ -104,19 +104,9 @@ func parseDiscoverArgs(args []string, errOut io.Writer) (cfg discoverConfig, cod
 	fs.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fs.DurationVar(&cfg.timeout, "timeout", 2*time.Minute, "time allowed for the whole discovery")
 
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return cfg, 0, false
-			}
-			return cfg, 2, false // the flag package has reported it
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return cfg, code, false
 	}
 	if len(positional) != 1 {
 		fmt.Fprintf(errOut, "dynamo discover: want one URL, got %d arguments\n", len(positional))

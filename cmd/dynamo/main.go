@@ -5,6 +5,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -67,4 +69,23 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'dynamo COMMAND -h' for a command's flags.")
+}
+
+// parseInterspersed parses fs's flags wherever they stand among the
+// arguments and returns the others. ok is false when the command should
+// stop with code: 0 for -h, 2 for a mistake (reported by fs).
+func parseInterspersed(fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, 0, false
+			}
+			return nil, 2, false
+		}
+		if fs.NArg() == 0 {
+			return positional, 0, true
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,25 +55,6 @@ func runSources(ctx context.Context, args []string, s stdio) int {
 	}
 	fmt.Fprintf(s.err, "dynamo sources: unknown subcommand %q: want import or export\n", args[0])
 	return 2
-}
-
-// parseInterspersed parses fs's flags wherever they stand among the
-// arguments and returns the others. ok is false when the command should
-// stop with code: 0 for -h, 2 for a mistake (reported by fs).
-func parseInterspersed(fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, 0, false
-			}
-			return nil, 2, false
-		}
-		if fs.NArg() == 0 {
-			return positional, 0, true
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 func sourcesFlags(name string, errOut io.Writer) (*flag.FlagSet, *string) {

@@ -107,19 +107,9 @@ func parseWrapArgs(args []string, errOut io.Writer) (cfg wrapConfig, code int, o
 	tz := fs.String("tz", "UTC", "IANA time `zone` of dates written on the page without one, e.g. America/New_York")
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "time allowed to fetch a URL, redirects and body included")
 
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return cfg, 0, false
-			}
-			return cfg, 2, false // the flag package has reported it
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return cfg, code, false
 	}
 	if len(positional) != 1 {
 		fmt.Fprintf(errOut, "dynamo wrap: want one FILE, URL or -, got %d arguments\n", len(positional))
