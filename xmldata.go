@@ -122,14 +122,14 @@ func extensionDate(exts []Extension) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// XML returns the document as XMLData, valid against shared/xmldata.xsd.
+// XML returns the document as XMLData, valid against schema/xmldata.xsd.
 func (r *Resource) XML() []byte {
 	var buf bytes.Buffer
 	r.WriteTo(&buf) // a bytes.Buffer does not fail
 	return buf.Bytes()
 }
 
-// WriteTo writes the document as XMLData, valid against shared/xmldata.xsd.
+// WriteTo writes the document as XMLData, valid against schema/xmldata.xsd.
 // Characters that XML 1.0 cannot carry become U+FFFD; extensions that cannot
 // be written as elements (see Extension.Valid) are left out.
 func (r *Resource) WriteTo(w io.Writer) (int64, error) {

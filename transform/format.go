@@ -14,7 +14,7 @@ type Format string
 
 // The formats Render writes.
 const (
-	XMLData Format = "xmldata" // the stored document itself (shared/xmldata.xsd)
+	XMLData Format = "xmldata" // the stored document itself (schema/xmldata.xsd)
 	RSS1    Format = "rss1"    // RSS 1.0 (RDF Site Summary)
 	RSS2    Format = "rss2"    // RSS 2.0, the default
 	Atom    Format = "atom"    // Atom 1.0 (RFC 4287)

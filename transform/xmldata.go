@@ -8,7 +8,7 @@ import (
 )
 
 // writeXMLData writes r as XMLData with Resource.WriteTo, after mending what
-// would make the document invalid against shared/xmldata.xsd although
+// would make the document invalid against schema/xmldata.xsd although
 // WriteTo writes it: characters that xsd:anyURI does not admit in a link
 // (spaces, quotes, angle brackets, a stray '%') are percent-encoded, and
 // extensions bound to the xml or xmlns namespaces, which no prefix may be

@@ -1,5 +1,5 @@
 // Package verify checks Dynamo's output with validators the project did not
-// write: xmllint against shared/xmldata.xsd, jing against RFC 4287's Atom
+// write: xmllint against schema/xmldata.xsd, jing against RFC 4287's Atom
 // schema, and Debian's python3-feedparser for every feed format. Tests call
 // it; the test command (scripts/test.sh) installs the tools. A missing tool
 // fails the test rather than skipping it, so a green run means checked.
@@ -15,34 +15,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-)
 
-// SharedDir returns the project's shared/ folder (beside the module root),
-// or $DYNAMO_SHARED_DIR when set.
-func SharedDir(t testing.TB) string {
-	t.Helper()
-	if dir := os.Getenv("DYNAMO_SHARED_DIR"); dir != "" {
-		return dir
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			shared := filepath.Join(filepath.Dir(dir), "shared")
-			if _, err := os.Stat(filepath.Join(shared, "xmldata.xsd")); err != nil {
-				t.Fatalf("shared/ is not beside the module root %s: %v", dir, err)
-			}
-			return shared
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
+	"github.com/dynamo-feeds/dynamo/schema"
+)
 
 func tool(t testing.TB, path string) string {
 	t.Helper()
@@ -61,10 +36,10 @@ func writeTemp(t testing.TB, name string, data []byte) string {
 	return path
 }
 
-// XMLData fails the test unless doc is valid against shared/xmldata.xsd.
+// XMLData fails the test unless doc is valid against schema/xmldata.xsd.
 func XMLData(t testing.TB, doc []byte) {
 	t.Helper()
-	xsd := filepath.Join(SharedDir(t), "xmldata.xsd")
+	xsd := writeTemp(t, "xmldata.xsd", schema.XMLData)
 	file := writeTemp(t, "doc.xml", doc)
 	out, err := exec.Command(tool(t, "/usr/bin/xmllint"), "--noout", "--schema", xsd, file).CombinedOutput()
 	if err != nil {
@@ -73,10 +48,10 @@ func XMLData(t testing.TB, doc []byte) {
 }
 
 // Atom fails the test unless doc is valid against RFC 4287's schema
-// (shared/schemas/atom.rnc), checked with jing.
+// (schema/atom.rnc), checked with jing.
 func Atom(t testing.TB, doc []byte) {
 	t.Helper()
-	rnc := filepath.Join(SharedDir(t), "schemas", "atom.rnc")
+	rnc := writeTemp(t, "atom.rnc", schema.Atom)
 	file := writeTemp(t, "feed.xml", doc)
 	out, err := exec.Command(tool(t, "/usr/bin/jing"), "-c", rnc, file).CombinedOutput()
 	if err != nil {
