@@ -60,13 +60,6 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// set adds or replaces a resource while the site runs.
-func (s *site) set(key string, res resource) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.resources[key] = res
-}
-
 // requestCount returns how many requests the site has answered.
 func (s *site) requestCount() int {
 	s.mu.Lock()

@@ -5,8 +5,8 @@
 # python3-listparser, Chromium, PostgreSQL when no server is reachable),
 # provides a PostgreSQL server (DYNAMO_TEST_DATABASE_URL if set, else one
 # answering on 127.0.0.1:5432, else a throwaway cluster it starts and stops
-# itself), then runs gofmt, go vet, every Go test and a short run of every
-# fuzz target.
+# itself), then runs gofmt, go vet, staticcheck, every Go test and a short
+# run of every fuzz target.
 #
 #   FUZZTIME=10s   how long each fuzz target runs (0 skips fuzzing)
 #   PKGS=./...     which packages to test
@@ -35,6 +35,14 @@ if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 go vet $PKGS
+# staticcheck, pinned so that a new release's checks do not fail a run
+# unannounced; installed into GOPATH/bin when it is missing.
+staticcheck_version=v0.8.2 # staticcheck 2026.2.2
+staticcheck="$(go env GOPATH)/bin/staticcheck"
+if ! "$staticcheck" -version 2>/dev/null | grep -q "(${staticcheck_version#v})"; then
+  go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
+fi
+"$staticcheck" $PKGS
 
 # --- tests -----------------------------------------------------------------
 status=0

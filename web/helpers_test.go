@@ -76,12 +76,6 @@ func newSite(t testing.TB) *site {
 	return s
 }
 
-func (s *site) set(path, body string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pages[path] = sitePage{[]byte(body), "text/html; charset=utf-8"}
-}
-
 // fetchLoopback is the playground's fetcher in tests: a plain client, for
 // a loopback origin only.
 func fetchLoopback(ctx context.Context, raw string) ([]byte, string, string, error) {

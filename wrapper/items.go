@@ -123,10 +123,9 @@ func group(items []itemAnnot, w *warnings) []*itemGroup {
 
 // draft is an item whose fields are known but not yet its place.
 type draft struct {
-	g        *itemGroup
-	item     dynamo.Item
-	ownLink  bool
-	titleSet bool
+	g       *itemGroup
+	item    dynamo.Item
+	ownLink bool
 }
 
 // items fills the Resource's items from the groups, in order.

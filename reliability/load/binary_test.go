@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,7 +42,9 @@ func dynamoBinary(t testing.TB) string {
 			return
 		}
 		binary = filepath.Join(binDir, "dynamo")
-		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binary, "github.com/dynamo-feeds/dynamo/cmd/dynamo")
+		// go test puts its own toolchain's bin first on the PATH of the
+		// tests it runs, so "go" is the toolchain testing this package.
+		cmd := exec.Command("go", "build", "-o", binary, "github.com/dynamo-feeds/dynamo/cmd/dynamo")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build ./cmd/dynamo: %v\n%s", err, out)
 		}
