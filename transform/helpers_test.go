@@ -2,7 +2,6 @@ package transform
 
 import (
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
@@ -61,22 +60,6 @@ func TestCleanText(t *testing.T) {
 		if got := cleanText(tt.in); got != tt.want {
 			t.Errorf("cleanText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
-	}
-}
-
-func TestExcerpt(t *testing.T) {
-	short := "A short text"
-	if got := excerpt(short); got != short {
-		t.Errorf("excerpt(%q) = %q", short, got)
-	}
-	long := strings.Repeat("word ", 30)
-	got := excerpt(long)
-	if !strings.HasSuffix(got, "word…") || len([]rune(got)) > titleFromHTMLMax+1 {
-		t.Errorf("excerpt of a long text = %q: want at most %d characters ending in a whole word and …", got, titleFromHTMLMax)
-	}
-	unbroken := strings.Repeat("é", 200)
-	if got := excerpt(unbroken); got != strings.Repeat("é", titleFromHTMLMax)+"…" {
-		t.Errorf("excerpt of an unbroken text = %q", got)
 	}
 }
 

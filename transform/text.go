@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/sanitize"
 )
 
@@ -76,29 +77,10 @@ func cleanLine(s string) string {
 	return strings.Join(strings.Fields(cleanText(s)), " ")
 }
 
-// titleFromHTMLMax is how many characters of a description's text stand in
-// for a missing title: about what a feed reader's list shows.
-const titleFromHTMLMax = 80
-
-// excerpt returns the start of text, cut at a word boundary and marked with
-// an ellipsis when shortened, to stand in for a missing title.
-func excerpt(text string) string {
-	if utf8.RuneCountInString(text) <= titleFromHTMLMax {
-		return text
-	}
-	cut, n := 0, 0
-	for i := range text {
-		if n == titleFromHTMLMax {
-			cut = i
-			break
-		}
-		n++
-	}
-	if sp := strings.LastIndexByte(text[:cut], ' '); sp > titleFromHTMLMax/2 {
-		cut = sp
-	}
-	return strings.TrimRight(text[:cut], " ") + "…"
-}
+// excerpt stands in for a missing title: the domain's one rule for an
+// untitled item's title (dynamo.TitleFromText), which the wrapper and the
+// native-feed reader apply too.
+var excerpt = dynamo.TitleFromText
 
 // plainText returns the plain text of an item's description, preferring the
 // text its producer derived (Item.Text) to deriving it again.

@@ -258,7 +258,7 @@ func (b *builder) defaultTitle(d *draft, line int) bool {
 		return true
 	}
 	if it.Text != "" {
-		it.Title = excerpt(it.Text)
+		it.Title = dynamo.TitleFromText(it.Text)
 		return true
 	}
 	var linkText string // the anchor text, when the link is an <a href>
@@ -271,7 +271,7 @@ func (b *builder) defaultTitle(d *draft, line int) bool {
 	}
 	switch {
 	case d.ownLink && linkText != "":
-		it.Title = excerpt(linkText)
+		it.Title = dynamo.TitleFromText(linkText)
 		b.warn.add(line, "item %s has neither title nor description; it is titled with its link's text", d.g.describe())
 		return true
 	case d.ownLink:

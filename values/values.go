@@ -1,0 +1,153 @@
+// Package values gives the text and URLs that the wrapper (annotated pages)
+// and the native-feed reader put into XMLData their one written form, so
+// that a page and a feed with the same content make the same document:
+// plain text with entities decoded and spaces collapsed, descriptions
+// sanitized with absolute URLs, links resolved and percent-encoded as
+// XML Schema's anyURI wants them, and the short quotes of warnings.
+//
+// How an untitled item gets its title is the domain's rule
+// (dynamo.TitleFromText), since the renderers apply it too.
+package values
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/dynamo-feeds/dynamo/sanitize"
+)
+
+// CollapseSpace trims s and collapses each run of white space to a space.
+func CollapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// PlainText returns the text of an HTML fragment: tags stripped, entities
+// decoded, white space collapsed. Content without markup, the common case
+// for titles, skips the tokenizer.
+func PlainText(fragment string) string {
+	switch {
+	case !strings.ContainsAny(fragment, "<&"):
+		return CollapseSpace(fragment)
+	case !strings.Contains(fragment, "<"):
+		// Without markup the tokenizer would return one text token, its
+		// entities decoded as UnescapeString decodes them.
+		return CollapseSpace(html.UnescapeString(fragment))
+	}
+	return sanitize.Text(fragment)
+}
+
+// Sanitizer makes a description's safe HTML, URLs resolved against base,
+// and its plain text.
+type Sanitizer func(fragment string, base *url.URL) (html, text string)
+
+// Sanitize is the Sanitizer without a cache: sanitize.HTML and the result's
+// plain text.
+func Sanitize(fragment string, base *url.URL) (string, string) {
+	h := sanitize.HTML(fragment, base)
+	return h, PlainText(h)
+}
+
+// Description returns a description's sanitized HTML with absolute URLs,
+// and its plain text. A description with nothing to sanitize or resolve
+// (no markup, entities or quotes) is only trimmed; any other goes through
+// sanitizer, which is Sanitize when nil (the wrapper passes its cache).
+func Description(fragment string, base *url.URL, sanitizer Sanitizer) (string, string) {
+	if strings.TrimSpace(fragment) == "" {
+		return "", ""
+	}
+	if !strings.ContainsAny(fragment, "<>&\"'") {
+		s := strings.TrimSpace(fragment)
+		return s, CollapseSpace(s)
+	}
+	if sanitizer == nil {
+		sanitizer = Sanitize
+	}
+	return sanitizer(fragment, base)
+}
+
+// unsafeSchemes are refused in links: a feed reader would run them.
+var unsafeSchemes = map[string]bool{"javascript": true, "vbscript": true, "data": true}
+
+// urlBreaks removes what the URL standard drops anywhere in a URL.
+var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
+
+// ResolveLink resolves ref against base (nil: ref must be absolute to be
+// useful, and is kept as it is) and returns it as a URI that XML Schema's
+// anyURI accepts, or "" and why it cannot: empty, not a URL, or a scheme a
+// feed must not carry (javascript:, vbscript:, data:).
+func ResolveLink(base *url.URL, ref string) (link, problem string) {
+	// The URL standard drops tabs and newlines anywhere in a URL: an href
+	// broken across lines still works in a browser.
+	if strings.ContainsAny(ref, "\t\n\r") {
+		ref = urlBreaks.Replace(ref)
+	}
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", "is empty"
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return "", fmt.Sprintf("%q is not a URL", Truncate(ref, 80))
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if unsafeSchemes[strings.ToLower(u.Scheme)] {
+		return "", fmt.Sprintf("is a %s: URL, which feeds do not carry", strings.ToLower(u.Scheme))
+	}
+	return URI(u.String()), ""
+}
+
+// URI percent-encodes what a URL may still hold that an RFC 3986 URI may
+// not (url.URL.String leaves the query as it was written): spaces, control
+// and non-ASCII bytes, a few delimiters, a '%' that starts no escape, and
+// brackets outside the host.
+func URI(s string) string {
+	hostStart, hostEnd := authority(s)
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			sb.WriteByte(c)
+		case c == '%', c <= ' ', c >= 0x7F, strings.IndexByte("<>\"{}|\\^`", c) >= 0,
+			(c == '[' || c == ']') && (i < hostStart || i >= hostEnd):
+			fmt.Fprintf(&sb, "%%%02X", c)
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
+}
+
+// authority returns the span of the "//host" part of a URL, where brackets
+// (IPv6 literals) are allowed.
+func authority(s string) (int, int) {
+	i := strings.Index(s, "//")
+	if i < 0 || strings.ContainsAny(s[:i], "/?#") {
+		return 0, 0
+	}
+	end := len(s)
+	if j := strings.IndexAny(s[i+2:], "/?#"); j >= 0 {
+		end = i + 2 + j
+	}
+	return i + 2, end
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// Truncate shortens s to n runes, marked with "…", for quoting a value in
+// a warning.
+func Truncate(s string, n int) string {
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i] + "…"
+		}
+		count++
+	}
+	return s
+}
