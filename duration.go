@@ -57,8 +57,12 @@ func (d Duration) String() string {
 // MarshalJSON writes the duration as a string such as "15m".
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
 
-// UnmarshalJSON reads "15m"-style strings, or a number of seconds.
+// UnmarshalJSON reads "15m"-style strings, or a number of seconds. null
+// leaves the duration as it is, as encoding/json does for other types.
 func (d *Duration) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		var secs float64

@@ -2,6 +2,9 @@ package dynamo
 
 import (
 	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -72,3 +75,252 @@ func (c Condition) matches(it *Item) bool {
 // FoldCase maps s to the form in which case-insensitive matching compares
 // strings: Unicode lower case.
 func FoldCase(s string) string { return strings.ToLower(s) }
+
+// The bounds of a query string (SPEC §5; docs/API.md lists them). They keep
+// every request's cost bounded whatever a client sends, and are the same for
+// the API, the web search and `dynamo query`, so that a URL one accepts the
+// others accept.
+const (
+	MaxQueryLength     = 4096    // bytes of a raw query string
+	MaxQueryParams     = 64      // name=value pairs in one query string
+	MaxItems           = 10000   // the largest max=n
+	DefaultItems       = 100     // items answered when an item query gives no max
+	MaxConditions      = 32      // title/link/description conditions in one query
+	MaxConditionLength = 256     // bytes of one condition's value
+	MaxVersionIndex    = 1 << 30 // the largest index=n
+	MaxXPathLength     = 1024    // bytes of an xpath expression
+)
+
+// QueryError is a mistake in a query string. Param names the parameter at
+// fault ("query" for the string as a whole); the message names the values
+// it accepts and is shown to the client as it is. It wraps ErrInvalid.
+type QueryError struct {
+	Param string
+	Msg   string
+}
+
+func (e *QueryError) Error() string { return e.Msg }
+
+// Unwrap makes a QueryError an ErrInvalid.
+func (e *QueryError) Unwrap() error { return ErrInvalid }
+
+// BadParam is a QueryError about param.
+func BadParam(param, format string, args ...any) *QueryError {
+	return &QueryError{Param: param, Msg: fmt.Sprintf(format, args...)}
+}
+
+// QueryParam is one name=value pair of a query string, unescaped.
+type QueryParam struct{ Name, Value string }
+
+// SplitQuery splits a raw query string into its pairs, unescaped, in the
+// order given: url.ParseQuery does not keep that order, which the grammar
+// needs (op applies to the conditions after it). Empty pieces ("a=1&&b=2")
+// count towards MaxQueryParams but are not pairs.
+func SplitQuery(raw string) ([]QueryParam, error) {
+	if len(raw) > MaxQueryLength {
+		return nil, BadParam("query", "the query string must be at most %d bytes (it has %d)", MaxQueryLength, len(raw))
+	}
+	if strings.Count(raw, "&") >= MaxQueryParams {
+		return nil, BadParam("query", "the query string must have at most %d parameters", MaxQueryParams)
+	}
+	var params []QueryParam
+	for piece := range strings.SplitSeq(raw, "&") {
+		if piece == "" {
+			continue
+		}
+		rawName, rawValue, _ := strings.Cut(piece, "=")
+		name, err := url.QueryUnescape(rawName)
+		if err != nil {
+			return nil, BadParam("query", "the query string has a malformed escape in %q", piece)
+		}
+		if name == "" {
+			return nil, BadParam("query", "the query string has a value without a parameter name: %q", piece)
+		}
+		value, err := url.QueryUnescape(rawValue)
+		if err != nil {
+			return nil, BadParam(name, "%s has a malformed escape in %q", name, rawValue)
+		}
+		params = append(params, QueryParam{name, value})
+	}
+	return params, nil
+}
+
+// EncodeQuery writes pairs as a query string, in order.
+func EncodeQuery(params []QueryParam) string {
+	var b strings.Builder
+	for i, p := range params {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(url.QueryEscape(p.Name) + "=" + url.QueryEscape(p.Value))
+	}
+	return b.String()
+}
+
+// Query is a query string as the grammar reads it (SPEC §5).
+type Query struct {
+	Index      int         // the version asked for, 1 = the newest; 0 when not given
+	Max        int         // 0 when not given
+	Conditions []Condition // in the order given; the first one's Or is false
+	Category   string
+	Dups       bool   // dups=include
+	Type       string // the output format as given, "" when not given: the renderer knows the names
+	XPath      string // as given, "" when not given: whoever evaluates it compiles it
+}
+
+// Limit is the number of items to answer at most.
+func (q *Query) Limit() int {
+	if q.Max > 0 {
+		return q.Max
+	}
+	return DefaultItems
+}
+
+// QuerySyntax is what one kind of request accepts.
+type QuerySyntax struct {
+	Name   string   // the request, named in messages: "/resources/{rssId}"
+	Params []string // the parameter names it accepts, in the order messages list them
+}
+
+// Parse reads a raw query string (see SplitQuery and ParseParams).
+func (s QuerySyntax) Parse(raw string) (*Query, error) {
+	params, err := SplitQuery(raw)
+	if err != nil {
+		return nil, err
+	}
+	return s.ParseParams(params)
+}
+
+// ParseParams reads a query's pairs in order. Conditions (title, link,
+// description or its alias desc) may repeat; op=and|or joins the conditions
+// after it to those before, until the next op, and must be followed by one;
+// every other parameter may be given once. A condition's value is trimmed,
+// and an empty one is left out, so that a form's empty fields do not match
+// everything.
+func (s QuerySyntax) ParseParams(params []QueryParam) (*Query, error) {
+	q := &Query{}
+	seen := map[string]bool{}
+	or := false
+	opPending := "" // the value of an op that no condition has followed yet
+	for _, p := range params {
+		if !slices.Contains(s.Params, p.Name) {
+			return nil, BadParam(p.Name, "unknown parameter %q: %s accepts %s", p.Name, s.Name, strings.Join(s.Params, ", "))
+		}
+		switch p.Name {
+		case "title", "link", "description", "desc":
+			opPending = ""
+			if err := q.addCondition(p.Name, p.Value, or); err != nil {
+				return nil, err
+			}
+			continue
+		case "op":
+			switch strings.ToLower(p.Value) {
+			case "and":
+				or = false
+			case "or":
+				or = true
+			default:
+				return nil, BadParam("op", "op must be and or or (got %q)", p.Value)
+			}
+			opPending = p.Value
+			continue
+		}
+		if seen[p.Name] {
+			return nil, BadParam(p.Name, "%s must be given at most once", p.Name)
+		}
+		seen[p.Name] = true
+		if err := q.set(p.Name, p.Value); err != nil {
+			return nil, err
+		}
+	}
+	if opPending != "" {
+		return nil, BadParam("op", "op=%s is followed by no condition: op joins the conditions after it to those before, as in title=a&op=or&title=b", opPending)
+	}
+	return q, nil
+}
+
+// addCondition appends a keyword condition.
+func (q *Query) addCondition(name, value string, or bool) error {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return nil
+	}
+	if len(value) > MaxConditionLength {
+		return BadParam(name, "%s must be at most %d bytes", name, MaxConditionLength)
+	}
+	if len(q.Conditions) == MaxConditions {
+		return BadParam(name, "at most %d conditions (title, link, description) may be given", MaxConditions)
+	}
+	field, err := ParseField(name)
+	if err != nil { // cannot happen for the names ParseParams passes
+		return BadParam(name, "%v", err)
+	}
+	q.Conditions = append(q.Conditions, Condition{Or: or && len(q.Conditions) > 0, Field: field, Value: value})
+	return nil
+}
+
+// set reads a parameter that may be given once.
+func (q *Query) set(name, value string) error {
+	var err error
+	switch name {
+	case "index":
+		q.Index, err = parseBounded(name, value, 1, MaxVersionIndex, "an integer from 1 (the newest version) to the number of versions")
+	case "max":
+		q.Max, err = parseBounded(name, value, 1, MaxItems, fmt.Sprintf("an integer from 1 to %d", MaxItems))
+	case "category":
+		if len(value) > MaxCategoryLength {
+			err = BadParam(name, "category must be at most %d bytes", MaxCategoryLength)
+		}
+		q.Category = value
+	case "dups":
+		switch strings.ToLower(value) {
+		case "include":
+			q.Dups = true
+		case "exclude":
+			q.Dups = false
+		default:
+			err = BadParam(name, "dups must be include (every copy of a story) or exclude (the default: each story once), not %q", value)
+		}
+	case "type":
+		q.Type = value
+	case "xpath":
+		switch {
+		case strings.TrimSpace(value) == "":
+			err = BadParam(name, "xpath must be a non-empty XPath 1.0 expression selecting item elements or nodes inside them")
+		case len(value) > MaxXPathLength:
+			err = BadParam(name, "xpath must be at most %d bytes (it has %d)", MaxXPathLength, len(value))
+		}
+		q.XPath = value
+	default: // a name a QuerySyntax accepts without the grammar knowing it
+		err = BadParam(name, "parameter %q has no meaning in a query", name)
+	}
+	return err
+}
+
+func parseBounded(name, value string, lo, hi int, want string) (int, error) {
+	n, err := strconv.Atoi(value)
+	if err != nil || n < lo || n > hi {
+		return 0, BadParam(name, "%s must be %s (got %q)", name, want, value)
+	}
+	return n, nil
+}
+
+// ConditionParams writes conditions as the grammar reads them back, in
+// order, with op only where the join changes. descName spells the
+// description field: "description", or the alias "desc".
+func ConditionParams(conds []Condition, descName string) []QueryParam {
+	var out []QueryParam
+	or := false
+	for i, c := range conds {
+		if i > 0 && c.Or != or {
+			or = c.Or
+			out = append(out, QueryParam{"op", map[bool]string{true: "or", false: "and"}[or]})
+		}
+		name := string(c.Field)
+		if c.Field == FieldDescription {
+			name = descName
+		}
+		out = append(out, QueryParam{name, c.Value})
+	}
+	return out
+}

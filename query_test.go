@@ -1,6 +1,9 @@
 package dynamo_test
 
 import (
+	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -42,5 +45,51 @@ func TestParseField(t *testing.T) {
 	}
 	if _, err := dynamo.ParseField("author"); err == nil {
 		t.Error("ParseField(author) succeeded")
+	}
+}
+
+func TestQuerySyntax(t *testing.T) {
+	syntax := dynamo.QuerySyntax{Name: "/x", Params: []string{"index", "max", "title", "link", "description", "desc", "op", "category", "dups", "type", "xpath"}}
+	title := func(v string, or bool) dynamo.Condition {
+		return dynamo.Condition{Field: dynamo.FieldTitle, Value: v, Or: or}
+	}
+	q, err := syntax.Parse("title=+a+&op=OR&desc=b&&op=and&link=&title=c&max=07&index=2&dups=include&category=x&type=atom&xpath=%2F%2Fitem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []dynamo.Condition{title("a", false), {Field: dynamo.FieldDescription, Value: "b", Or: true}, title("c", false)}
+	if !reflect.DeepEqual(q.Conditions, want) || q.Max != 7 || q.Index != 2 || !q.Dups || q.Category != "x" || q.Type != "atom" || q.XPath != "//item" {
+		t.Errorf("parsed %+v", q)
+	}
+	if got := dynamo.EncodeQuery(dynamo.ConditionParams(q.Conditions, "desc")); got != "title=a&op=or&desc=b&op=and&title=c" {
+		t.Errorf("conditions written as %q", got)
+	}
+	if q.Limit() != 7 || (&dynamo.Query{}).Limit() != dynamo.DefaultItems {
+		t.Errorf("limits %d, %d", q.Limit(), (&dynamo.Query{}).Limit())
+	}
+	for raw, param := range map[string]string{
+		"tilte=a":                              "tilte",
+		"max=0":                                "max",
+		"max=1&max=2":                          "max",
+		"index=x":                              "index",
+		"op=xor":                               "op",
+		"title=a&op=or":                        "op",
+		"dups=all":                             "dups",
+		"title=%zz":                            "title",
+		"%zz=a":                                "query",
+		"=a":                                   "query",
+		"xpath=":                               "xpath",
+		strings.Repeat("a", 4097):              "query",
+		strings.Repeat("&", 64):                "query",
+		strings.Repeat("title=a&", 33):         "title",
+		"title=" + strings.Repeat("a", 257):    "title",
+		"category=" + strings.Repeat("c", 257): "category",
+		"xpath=" + strings.Repeat("a", 1025):   "xpath",
+	} {
+		_, err := syntax.Parse(raw)
+		var qe *dynamo.QueryError
+		if !errors.As(err, &qe) || qe.Param != param || !errors.Is(err, dynamo.ErrInvalid) {
+			t.Errorf("Parse(%.40q) = %v, want a QueryError about %s", raw, err, param)
+		}
 	}
 }

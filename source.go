@@ -17,6 +17,13 @@ const (
 )
 
 // Source is one polled origin and the collection (rssId) its versions form.
+//
+// Its configuration is every field without the tag dynamo:"kept": what a
+// client sets through the admin API, a sources file, an OPML attribute or a
+// web form (see ConfigFields), under its JSON name. The kept fields are
+// Dynamo's own. Adding a configuration field is adding it here, to
+// Normalize and Validate when it has a rule, and to the stores' SQL
+// (docs/ARCHITECTURE.md walks through it).
 type Source struct {
 	ID          string     `json:"id"`
 	URL         string     `json:"url"`
@@ -28,10 +35,10 @@ type Source struct {
 	Subscribers int        `json:"subscribers"`            // weighs the source in ranking policies
 	Timezone    string     `json:"timezone,omitempty"`     // IANA name; dates without a zone are read in it
 	Paused      bool       `json:"paused"`
-	CreatedAt   time.Time  `json:"created_at"`
+	CreatedAt   time.Time  `json:"created_at" dynamo:"kept"`
 
-	State   PollState     `json:"state"`   // kept by the poller
-	Summary SourceSummary `json:"summary"` // kept by the store, read-only
+	State   PollState     `json:"state" dynamo:"kept"`   // kept by the poller
+	Summary SourceSummary `json:"summary" dynamo:"kept"` // kept by the store, read-only
 }
 
 // PollState is what the poller keeps about a source between polls.

@@ -1,0 +1,259 @@
+package dynamo
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The bounds of a source's configuration, which Validate enforces.
+const (
+	MinInterval          = Duration(10 * time.Second)
+	MaxInterval          = Duration(30 * 24 * time.Hour)
+	DefaultInterval      = Duration(time.Hour) // the interval of a source registered without one
+	MaxSourceIDLength    = 64                  // bytes of an id
+	MaxSourceURLLength   = 2048                // bytes of a URL
+	MaxCategoryLength    = 256                 // bytes of a category
+	MaxTitlePrefixLength = 256                 // bytes of a title prefix
+)
+
+// PolicySetting is the setting (SettingStore) that holds the global
+// scheduling policy's name, shared by every poller on a store.
+const PolicySetting = "poller.policy"
+
+// validSourceID is what a source id may be: it is a path segment of every
+// feed URL, so it is kept to characters that need no escaping.
+var validSourceID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// NewSource is a source with the defaults of a registration that says
+// nothing more: kind auto, polled every DefaultInterval.
+func NewSource(id, url string) *Source {
+	return &Source{ID: id, URL: url, Kind: KindAuto, Interval: DefaultInterval}
+}
+
+// Normalize puts the configuration in its one written form: surrounding
+// spaces trimmed (but a title prefix's, which may end in a space on
+// purpose) and the kind in lower case.
+func (s *Source) Normalize() {
+	for _, f := range []*string{&s.ID, &s.URL, &s.Policy, &s.Category, &s.Timezone} {
+		*f = strings.TrimSpace(*f)
+	}
+	s.Kind = SourceKind(strings.ToLower(strings.TrimSpace(string(s.Kind))))
+}
+
+// Validate checks the configuration, as every entry point registering or
+// changing a source must before storing it. policies are the scheduling
+// policy names a source may follow (the poller's, passed by whoever wires
+// it): a source that names another is refused, and with none given any
+// named policy is. The error wraps ErrInvalid and says what to write.
+func (s *Source) Validate(policies []string) error {
+	if err := ValidateSourceID(s.ID); err != nil {
+		return err
+	}
+	if s.URL == "" {
+		return invalid("url is required: the page or feed to poll")
+	}
+	if err := ValidateSourceURL(s.URL); err != nil {
+		return err
+	}
+	switch s.Kind {
+	case KindAuto, KindHTML, KindFeed:
+	default:
+		return invalid("kind %q is unknown: want auto, html or feed (a source's kind must be one of them)", s.Kind)
+	}
+	if s.Interval < MinInterval || s.Interval > MaxInterval {
+		return invalid("interval %s must be from %s to %s, written like 90s, 15m, 2h or 1d", s.Interval, MinInterval, MaxInterval)
+	}
+	if s.Policy != "" && !slices.Contains(policies, s.Policy) {
+		if len(policies) == 0 {
+			return invalid("policy %q is unknown: no policy names are known here; leave it empty to follow the global policy", s.Policy)
+		}
+		return invalid("policy %q is unknown: want one of %s, or empty to follow the global policy", s.Policy, strings.Join(policies, ", "))
+	}
+	if s.Subscribers < 0 {
+		return invalid("subscribers must be 0 or more, not %d", s.Subscribers)
+	}
+	if err := ValidateTimezone(s.Timezone); err != nil {
+		return err
+	}
+	if len(s.Category) > MaxCategoryLength || len(s.TitlePrefix) > MaxTitlePrefixLength {
+		return invalid("category and title_prefix must be at most %d bytes", MaxCategoryLength)
+	}
+	return nil
+}
+
+// ValidateSourceID checks a source id: 1 to 64 letters, digits, '.', '_'
+// or '-', starting with a letter or digit.
+func ValidateSourceID(id string) error {
+	if !validSourceID.MatchString(id) {
+		return invalid("id %q must be 1 to %d letters, digits, '.', '_' or '-', starting with a letter or digit", id, MaxSourceIDLength)
+	}
+	return nil
+}
+
+// ValidateSourceURL checks that raw is what a source may poll: an absolute
+// http or https URL of at most MaxSourceURLLength bytes.
+func ValidateSourceURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(raw) > MaxSourceURLLength {
+		return invalid("url %q must be an absolute http or https URL of at most %d bytes", raw, MaxSourceURLLength)
+	}
+	return nil
+}
+
+// ValidateTimezone checks an IANA time zone name; "" (dates without a zone
+// are read in UTC) passes. "Local" is refused: it means the server's zone,
+// which differs between machines.
+func ValidateTimezone(name string) error {
+	if name == "" {
+		return nil
+	}
+	if _, err := time.LoadLocation(name); err != nil || name == "Local" {
+		return invalid("timezone %q is not an IANA time zone name such as Europe/Paris or UTC", name)
+	}
+	return nil
+}
+
+// DeriveSourceID makes an id from a URL's host and path, for a source
+// registered without one: https://www.example.org/news/ → example.org-news.
+// It returns "" when the URL has nothing to make one from.
+func DeriveSourceID(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.") + "-" + strings.ToLower(u.Path)
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_'
+		switch {
+		case ok:
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	id := strings.Trim(b.String(), "-.")
+	if len(id) > MaxSourceIDLength {
+		id = strings.TrimRight(id[:MaxSourceIDLength], "-.")
+	}
+	return id
+}
+
+// invalid is a refusal of a client's input, shown to the client as it is.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// ConfigFields names a source's configuration fields by their JSON names,
+// in the order Source declares them.
+func ConfigFields() []string {
+	return slices.Clone(configFields)
+}
+
+// configFields and configIndex are Source's fields without dynamo:"kept".
+var configFields, configIndex, keptFields = sourceFields()
+
+func sourceFields() (config []string, index map[string]int, kept map[string]bool) {
+	t := reflect.TypeFor[Source]()
+	index, kept = map[string]int{}, map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Tag.Get("dynamo") == "kept" {
+			kept[name] = true
+			continue
+		}
+		config = append(config, name)
+		index[name] = i
+	}
+	return config, index, kept
+}
+
+// ApplyJSON sets the configuration fields that a JSON object names and
+// leaves the others as they are: it is how a request body, a PATCH and a
+// sources file entry say what a source is. A field Dynamo keeps (state,
+// summary, created_at) or an unknown one is refused; values are not
+// validated (see Validate). JSON null leaves a field as it is.
+func (s *Source) ApplyJSON(data []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return err
+	}
+	for name := range fields {
+		if keptFields[name] {
+			return invalid("%s is kept by Dynamo and cannot be set", name)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(s)
+}
+
+// SetConfigText sets one configuration field, named by its JSON name, from
+// text as attributes and form fields carry it: strings as they are, whole
+// numbers in decimal, true or false, durations as ParseDuration reads them.
+func (s *Source) SetConfigText(name, text string) error {
+	i, ok := configIndex[name]
+	if !ok {
+		return invalid("%q is not a source setting: want one of %s", name, strings.Join(configFields, ", "))
+	}
+	v := reflect.ValueOf(s).Elem().Field(i)
+	if u, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {
+		if err := u.UnmarshalText([]byte(text)); err != nil {
+			return invalid("%v", err)
+		}
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(text)
+	case reflect.Int:
+		n, err := strconv.Atoi(strings.TrimSpace(text))
+		if err != nil {
+			return invalid("%q is not a whole number", text)
+		}
+		v.SetInt(int64(n))
+	case reflect.Bool:
+		b, err := strconv.ParseBool(strings.TrimSpace(text))
+		if err != nil {
+			return invalid("%q must be true or false", text)
+		}
+		v.SetBool(b)
+	default: // a field of a kind added without teaching this function
+		panic(fmt.Sprintf("dynamo: source field %s has kind %s, which SetConfigText cannot read", name, v.Kind()))
+	}
+	return nil
+}
+
+// ConfigText returns one configuration field as SetConfigText reads it, and
+// whether it differs from the field's zero value.
+func (s *Source) ConfigText(name string) (text string, set bool) {
+	i, ok := configIndex[name]
+	if !ok {
+		return "", false
+	}
+	v := reflect.ValueOf(s).Elem().Field(i)
+	if m, ok := v.Interface().(encoding.TextMarshaler); ok {
+		b, _ := m.MarshalText() // Duration's never fails
+		return string(b), !v.IsZero()
+	}
+	switch v.Kind() {
+	case reflect.Int:
+		return strconv.FormatInt(v.Int(), 10), !v.IsZero()
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool()), !v.IsZero()
+	}
+	return v.String(), !v.IsZero()
+}

@@ -1,0 +1,125 @@
+package dynamo_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+func TestSourceValidate(t *testing.T) {
+	policies := []string{"flat", "smart"}
+	good := func() dynamo.Source {
+		return dynamo.Source{ID: "news", URL: "http://example.org/news.html", Kind: dynamo.KindHTML, Interval: dynamo.DefaultInterval}
+	}
+	for _, tc := range []struct {
+		name    string
+		change  func(*dynamo.Source)
+		mention string // "" for a valid source
+	}{
+		{"valid", func(*dynamo.Source) {}, ""},
+		{"every field", func(s *dynamo.Source) {
+			s.Policy, s.Category, s.TitlePrefix, s.Subscribers, s.Timezone, s.Paused = "smart", "Local/Town", "NEWS: ", 3, "Europe/Paris", true
+		}, ""},
+		{"dots in id", func(s *dynamo.Source) { s.ID = "a/../b" }, `id "a/../b" must be 1 to 64`},
+		{"long id", func(s *dynamo.Source) { s.ID = strings.Repeat("a", 65) }, "must be 1 to 64"},
+		{"no url", func(s *dynamo.Source) { s.URL = "" }, "url is required"},
+		{"ftp", func(s *dynamo.Source) { s.URL = "ftp://example.org/feed" }, "must be an absolute http or https URL"},
+		{"relative url", func(s *dynamo.Source) { s.URL = "/news" }, "must be an absolute http or https URL"},
+		{"kind", func(s *dynamo.Source) { s.Kind = "rss" }, `kind "rss" is unknown: want auto, html or feed`},
+		{"short interval", func(s *dynamo.Source) { s.Interval = dynamo.Duration(1e9) }, "interval 1s must be from 10s to 30d"},
+		{"long interval", func(s *dynamo.Source) { s.Interval = 31 * 24 * 3600e9 }, "must be from 10s to 30d"},
+		{"policy", func(s *dynamo.Source) { s.Policy = "bogus" }, `policy "bogus" is unknown: want one of flat, smart`},
+		{"subscribers", func(s *dynamo.Source) { s.Subscribers = -5 }, "subscribers must be 0 or more"},
+		{"timezone", func(s *dynamo.Source) { s.Timezone = "Mars/Olympus" }, `timezone "Mars/Olympus" is not an IANA time zone`},
+		{"local timezone", func(s *dynamo.Source) { s.Timezone = "Local" }, "is not an IANA time zone"},
+		{"category", func(s *dynamo.Source) { s.Category = strings.Repeat("c", 257) }, "at most 256 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := good()
+			tc.change(&s)
+			err := s.Validate(policies)
+			switch {
+			case tc.mention == "" && err != nil:
+				t.Fatalf("%+v: %v", s, err)
+			case tc.mention != "" && (err == nil || !strings.Contains(err.Error(), tc.mention) || !errors.Is(err, dynamo.ErrInvalid)):
+				t.Fatalf("%+v: %v, want an ErrInvalid saying %q", s, err, tc.mention)
+			}
+		})
+	}
+	// Without policy names, no source may name one.
+	s := good()
+	s.Policy = "flat"
+	if err := s.Validate(nil); err == nil || !strings.Contains(err.Error(), `policy "flat" is unknown`) {
+		t.Errorf("policy with no names known: %v", err)
+	}
+}
+
+func TestSourceNormalizeAndApplyJSON(t *testing.T) {
+	s := dynamo.NewSource("news", "http://example.org/")
+	s.Category = "kept"
+	if err := s.ApplyJSON([]byte(`{"url":" http://example.org/n ","kind":"HTML","interval":"15m","paused":true,"policy":null,"title_prefix":"A: "}`)); err != nil {
+		t.Fatal(err)
+	}
+	s.Normalize()
+	want := dynamo.Source{ID: "news", URL: "http://example.org/n", Kind: dynamo.KindHTML, Interval: dynamo.Duration(15 * 60e9), Paused: true, Category: "kept", TitlePrefix: "A: "}
+	if !reflect.DeepEqual(*s, want) {
+		t.Errorf("after ApplyJSON and Normalize: %+v, want %+v", *s, want)
+	}
+	for body, mention := range map[string]string{
+		`{"colour":"red"}`:            `unknown field "colour"`,
+		`{"state":{}}`:                "state is kept by Dynamo",
+		`{"created_at":"2020-01-01"}`: "created_at is kept by Dynamo",
+		`{"interval":"soon"}`:         "want e.g. 90s, 15m, 2h",
+		`[1]`:                         "cannot unmarshal",
+	} {
+		if err := s.ApplyJSON([]byte(body)); err == nil || !strings.Contains(err.Error(), mention) {
+			t.Errorf("ApplyJSON(%s) = %v, want an error saying %q", body, err, mention)
+		}
+	}
+}
+
+func TestConfigTextRoundTrip(t *testing.T) {
+	src := dynamo.Source{ID: "a", URL: "http://x/", Kind: dynamo.KindFeed, Interval: dynamo.Duration(90e9), Policy: "smart",
+		Category: "c", TitlePrefix: "P ", Subscribers: 7, Timezone: "UTC", Paused: true}
+	var copied dynamo.Source
+	for _, name := range dynamo.ConfigFields() {
+		text, set := src.ConfigText(name)
+		if !set {
+			t.Errorf("%s is not set in %+v", name, src)
+		}
+		if err := copied.SetConfigText(name, text); err != nil {
+			t.Errorf("SetConfigText(%s, %q): %v", name, text, err)
+		}
+	}
+	if !reflect.DeepEqual(copied, src) {
+		t.Errorf("copied through text: %+v, want %+v", copied, src)
+	}
+	if got := strings.Join(dynamo.ConfigFields(), ","); got != "id,url,kind,interval,policy,category,title_prefix,subscribers,timezone,paused" {
+		t.Errorf("ConfigFields = %s", got)
+	}
+	for name, text := range map[string]string{"subscribers": "many", "paused": "maybe", "interval": "soon", "state": "x"} {
+		if err := copied.SetConfigText(name, text); err == nil || !errors.Is(err, dynamo.ErrInvalid) {
+			t.Errorf("SetConfigText(%s, %q) = %v, want ErrInvalid", name, text, err)
+		}
+	}
+	if _, set := (&dynamo.Source{}).ConfigText("paused"); set {
+		t.Error("a zero field reads as set")
+	}
+}
+
+func TestDeriveSourceID(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://www.example.org/news/":           "example.org-news",
+		"http://example.org/town/news.html":       "example.org-town-news.html",
+		"http://EXAMPLE.org":                      "example.org",
+		"http://x.org/" + strings.Repeat("a", 80): "x.org-" + strings.Repeat("a", 58),
+		"%zz": "",
+	} {
+		if got := dynamo.DeriveSourceID(in); got != want {
+			t.Errorf("DeriveSourceID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
