@@ -1,6 +1,9 @@
 package dynamo
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors that stores and services return, to be tested with errors.Is.
 var (
@@ -9,3 +12,9 @@ var (
 	ErrLeaseLost = errors.New("lease lost: another poller holds the source")
 	ErrInvalid   = errors.New("invalid")
 )
+
+// Invalidf is a refusal of a client's input, shown to the client as it is
+// after "invalid: "; it wraps ErrInvalid.
+func Invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}

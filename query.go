@@ -91,22 +91,23 @@ const (
 	MaxXPathLength     = 1024    // bytes of an xpath expression
 )
 
-// QueryError is a mistake in a query string. Param names the parameter at
-// fault ("query" for the string as a whole); the message names the values
-// it accepts and is shown to the client as it is. It wraps ErrInvalid.
-type QueryError struct {
+// ParamError is a mistake in one named value of a request: a query string's
+// parameter, a source setting, a form field. Param names it ("query" for a
+// query string as a whole); the message says what it accepts and is shown
+// to the client as it is. It wraps ErrInvalid.
+type ParamError struct {
 	Param string
 	Msg   string
 }
 
-func (e *QueryError) Error() string { return e.Msg }
+func (e *ParamError) Error() string { return e.Msg }
 
-// Unwrap makes a QueryError an ErrInvalid.
-func (e *QueryError) Unwrap() error { return ErrInvalid }
+// Unwrap makes a ParamError an ErrInvalid.
+func (e *ParamError) Unwrap() error { return ErrInvalid }
 
-// BadParam is a QueryError about param.
-func BadParam(param, format string, args ...any) *QueryError {
-	return &QueryError{Param: param, Msg: fmt.Sprintf(format, args...)}
+// BadParam is a ParamError about param.
+func BadParam(param, format string, args ...any) *ParamError {
+	return &ParamError{Param: param, Msg: fmt.Sprintf(format, args...)}
 }
 
 // QueryParam is one name=value pair of a query string, unescaped.

@@ -87,9 +87,9 @@ func TestQuerySyntax(t *testing.T) {
 		"xpath=" + strings.Repeat("a", 1025):   "xpath",
 	} {
 		_, err := syntax.Parse(raw)
-		var qe *dynamo.QueryError
+		var qe *dynamo.ParamError
 		if !errors.As(err, &qe) || qe.Param != param || !errors.Is(err, dynamo.ErrInvalid) {
-			t.Errorf("Parse(%.40q) = %v, want a QueryError about %s", raw, err, param)
+			t.Errorf("Parse(%.40q) = %v, want a ParamError about %s", raw, err, param)
 		}
 	}
 }

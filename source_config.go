@@ -59,7 +59,7 @@ func (s *Source) Validate(policies []string) error {
 		return err
 	}
 	if s.URL == "" {
-		return invalid("url is required: the page or feed to poll")
+		return Invalidf("url is required: the page or feed to poll")
 	}
 	if err := ValidateSourceURL(s.URL); err != nil {
 		return err
@@ -67,25 +67,25 @@ func (s *Source) Validate(policies []string) error {
 	switch s.Kind {
 	case KindAuto, KindHTML, KindFeed:
 	default:
-		return invalid("kind %q is unknown: want auto, html or feed (a source's kind must be one of them)", s.Kind)
+		return Invalidf("kind %q is unknown: want auto, html or feed (a source's kind must be one of them)", s.Kind)
 	}
 	if s.Interval < MinInterval || s.Interval > MaxInterval {
-		return invalid("interval %s must be from %s to %s, written like 90s, 15m, 2h or 1d", s.Interval, MinInterval, MaxInterval)
+		return Invalidf("interval %s must be from %s to %s, written like 90s, 15m, 2h or 1d", s.Interval, MinInterval, MaxInterval)
 	}
 	if s.Policy != "" && !slices.Contains(policies, s.Policy) {
 		if len(policies) == 0 {
-			return invalid("policy %q is unknown: no policy names are known here; leave it empty to follow the global policy", s.Policy)
+			return Invalidf("policy %q is unknown: no policy names are known here; leave it empty to follow the global policy", s.Policy)
 		}
-		return invalid("policy %q is unknown: want one of %s, or empty to follow the global policy", s.Policy, strings.Join(policies, ", "))
+		return Invalidf("policy %q is unknown: want one of %s, or empty to follow the global policy", s.Policy, strings.Join(policies, ", "))
 	}
 	if s.Subscribers < 0 {
-		return invalid("subscribers must be 0 or more, not %d", s.Subscribers)
+		return Invalidf("subscribers must be 0 or more, not %d", s.Subscribers)
 	}
 	if err := ValidateTimezone(s.Timezone); err != nil {
 		return err
 	}
 	if len(s.Category) > MaxCategoryLength || len(s.TitlePrefix) > MaxTitlePrefixLength {
-		return invalid("category and title_prefix must be at most %d bytes", MaxCategoryLength)
+		return Invalidf("category and title_prefix must be at most %d bytes", MaxCategoryLength)
 	}
 	return nil
 }
@@ -94,7 +94,7 @@ func (s *Source) Validate(policies []string) error {
 // or '-', starting with a letter or digit.
 func ValidateSourceID(id string) error {
 	if !validSourceID.MatchString(id) {
-		return invalid("id %q must be 1 to %d letters, digits, '.', '_' or '-', starting with a letter or digit", id, MaxSourceIDLength)
+		return Invalidf("id %q must be 1 to %d letters, digits, '.', '_' or '-', starting with a letter or digit", id, MaxSourceIDLength)
 	}
 	return nil
 }
@@ -104,7 +104,7 @@ func ValidateSourceID(id string) error {
 func ValidateSourceURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(raw) > MaxSourceURLLength {
-		return invalid("url %q must be an absolute http or https URL of at most %d bytes", raw, MaxSourceURLLength)
+		return Invalidf("url %q must be an absolute http or https URL of at most %d bytes", raw, MaxSourceURLLength)
 	}
 	return nil
 }
@@ -117,7 +117,7 @@ func ValidateTimezone(name string) error {
 		return nil
 	}
 	if _, err := time.LoadLocation(name); err != nil || name == "Local" {
-		return invalid("timezone %q is not an IANA time zone name such as Europe/Paris or UTC", name)
+		return Invalidf("timezone %q is not an IANA time zone name such as Europe/Paris or UTC", name)
 	}
 	return nil
 }
@@ -149,11 +149,6 @@ func DeriveSourceID(raw string) string {
 		id = strings.TrimRight(id[:MaxSourceIDLength], "-.")
 	}
 	return id
-}
-
-// invalid is a refusal of a client's input, shown to the client as it is.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
 // ConfigFields names a source's configuration fields by their JSON names,
@@ -193,7 +188,7 @@ func (s *Source) ApplyJSON(data []byte) error {
 	}
 	for name := range fields {
 		if keptFields[name] {
-			return invalid("%s is kept by Dynamo and cannot be set", name)
+			return Invalidf("%s is kept by Dynamo and cannot be set", name)
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -204,15 +199,16 @@ func (s *Source) ApplyJSON(data []byte) error {
 // SetConfigText sets one configuration field, named by its JSON name, from
 // text as attributes and form fields carry it: strings as they are, whole
 // numbers in decimal, true or false, durations as ParseDuration reads them.
+// A value that does not read is a ParamError naming the field.
 func (s *Source) SetConfigText(name, text string) error {
 	i, ok := configIndex[name]
 	if !ok {
-		return invalid("%q is not a source setting: want one of %s", name, strings.Join(configFields, ", "))
+		return BadParam(name, "%q is not a source setting: want one of %s", name, strings.Join(configFields, ", "))
 	}
 	v := reflect.ValueOf(s).Elem().Field(i)
 	if u, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {
 		if err := u.UnmarshalText([]byte(text)); err != nil {
-			return invalid("%v", err)
+			return BadParam(name, "%v", err)
 		}
 		return nil
 	}
@@ -222,13 +218,13 @@ func (s *Source) SetConfigText(name, text string) error {
 	case reflect.Int:
 		n, err := strconv.Atoi(strings.TrimSpace(text))
 		if err != nil {
-			return invalid("%q is not a whole number", text)
+			return BadParam(name, "%q is not a whole number", text)
 		}
 		v.SetInt(int64(n))
 	case reflect.Bool:
 		b, err := strconv.ParseBool(strings.TrimSpace(text))
 		if err != nil {
-			return invalid("%q must be true or false", text)
+			return BadParam(name, "%q must be true or false", text)
 		}
 		v.SetBool(b)
 	default: // a field of a kind added without teaching this function
