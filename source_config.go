@@ -188,7 +188,7 @@ func (s *Source) ApplyJSON(data []byte) error {
 	}
 	for name := range fields {
 		if keptFields[name] {
-			return Invalidf("%s is kept by Dynamo and cannot be set", name)
+			return Invalidf("unknown field %q: %s is kept by Dynamo and cannot be set", name, name)
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

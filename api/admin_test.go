@@ -301,7 +301,7 @@ func TestAuthorization(t *testing.T) {
 			{"203.0.113.7:5000", "127.0.0.1", http.StatusForbidden},
 			{"[2001:db8::1]:5000", "", http.StatusForbidden},
 		} {
-			store.CreateSource(t.Context(), &dynamo.Source{ID: "b", URL: "http://example.org/b", Kind: dynamo.KindHTML, Interval: api.DefaultInterval})
+			store.CreateSource(t.Context(), &dynamo.Source{ID: "b", URL: "http://example.org/b", Kind: dynamo.KindHTML, Interval: dynamo.DefaultInterval})
 			req := httptest.NewRequest(http.MethodDelete, "/api/sources/b", nil)
 			req.RemoteAddr = tc.remote
 			if tc.forwarded != "" {

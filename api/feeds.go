@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/transform"
 )
@@ -54,7 +52,7 @@ func (fr *feedRequest) link(path string, query url.Values) string {
 
 // serveFeed answers a read: from the cache when it can, else by building
 // the document, rendering it and caching the result.
-func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e endpoint, scope string, build func(context.Context, *feedRequest) (*built, error)) {
+func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e dynamo.QuerySyntax, scope string, build func(context.Context, *feedRequest) (*built, error)) {
 	q, err := parseQuery(r.URL.RawQuery, e)
 	if err != nil {
 		s.writeReadError(w, r, err)
@@ -168,7 +166,7 @@ func collectionItem(fr *feedRequest, index int, src *dynamo.Source) dynamo.Item 
 
 // resource answers GET /resources/{rssId} in all its forms.
 func (s *Server) resource(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "rssId")
+	id := r.PathValue("rssId")
 	s.serveFeed(w, r, resourceEndpoint, id, func(ctx context.Context, fr *feedRequest) (*built, error) {
 		src, err := s.cfg.Store.Source(ctx, id)
 		if errors.Is(err, dynamo.ErrNotFound) {
@@ -244,7 +242,7 @@ func (s *Server) version(ctx context.Context, fr *feedRequest, src *dynamo.Sourc
 // archive answers the archive forms: every item ever seen, newest first,
 // filtered and limited.
 func (s *Server) archive(ctx context.Context, fr *feedRequest, src *dynamo.Source) (*built, error) {
-	items, err := s.cfg.Store.Items(ctx, dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.limit()})
+	items, err := s.cfg.Store.Items(ctx, dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.Limit()})
 	if err != nil {
 		return nil, fmt.Errorf("query archive of %s: %w", src.ID, err)
 	}
@@ -311,7 +309,7 @@ func (s *Server) xpathItems(ctx context.Context, fr *feedRequest, src *dynamo.So
 				it.Index = len(seen) // unique across versions, as in archive
 			}
 			b.doc.Items = append(b.doc.Items, it)
-			if len(seen) == fr.q.limit() {
+			if len(seen) == fr.q.Limit() {
 				return b, nil
 			}
 		}
@@ -368,7 +366,7 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) {
 	s.serveFeed(w, r, aggregateEndpoint, "", func(ctx context.Context, fr *feedRequest) (*built, error) {
 		q := fr.q
 		items, err := s.cfg.Store.Aggregate(ctx, dynamo.AggregateQuery{
-			Category: q.Category, Conditions: q.Conditions, Max: q.limit(), IncludeDuplicates: q.Dups,
+			Category: q.Category, Conditions: q.Conditions, Max: q.Limit(), IncludeDuplicates: q.Dups,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("aggregate: %w", err)

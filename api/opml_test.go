@@ -19,6 +19,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/internal/verify"
 	"github.com/dynamo-feeds/dynamo/opml"
+	"github.com/dynamo-feeds/dynamo/sources"
 )
 
 // opmlHeader is the Content-Type an import is sent with.
@@ -27,7 +28,7 @@ var opmlHeader = []string{"Content-Type", "text/x-opml"}
 // importAnswer is POST /api/sources/import's answer.
 type importAnswer struct {
 	Registered, Skipped, Failed int
-	Entries                     []api.ImportResult
+	Entries                     []sources.ImportResult
 }
 
 func (e *env) importOPML(doc string, header ...string) (response, importAnswer) {
@@ -226,7 +227,7 @@ func TestOPMLImportReport(t *testing.T) {
 					s.URL, s.Kind = s.URL+"feed/", dynamo.KindFeed
 					return nil, nil
 				}
-				return nil, fmt.Errorf("no feed found at %s (tried %s): %w", s.URL, s.URL, api.ErrUnresolvable)
+				return nil, fmt.Errorf("no feed found at %s (tried %s): %w", s.URL, s.URL, sources.ErrUnresolvable)
 			}
 		})
 		e.addSource("polled", "/polled.xml")
@@ -263,24 +264,24 @@ func TestOPMLImportReport(t *testing.T) {
 </opml>`
 		_, ans := e.importOPML(doc)
 		type row struct {
-			Outcome api.ImportOutcome
+			Outcome sources.ImportOutcome
 			ID      string
 			Reason  string // in the reason
 		}
 		want := []row{
-			{api.ImportRegistered, "go.dev-blog-feed.atom", ""},
-			{api.ImportSkipped, "polled", `duplicate: source "polled" polls this URL`},
-			{api.ImportRegistered, "example.org-feed-2", ""},
-			{api.ImportRegistered, "127.0.0.1-kept.html-2", ""},
-			{api.ImportSkipped, "go.dev-blog-feed.atom", `source "go.dev-blog-feed.atom" polls this URL`},
-			{api.ImportFailed, "", "must be an absolute http or https URL"},
-			{api.ImportSkipped, "polled", `duplicate: a source with id "polled" exists`},
-			{api.ImportFailed, "", "dynamo:interval: duration \"soon\""},
-			{api.ImportFailed, "", `policy "fastest" is unknown`},
-			{api.ImportFailed, "", "unknown attribute dynamo:intervall"},
-			{api.ImportRegistered, "site", ""},
-			{api.ImportFailed, "", "no feed found at http://example.org/nothing/ (tried"},
-			{api.ImportRegistered, "example.org-old.atom", ""},
+			{sources.ImportRegistered, "go.dev-blog-feed.atom", ""},
+			{sources.ImportSkipped, "polled", `duplicate: source "polled" polls this URL`},
+			{sources.ImportRegistered, "example.org-feed-2", ""},
+			{sources.ImportRegistered, "127.0.0.1-kept.html-2", ""},
+			{sources.ImportSkipped, "go.dev-blog-feed.atom", `source "go.dev-blog-feed.atom" polls this URL`},
+			{sources.ImportFailed, "", "must be an absolute http or https URL"},
+			{sources.ImportSkipped, "polled", `duplicate: a source with id "polled" exists`},
+			{sources.ImportFailed, "", "dynamo:interval: duration \"soon\""},
+			{sources.ImportFailed, "", `policy "fastest" is unknown`},
+			{sources.ImportFailed, "", "unknown attribute dynamo:intervall"},
+			{sources.ImportRegistered, "site", ""},
+			{sources.ImportFailed, "", "no feed found at http://example.org/nothing/ (tried"},
+			{sources.ImportRegistered, "example.org-old.atom", ""},
 		}
 		if len(ans.Entries) != len(want) {
 			t.Fatalf("%d entries reported, want %d: %+v", len(ans.Entries), len(want), ans.Entries)
@@ -300,13 +301,13 @@ func TestOPMLImportReport(t *testing.T) {
 			stored[s.ID] = config(s)
 		}
 		wantStored := map[string]dynamo.Source{
-			"polled":                {ID: "polled", URL: polled, Kind: dynamo.KindHTML, Interval: api.DefaultInterval},
-			"example.org-feed":      {ID: "example.org-feed", URL: "http://example.org/other-feed", Kind: dynamo.KindFeed, Interval: api.DefaultInterval},
-			"go.dev-blog-feed.atom": {ID: "go.dev-blog-feed.atom", URL: "https://go.dev/blog/feed.atom", Kind: dynamo.KindFeed, Interval: api.DefaultInterval, Category: "Tech"},
-			"example.org-feed-2":    {ID: "example.org-feed-2", URL: "http://example.org/feed", Kind: dynamo.KindFeed, Interval: api.DefaultInterval},
-			"127.0.0.1-kept.html-2": {ID: "127.0.0.1-kept.html-2", URL: kept, Kind: dynamo.KindFeed, Interval: api.DefaultInterval},
-			"site":                  {ID: "site", URL: "http://example.org/site/feed/", Kind: dynamo.KindFeed, Interval: api.DefaultInterval, Category: "Sites"},
-			"example.org-old.atom":  {ID: "example.org-old.atom", URL: "http://example.org/old.atom", Kind: dynamo.KindFeed, Interval: api.DefaultInterval},
+			"polled":                {ID: "polled", URL: polled, Kind: dynamo.KindHTML, Interval: dynamo.DefaultInterval},
+			"example.org-feed":      {ID: "example.org-feed", URL: "http://example.org/other-feed", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
+			"go.dev-blog-feed.atom": {ID: "go.dev-blog-feed.atom", URL: "https://go.dev/blog/feed.atom", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval, Category: "Tech"},
+			"example.org-feed-2":    {ID: "example.org-feed-2", URL: "http://example.org/feed", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
+			"127.0.0.1-kept.html-2": {ID: "127.0.0.1-kept.html-2", URL: kept, Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
+			"site":                  {ID: "site", URL: "http://example.org/site/feed/", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval, Category: "Sites"},
+			"example.org-old.atom":  {ID: "example.org-old.atom", URL: "http://example.org/old.atom", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
 		}
 		if !reflect.DeepEqual(stored, wantStored) {
 			t.Errorf("stored sources:\n%+v\nwant\n%+v", stored, wantStored)
@@ -407,15 +408,15 @@ func BenchmarkImportOPML(b *testing.B) {
 			ctx := context.Background()
 			round := 0
 			b.Run("import", func(b *testing.B) {
-				im := &api.Importer{Store: store}
+				im := &sources.Service{Store: store}
 				for b.Loop() {
 					round++
 					entries := make([]opml.Entry, n)
 					for i := range entries {
 						entries[i] = opml.Entry{Title: "F", XMLURL: fmt.Sprintf("http://example.org/import/%d/%d.xml", round, i), Category: "Bench"}
 					}
-					res, err := im.Import(ctx, entries)
-					if err != nil || res[n-1].Outcome != api.ImportRegistered {
+					res, err := im.Import(ctx, entries, nil)
+					if err != nil || res[n-1].Outcome != sources.ImportRegistered {
 						b.Fatalf("import: %v, %+v", err, res[n-1])
 					}
 				}
@@ -426,7 +427,7 @@ func BenchmarkImportOPML(b *testing.B) {
 					round++
 					for i := range n {
 						src := &dynamo.Source{ID: fmt.Sprintf("direct-%d-%d", round, i), URL: fmt.Sprintf("http://example.org/direct/%d/%d.xml", round, i),
-							Kind: dynamo.KindFeed, Interval: api.DefaultInterval, Category: "Bench"}
+							Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval, Category: "Bench"}
 						if err := store.CreateSource(ctx, src); err != nil {
 							b.Fatal(err)
 						}
@@ -473,12 +474,12 @@ func FuzzOPMLImportExport(f *testing.F) {
 				extra[k] = v
 			}
 		}
-		im := &api.Importer{Store: first, Policies: policies}
-		res, err := im.Import(ctx, []opml.Entry{{XMLURL: xmlURL, Extra: extra}})
+		im := &sources.Service{Store: first, Policies: policies}
+		res, err := im.Import(ctx, []opml.Entry{{XMLURL: xmlURL, Extra: extra}}, nil)
 		if err != nil || len(res) != 1 {
 			t.Fatalf("import: %v, %+v", err, res)
 		}
-		if res[0].Outcome != api.ImportRegistered {
+		if res[0].Outcome != sources.ImportRegistered {
 			if res[0].Reason == "" {
 				t.Fatalf("%s without a reason: %+v", res[0].Outcome, res[0])
 			}
@@ -489,7 +490,7 @@ func FuzzOPMLImportExport(f *testing.F) {
 			t.Fatal(err)
 		}
 		var doc strings.Builder
-		if err := api.WriteOPML(&doc, []dynamo.Source{*src}, "http://dynamo.example"); err != nil {
+		if err := opml.WriteSources(&doc, []dynamo.Source{*src}, "http://dynamo.example"); err != nil {
 			t.Fatalf("export %+v: %v", src, err)
 		}
 		entries, err := opml.Parse(strings.NewReader(doc.String()))
@@ -497,8 +498,8 @@ func FuzzOPMLImportExport(f *testing.F) {
 			t.Fatalf("the export reads back as %d entries, %v:\n%s", len(entries), err, doc.String())
 		}
 		im.Store = second
-		again, err := im.Import(ctx, entries)
-		if err != nil || len(again) != 1 || again[0].Outcome != api.ImportRegistered {
+		again, err := im.Import(ctx, entries, nil)
+		if err != nil || len(again) != 1 || again[0].Outcome != sources.ImportRegistered {
 			t.Fatalf("import of the export: %v, %+v\n%s", err, again, doc.String())
 		}
 		copied, err := second.Source(ctx, again[0].ID)

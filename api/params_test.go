@@ -72,18 +72,18 @@ func FuzzParseQuery(f *testing.F) {
 		f.Add(seed, 0)
 		f.Add(seed, 2)
 	}
-	endpoints := []endpoint{collectionsEndpoint, resourceEndpoint, aggregateEndpoint}
+	endpoints := []dynamo.QuerySyntax{collectionsEndpoint, resourceEndpoint, aggregateEndpoint}
 	f.Fuzz(func(t *testing.T, raw string, which int) {
 		e := endpoints[(which%3+3)%3]
 		q, err := parseQuery(raw, e)
 		if err != nil {
-			var pe *paramError
-			if !errors.As(err, &pe) || pe.msg == "" || pe.param == "" {
+			var pe *dynamo.ParamError
+			if !errors.As(err, &pe) || pe.Msg == "" || pe.Param == "" {
 				t.Fatalf("%q: error %v is not a parameter error naming its parameter", raw, err)
 			}
 			return
 		}
-		if q.Max < 0 || q.Max > MaxMax || q.Index < 0 || len(q.Conditions) > MaxConditions || len(q.XPath) > MaxXPathLength {
+		if q.Max < 0 || q.Max > dynamo.MaxItems || q.Index < 0 || len(q.Conditions) > dynamo.MaxConditions || len(q.XPath) > dynamo.MaxXPathLength {
 			t.Fatalf("%q: out of bounds: %+v", raw, q)
 		}
 		for i, c := range q.Conditions {

@@ -6,12 +6,16 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/transform"
 )
 
@@ -85,11 +89,11 @@ func notFound(format string, args ...any) error {
 // classify maps an error to its status and the message the client sees.
 // Errors that are not the client's are logged and shown without detail.
 func (s *Server) classify(r *http.Request, err error) (status int, param, msg string) {
-	var pe *paramError
+	var pe *dynamo.ParamError
 	var nf *notFoundError
 	switch {
 	case errors.As(err, &pe):
-		return http.StatusBadRequest, pe.param, pe.msg
+		return http.StatusBadRequest, pe.Param, pe.Msg
 	case errors.As(err, &nf):
 		return http.StatusNotFound, "", nf.msg
 	case errors.Is(err, dynamo.ErrNotFound):
@@ -186,12 +190,14 @@ func checkBaseURL(base string) error {
 // that does not parse, so that its error can answer in that format. It
 // reports false when no type parameter names a format.
 func requestedFormat(raw string) (transform.Format, bool) {
-	if len(raw) > MaxQueryLength {
+	if len(raw) > dynamo.MaxQueryLength {
 		return "", false
 	}
 	for piece := range strings.SplitSeq(raw, "&") {
-		name, value, err := splitPair(piece)
-		if err != nil || name != "type" {
+		rawName, rawValue, _ := strings.Cut(piece, "=")
+		name, err1 := url.QueryUnescape(rawName)
+		value, err2 := url.QueryUnescape(rawValue)
+		if err1 != nil || err2 != nil || name != "type" {
 			continue
 		}
 		if f, err := transform.ParseFormat(value); err == nil {
@@ -199,4 +205,68 @@ func requestedFormat(raw string) (transform.Format, bool) {
 		}
 	}
 	return "", false
+}
+
+// MaxJSONBody bounds a JSON request body, in bytes.
+const MaxJSONBody = 64 << 10
+
+// writeJSON sends v as the JSON answer.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// writeAdminError answers a failed admin request in JSON.
+func (s *Server) writeAdminError(w http.ResponseWriter, r *http.Request, err error) {
+	var status int
+	var param, msg string
+	var pe *dynamo.ParamError
+	switch {
+	case errors.As(err, &pe):
+		status, param, msg = http.StatusBadRequest, pe.Param, pe.Msg
+	case errors.Is(err, dynamo.ErrConflict), errors.Is(err, dynamo.ErrLeaseLost):
+		status, msg = http.StatusConflict, err.Error()
+	case errors.Is(err, sources.ErrUnresolvable):
+		status, msg = http.StatusUnprocessableEntity, err.Error()
+	case errors.Is(err, dynamo.ErrInvalid):
+		status, msg = http.StatusBadRequest, err.Error()
+	default:
+		status, param, msg = s.classify(r, err)
+	}
+	writeJSONError(w, status, param, msg)
+}
+
+// invalid is a client error in a request body, shown as it is.
+var invalid = dynamo.Invalidf
+
+// decodeJSON reads exactly one JSON value into v, refusing bodies that are
+// not sent as JSON, bodies over MaxJSONBody, trailing data and, for a
+// struct, unknown fields.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	// Only a JSON type: a page on another site can make a browser send a
+	// form, text/plain or untyped body without asking (no CORS preflight),
+	// and with no token configured that browser may be the operator's.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return invalid("the body must be JSON, sent with Content-Type: application/json (got %q)", r.Header.Get("Content-Type"))
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxJSONBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return invalid("the body must be at most %d bytes", MaxJSONBody)
+		}
+		return invalid("the body is not a valid JSON object for this request: %v", err)
+	}
+	if dec.More() {
+		return invalid("the body must hold one JSON object and nothing after it")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return invalid("the body must hold one JSON object and nothing after it")
+	}
+	return nil
 }

@@ -16,15 +16,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
-
 	"github.com/dynamo-feeds/dynamo"
-	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/metrics"
+	"github.com/dynamo-feeds/dynamo/sources"
 )
 
 // Poller is what the admin API needs of the poller: polling a source now
@@ -43,31 +41,22 @@ type Poller interface {
 	Policies() []string
 }
 
-// Resolver resolves kind "auto" on a source about to be stored (SPEC §5,
-// §9): an annotated page becomes html, a feed becomes feed, and any other
-// page is searched for its feed, which src then polls. It returns the
-// discovery that chose the feed, so the answer can list the other
-// candidates, or nil when the URL needed none. An error wrapping
-// ErrUnresolvable (nothing to poll was found) answers 422 with what was
-// tried; one wrapping dynamo.ErrInvalid (the URL cannot be read) 400.
-type Resolver func(ctx context.Context, src *dynamo.Source) (*discovery.Result, error)
-
-// ErrUnresolvable is what a Resolver wraps when a URL is neither an
-// annotated page nor a feed and discovery found no feed on it.
-var ErrUnresolvable = errors.New("nothing to poll")
-
 // Config is what New needs. Only Store is required.
 type Config struct {
 	Store dynamo.Store
 	// Poller serves poll-now and the policy endpoints; without one (a
 	// process running only the API) they answer 503.
 	Poller Poller
+	// Policies are the scheduling policy names a source may follow
+	// (poller/policy.Names); when nil, the Poller's. A process without a
+	// poller must pass them, or no source may name a policy.
+	Policies []string
 	// AdminToken, when set, is the bearer token that mutations need; when
 	// empty, mutations are accepted from loopback clients only.
 	AdminToken string
 	// Resolve, when set, is called on a source about to be created, or
-	// changed in its URL or kind, before it is stored (see Resolver).
-	Resolve Resolver
+	// changed in its URL or kind, before it is stored (sources.Resolver).
+	Resolve sources.Resolver
 	// BaseURL is the public URL prefix of the service (e.g.
 	// "https://feeds.example.org"), for the links inside feeds; when empty
 	// it is taken from each request's Host.
@@ -89,13 +78,15 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Server answers Dynamo's HTTP interface. It is an http.Handler; Run keeps
-// its cache coherent with the store.
+// Server answers Dynamo's HTTP interface. It is an http.Handler on its own;
+// Mount registers its routes on a ServeMux shared with the web interface.
+// Run keeps its cache coherent with the store.
 type Server struct {
-	cfg    Config
-	router chi.Router
-	cache  *cache
-	log    *slog.Logger
+	cfg     Config
+	handler http.Handler
+	cache   *cache
+	log     *slog.Logger
+	sources *sources.Service
 }
 
 // New builds the handler. Its cache stays off until Run is watching the
@@ -103,6 +94,10 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("api: a store is required: %w", dynamo.ErrInvalid)
+	}
+	// A nil *poller.Poller put in the interface is no poller at all.
+	if v := reflect.ValueOf(cfg.Poller); v.Kind() == reflect.Pointer && v.IsNil() {
+		cfg.Poller = nil
 	}
 	if cfg.BaseURL != "" {
 		if err := checkBaseURL(cfg.BaseURL); err != nil {
@@ -125,48 +120,106 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Policies == nil && cfg.Poller != nil {
+		cfg.Policies = cfg.Poller.Policies()
+	}
 	s := &Server{cfg: cfg, cache: newCache(max(cfg.CacheBytes, 0)), log: cfg.Logger}
-	s.router = s.routes()
+	s.sources = &sources.Service{Store: cfg.Store, Policies: cfg.Policies, Resolve: cfg.Resolve, Now: cfg.Now}
+	mux := http.NewServeMux()
+	s.Mount(mux)
+	s.handler = cfg.Metrics.Observe(mux)
 	return s, nil
 }
 
 // ServeHTTP answers one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-func (s *Server) routes() chi.Router {
-	r := chi.NewRouter()
-	r.Use(s.observe, middleware.GetHead)
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writePlainError(w, http.StatusNotFound, "no such URL: see /resources for the feeds and /api/sources for the admin API")
-	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writePlainError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path))
-	})
-	r.Get("/resources", s.collections)
-	r.Get("/resources/{rssId}", s.resource)
-	r.Get("/aggregate", s.aggregate)
-	r.Get("/healthz", s.healthz)
-	r.Method(http.MethodGet, "/metrics", s.cfg.Metrics.Handler())
-	r.Route("/api", s.adminRoutes)
-	return r
+// Mount registers the API's routes on mux: the feeds, the admin API under
+// /api/, /healthz and /metrics, and, for every other path, the API's
+// plain-text 404 (or 405 when the path has routes for other methods).
+// Requests are not observed: wrap mux in Metrics.Observe once, around
+// whatever else it serves.
+//
+// The admin API has a file per resource: sources (sources.go, their OPML
+// import and export in opml.go), the poller (poller.go), statistics
+// (stats.go) and the playground's engine (wrap.go). Reads are open;
+// changes need authorize (auth.go).
+func (s *Server) Mount(mux *http.ServeMux) {
+	mux.HandleFunc("GET /resources", s.collections)
+	mux.HandleFunc("GET /resources/{rssId}", s.resource)
+	mux.HandleFunc("GET /aggregate", s.aggregate)
+	MountProbes(mux, s.cfg.Store, s.cfg.Metrics, s.log)
+
+	mux.HandleFunc("GET /api/sources", s.listSources)
+	mux.HandleFunc("GET /api/sources.opml", s.exportOPML)
+	mux.HandleFunc("GET /api/sources/{id}", s.getSource)
+	mux.HandleFunc("GET /api/poller", s.getPoller)
+	mux.HandleFunc("GET /api/stats", s.stats)
+	// The playground's engine changes nothing, so anyone may use it.
+	mux.HandleFunc("POST /api/wrap", s.wrap)
+	mux.Handle("POST /api/sources", s.authorize(s.createSource))
+	mux.Handle("POST /api/sources/import", s.authorize(s.importOPML))
+	mux.Handle("PATCH /api/sources/{id}", s.authorize(s.changeSource))
+	mux.Handle("PUT /api/sources/{id}", s.authorize(s.changeSource))
+	mux.Handle("DELETE /api/sources/{id}", s.authorize(s.deleteSource))
+	mux.Handle("POST /api/sources/{id}/poll", s.authorize(s.pollSource))
+	mux.Handle("PUT /api/poller", s.authorize(s.putPoller))
+
+	adminMiss := unrouted(mux, func(w http.ResponseWriter, status int, msg string) { writeJSONError(w, status, "", msg) },
+		"no such admin endpoint: see docs/API.md")
+	mux.Handle("/api", adminMiss)
+	mux.Handle("/api/", adminMiss)
+	mux.Handle("/", unrouted(mux, writePlainError, "no such URL: see /resources for the feeds and /api/sources for the admin API"))
 }
 
-// observe records each request's route pattern, status and time.
-func (s *Server) observe(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-		next.ServeHTTP(ww, r)
-		route := "unmatched"
-		if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
-			route = rc.RoutePattern()
+// MountProbes registers what every role of `dynamo serve` answers, the
+// poller-only one included: /healthz, 200 when the store answers and 503
+// when it does not, and /metrics (404 with nil m).
+func MountProbes(mux *http.ServeMux, store dynamo.Store, m *metrics.Metrics, log *slog.Logger) {
+	mux.Handle("GET /metrics", m.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if _, err := store.Setting(ctx, "healthz"); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+			log.Warn("api: health check: store unreachable", "err", err)
+			writePlainError(w, http.StatusServiceUnavailable, "store unreachable")
+			return
 		}
-		status := ww.Status()
-		if status == 0 {
-			status = http.StatusOK
-		}
-		s.cfg.Metrics.ObserveRequest(route, status, time.Since(start))
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		fmt.Fprintln(w, "ok")
 	})
+}
+
+// unrouted answers a request that no route of mux matches: 405 with an
+// Allow header when the path has routes for other methods, else 404 with
+// msg, both written by write.
+func unrouted(mux *http.ServeMux, write func(w http.ResponseWriter, status int, msg string), msg string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if allow := allowedMethods(mux, r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			write(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		write(w, http.StatusNotFound, msg)
+	})
+}
+
+// allowedMethods lists the methods for which mux has a route of r's path
+// other than a catch-all one (a pattern without a method).
+func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); strings.HasPrefix(pattern, m+" ") {
+			allow = append(allow, m)
+		}
+	}
+	return allow
 }
 
 // Run watches the store's changes and drops the cached answers they make
@@ -208,18 +261,4 @@ func (s *Server) watch(ctx context.Context) error {
 		s.cache.invalidate(c.SourceID)
 	}
 	return errors.New("the store closed its change feed")
-}
-
-// healthz answers 200 when the store answers, 503 when it does not.
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	if _, err := s.cfg.Store.Setting(ctx, "healthz"); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		s.log.Warn("api: health check: store unreachable", "err", err)
-		writePlainError(w, http.StatusServiceUnavailable, "store unreachable")
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	fmt.Fprintln(w, "ok")
 }

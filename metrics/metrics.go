@@ -12,6 +12,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -137,3 +138,61 @@ func (m *Metrics) CacheMiss() {
 		m.cache.WithLabelValues("miss").Inc()
 	}
 }
+
+// Observe records every request next answers, labelled with the route
+// pattern the standard library's ServeMux matched (http.Request.Pattern,
+// its method left out: "/resources/{rssId}", "/ui/"), or "unmatched". The
+// API and the web interface register on one ServeMux, so one Observe around
+// it labels both.
+func (m *Metrics) Observe(next http.Handler) http.Handler {
+	if m == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		m.ObserveRequest(Route(r.Pattern), sw.status, time.Since(start))
+	})
+}
+
+// Route is the label of a ServeMux pattern: its path without the method,
+// host or the {$} that anchors it; "unmatched" for none.
+func Route(pattern string) string {
+	if pattern == "" {
+		return "unmatched"
+	}
+	if _, path, ok := strings.Cut(pattern, " "); ok {
+		pattern = strings.TrimLeft(path, " \t")
+	}
+	if i := strings.IndexByte(pattern, '/'); i > 0 { // a host
+		pattern = pattern[i:]
+	}
+	return strings.TrimSuffix(pattern, "{$}")
+}
+
+// statusWriter remembers the status code a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -27,8 +27,9 @@ import (
 )
 
 // PolicySetting is the setting that holds the global policy's name, shared
-// by every poller on the store.
-const PolicySetting = "poller.policy"
+// by every poller on the store; the domain names it, so that readers such
+// as the web interface need not import the poller.
+const PolicySetting = dynamo.PolicySetting
 
 // Fetcher retrieves a URL; *fetch.Client is the real one.
 type Fetcher interface {

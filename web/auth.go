@@ -6,11 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dynamo-feeds/dynamo/auth"
 )
 
 // Cookie names. Every cookie is HttpOnly and SameSite=Strict, limited to
@@ -31,7 +32,7 @@ type authView struct {
 	Session    bool // logged in with the token
 }
 
-func (h *handler) authView(r *http.Request) authView {
+func (h *Server) authView(r *http.Request) authView {
 	return authView{
 		Authorized: h.authorized(r),
 		Token:      h.cfg.AdminToken != "",
@@ -39,57 +40,30 @@ func (h *handler) authView(r *http.Request) authView {
 	}
 }
 
-// authorized applies the admin API's rule: with a token configured, the
-// request must prove it (a bearer header, the login cookie, or a "token"
-// form field); without one, it must come from a loopback client. The client
-// address is the connection's, never a forwarding header.
-func (h *handler) authorized(r *http.Request) bool {
-	if h.cfg.AdminToken == "" {
-		return loopback(r.RemoteAddr)
-	}
-	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && h.tokenMatches(bearer) {
-		return true
-	}
-	if h.validSession(r) {
-		return true
-	}
-	return r.Method == http.MethodPost && h.tokenMatches(r.PostFormValue("token"))
-}
-
-// tokenMatches compares digests, so that the time taken does not depend on
-// the token's length or content.
-func (h *handler) tokenMatches(token string) bool {
-	got := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	want := sha256.Sum256([]byte(h.cfg.AdminToken))
-	return hmac.Equal(got[:], want[:])
+// authorized applies the admin API's rule (package auth): with a token
+// configured, the request must prove it, here also with the login cookie
+// or a "token" form field; without one, it must come from a loopback
+// client.
+func (h *Server) authorized(r *http.Request) bool {
+	return auth.Authorized(r, h.cfg.AdminToken, h.validSession, func(r *http.Request) bool {
+		return r.Method == http.MethodPost && auth.Matches(h.cfg.AdminToken, r.PostFormValue("token"))
+	})
 }
 
 // bearer reports whether the request carries the admin token in its header:
 // such a request is not a browser's ambient credential, so it needs no
 // anti-forgery token.
-func (h *handler) bearer(r *http.Request) bool {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && h.cfg.AdminToken != "" && h.tokenMatches(token)
-}
-
-func loopback(remoteAddr string) bool {
-	host, _, err := net.SplitHostPort(remoteAddr)
-	if err != nil {
-		host = remoteAddr
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func (h *Server) bearer(r *http.Request) bool { return auth.HasBearer(r, h.cfg.AdminToken) }
 
 // sessionValue is "expiry.mac", the mac keyed by the admin token: every
 // process that shares the token accepts it, and changing the token ends
 // every session. It reveals nothing of the token.
-func (h *handler) sessionValue(expires time.Time) string {
+func (h *Server) sessionValue(expires time.Time) string {
 	exp := strconv.FormatInt(expires.Unix(), 10)
 	return exp + "." + h.mac([]byte(h.cfg.AdminToken), "session|"+exp)
 }
 
-func (h *handler) validSession(r *http.Request) bool {
+func (h *Server) validSession(r *http.Request) bool {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil || h.cfg.AdminToken == "" {
 		return false
@@ -106,7 +80,7 @@ func (h *handler) validSession(r *http.Request) bool {
 	return hmac.Equal([]byte(mac), []byte(want))
 }
 
-func (h *handler) mac(key []byte, msg string) string {
+func (h *Server) mac(key []byte, msg string) string {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(msg))
 	return hex.EncodeToString(m.Sum(nil))
@@ -125,7 +99,7 @@ func csrfKey(adminToken string) []byte {
 // csrfToken returns the token for the page's forms: a mac of the browser's
 // nonce cookie, which is set here when missing. A forged form on another
 // site can neither read the cookie nor compute the mac.
-func (h *handler) csrfToken(w http.ResponseWriter, r *http.Request) string {
+func (h *Server) csrfToken(w http.ResponseWriter, r *http.Request) string {
 	nonce := ""
 	if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) == 32 {
 		nonce = c.Value
@@ -147,7 +121,7 @@ func (h *handler) csrfToken(w http.ResponseWriter, r *http.Request) string {
 
 // checkCSRF reports whether a posted form carries the token of the
 // browser's nonce.
-func (h *handler) checkCSRF(r *http.Request) bool {
+func (h *Server) checkCSRF(r *http.Request) bool {
 	c, err := r.Cookie(csrfCookie)
 	if err != nil || len(c.Value) != 32 {
 		return false
@@ -158,7 +132,7 @@ func (h *handler) checkCSRF(r *http.Request) bool {
 
 // setCookie sets one of the interface's cookies; maxAge 0 makes a session
 // cookie and a negative one deletes it.
-func (h *handler) setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
+func (h *Server) setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{
 		Name:     name,
 		Value:    value,
@@ -171,7 +145,7 @@ func (h *handler) setCookie(w http.ResponseWriter, r *http.Request, name, value 
 }
 
 // setFlash keeps a message for the next page the browser loads.
-func (h *handler) setFlash(w http.ResponseWriter, r *http.Request, msg string) {
+func (h *Server) setFlash(w http.ResponseWriter, r *http.Request, msg string) {
 	h.setCookie(w, r, flashCookie, base64.RawURLEncoding.EncodeToString([]byte(msg)), 60)
 }
 
@@ -190,7 +164,7 @@ func takeFlash(w http.ResponseWriter, r *http.Request) string {
 }
 
 // loginPage offers the admin token form.
-func (h *handler) loginPage(w http.ResponseWriter, r *http.Request) {
+func (h *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "login.html", view{Title: "Log in", Section: "login", Data: loginData{}})
 }
 
@@ -200,7 +174,7 @@ type loginData struct {
 
 // loginSubmit checks the token and, when it is right, sets the session
 // cookie that authorizes this browser's actions.
-func (h *handler) loginSubmit(w http.ResponseWriter, r *http.Request) {
+func (h *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if !h.checkCSRF(r) {
 		h.fail(w, r, http.StatusForbidden, csrfMessage)
@@ -212,7 +186,7 @@ func (h *handler) loginSubmit(w http.ResponseWriter, r *http.Request) {
 		}})
 		return
 	}
-	if !h.tokenMatches(r.PostFormValue("token")) {
+	if !auth.Matches(h.cfg.AdminToken, r.PostFormValue("token")) {
 		h.render(w, r, http.StatusUnauthorized, "login.html", view{Title: "Log in", Section: "login", Data: loginData{
 			Error: "That is not the admin token (DYNAMO_ADMIN_TOKEN).",
 		}})
@@ -224,7 +198,7 @@ func (h *handler) loginSubmit(w http.ResponseWriter, r *http.Request) {
 }
 
 // logout forgets the session.
-func (h *handler) logout(w http.ResponseWriter, r *http.Request) {
+func (h *Server) logout(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if !h.checkCSRF(r) {
 		h.fail(w, r, http.StatusForbidden, csrfMessage)

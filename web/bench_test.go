@@ -43,7 +43,7 @@ func BenchmarkPlay(b *testing.B) {
 
 // benchSource stores a source of versions versions of 20 items each, every
 // version adding two stories and dropping two, as a poller would.
-func benchSource(b *testing.B, versions int) (*handler, []dynamo.Version) {
+func benchSource(b *testing.B, versions int) (*Server, []dynamo.Version) {
 	b.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "dynamo.db"))
@@ -87,7 +87,7 @@ func benchSource(b *testing.B, versions int) (*handler, []dynamo.Version) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return hh.(*handler), vs
+	return hh, vs
 }
 
 // BenchmarkSourcePage measures a source's page (embedded store, 30

@@ -157,7 +157,7 @@ func hourLabels() []string {
 // they carry one, else when Dynamo first saw them, leaving out the items of
 // the first version, whose first sighting says nothing of when they were
 // posted.
-func (h *handler) rateChart(ctx context.Context, src *dynamo.Source, versions []dynamo.Version) (chart, error) {
+func (h *Server) rateChart(ctx context.Context, src *dynamo.Source, versions []dynamo.Version) (chart, error) {
 	if st, err := policy.LoadState(src.State.Schedule); err == nil && st.Polls > 0 {
 		rates := st.HourlyRates()
 		c := barChart(rates[:], hourLabels(), []string{"rate"}, number, false)

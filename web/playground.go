@@ -66,7 +66,7 @@ type feedView struct {
 
 // playgroundPage shows the form and, when a page was given (pasted,
 // fetched or chosen among the examples), what Dynamo makes of it.
-func (h *handler) playgroundPage(w http.ResponseWriter, r *http.Request) {
+func (h *Server) playgroundPage(w http.ResponseWriter, r *http.Request) {
 	d := playgroundData{CanFetch: h.cfg.Fetch != nil, Guide: guide}
 	status := http.StatusOK
 	var page []byte
@@ -135,7 +135,7 @@ func pastedPage(r *http.Request, d *playgroundData) ([]byte, wrapper.Options, st
 }
 
 // fetchPage reads a page from the web through the guarded fetcher.
-func (h *handler) fetchPage(ctx context.Context, raw string, d *playgroundData) ([]byte, wrapper.Options, string, error) {
+func (h *Server) fetchPage(ctx context.Context, raw string, d *playgroundData) ([]byte, wrapper.Options, string, error) {
 	d.FetchURL = strings.TrimSpace(raw)
 	opts := wrapper.Options{RSSID: "playground"}
 	if h.cfg.Fetch == nil {

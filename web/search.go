@@ -7,21 +7,13 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/dynamo-feeds/dynamo"
 )
 
-// Bounds on a search, the same as the REST interface's (docs/API.md), so
-// that the URL shown for a search is one the API accepts.
-const (
-	maxSearchQuery     = 4096
-	maxSearchParams    = 64
-	maxConditions      = 32
-	maxConditionLength = 256
-	defaultSearchMax   = 100
-	maxSearchMax       = 10000
-)
+// searchSyntax is what a search takes: the REST interface's grammar
+// (dynamo.QuerySyntax, with its limits), for its conditions and max.
+var searchSyntax = dynamo.QuerySyntax{Name: "a search", Params: []string{"title", "link", "description", "desc", "op", "max"}}
 
 // searchQuery is a search as the page's URL states it.
 type searchQuery struct {
@@ -34,114 +26,46 @@ type searchQuery struct {
 	fromForm bool
 }
 
-// parseSearch reads a search from a raw query string, keeping the order of
-// its pairs: op joins the conditions that follow it to those before (SPEC
-// §5). It takes the REST interface's parameters (title, link, description
-// or desc, op, max) and the form's rows: an optional op, then field and
-// value, repeated.
+// parseSearch reads a search from a raw query string: the collection's id
+// and the REST interface's parameters (title, link, description or desc,
+// op, max), read by its grammar, or the form's rows (an optional op, then
+// field and value, repeated), which stand for the same conditions.
 func parseSearch(raw string) (searchQuery, error) {
-	q := searchQuery{Max: defaultSearchMax}
-	if len(raw) > maxSearchQuery {
-		return q, fmt.Errorf("the query must be at most %d bytes", maxSearchQuery)
+	q := searchQuery{Max: dynamo.DefaultItems}
+	params, err := dynamo.SplitQuery(raw)
+	if err != nil {
+		return q, err
 	}
-	pieces := strings.Split(raw, "&")
-	if len(pieces) > maxSearchParams {
-		return q, fmt.Errorf("the query must have at most %d parameters", maxSearchParams)
-	}
-	or, opPending, field := false, "", dynamo.FieldTitle
-	for _, piece := range pieces {
-		if piece == "" {
-			continue
-		}
-		rawName, rawValue, _ := strings.Cut(piece, "=")
-		name, err1 := url.QueryUnescape(rawName)
-		value, err2 := url.QueryUnescape(rawValue)
-		if err := errors.Join(err1, err2); err != nil {
-			return q, fmt.Errorf("the query has a malformed escape in %q", piece)
-		}
-		switch name {
+	rest := params[:0]
+	field := string(dynamo.FieldTitle)
+	for _, p := range params {
+		switch p.Name {
 		case "id":
-			q.ID = value
-		case "max":
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 || n > maxSearchMax {
-				return q, fmt.Errorf("max must be an integer from 1 to %d", maxSearchMax)
-			}
-			q.Max = n
-		case "op":
-			switch strings.ToLower(value) {
-			case "and":
-				or = false
-			case "or":
-				or = true
-			default:
-				return q, fmt.Errorf("op must be and or or (got %q)", value)
-			}
-			opPending = value
-		case "title", "link", "description", "desc":
-			f, _ := dynamo.ParseField(name) // the names above are fields
-			opPending = ""
-			if err := q.add(f, value, or); err != nil {
-				return q, err
-			}
+			q.ID = p.Value
 		case "field":
-			f, err := dynamo.ParseField(value)
+			f, err := dynamo.ParseField(p.Value)
 			if err != nil {
-				return q, fmt.Errorf("field must be title, link or description (got %q)", value)
+				return q, fmt.Errorf("field must be title, link or description (got %q)", p.Value)
 			}
-			field, q.fromForm = f, true
+			field, q.fromForm = string(f), true
 		case "value":
-			opPending, q.fromForm = "", true
-			if err := q.add(field, value, or); err != nil {
-				return q, err
-			}
+			rest, q.fromForm = append(rest, dynamo.QueryParam{Name: field, Value: p.Value}), true
 		default:
-			return q, fmt.Errorf("unknown parameter %q: a search takes id, title, link, description (or desc), op and max", name)
+			rest = append(rest, p)
 		}
 	}
-	if opPending != "" && !q.fromForm {
-		return q, fmt.Errorf("op=%s is followed by no condition: op joins the conditions after it to those before, as in title=a&op=or&title=b", opPending)
+	parsed, err := searchSyntax.ParseParams(rest)
+	if err != nil {
+		return q, err
 	}
+	q.Conditions, q.Max = parsed.Conditions, parsed.Limit()
 	return q, nil
-}
-
-// add appends a condition; an empty value is left out, so that the form's
-// empty rows do not match everything.
-func (q *searchQuery) add(f dynamo.Field, value string, or bool) error {
-	value = strings.TrimSpace(value)
-	if value == "" {
-		return nil
-	}
-	if len(value) > maxConditionLength {
-		return fmt.Errorf("a condition's words must be at most %d bytes", maxConditionLength)
-	}
-	if len(q.Conditions) == maxConditions {
-		return fmt.Errorf("at most %d conditions may be given", maxConditions)
-	}
-	q.Conditions = append(q.Conditions, dynamo.Condition{Or: or && len(q.Conditions) > 0, Field: f, Value: value})
-	return nil
 }
 
 // conditionQuery writes the conditions as the REST interface reads them,
 // with an op only where the join changes.
 func (q *searchQuery) conditionQuery() string {
-	var b strings.Builder
-	or := false
-	for i, c := range q.Conditions {
-		if i > 0 && c.Or != or {
-			or = c.Or
-			b.WriteString("&op=" + map[bool]string{true: "or", false: "and"}[or])
-		}
-		name := string(c.Field)
-		if c.Field == dynamo.FieldDescription {
-			name = "desc"
-		}
-		if b.Len() > 0 {
-			b.WriteByte('&')
-		}
-		b.WriteString(name + "=" + url.QueryEscape(c.Value))
-	}
-	return b.String()
+	return dynamo.EncodeQuery(dynamo.ConditionParams(q.Conditions, "desc"))
 }
 
 // pageURL is the search page's own URL for q.
@@ -150,7 +74,7 @@ func (q *searchQuery) pageURL() string {
 	if c := q.conditionQuery(); c != "" {
 		s += "&" + c
 	}
-	if q.Max != defaultSearchMax {
+	if q.Max != dynamo.DefaultItems {
 		s += "&max=" + strconv.Itoa(q.Max)
 	}
 	return s
@@ -186,7 +110,7 @@ type searchData struct {
 
 // searchPage shows the search form and, for a collection and conditions,
 // the matching archive items and the feed URL that answers the same.
-func (h *handler) searchPage(w http.ResponseWriter, r *http.Request) {
+func (h *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	cols, err := h.cfg.Store.Collections(ctx)
@@ -233,7 +157,7 @@ func formRows(conds []dynamo.Condition) []conditionRow {
 	for i, c := range conds {
 		rows = append(rows, conditionRow{N: i + 1, Or: c.Or, Field: string(c.Field), Value: c.Value})
 	}
-	for (len(rows) < len(conds)+2 || len(rows) < 3) && len(rows) < maxConditions {
+	for (len(rows) < len(conds)+2 || len(rows) < 3) && len(rows) < dynamo.MaxConditions {
 		rows = append(rows, conditionRow{N: len(rows) + 1, Field: string(dynamo.FieldTitle)})
 	}
 	return rows

@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
-	"github.com/dynamo-feeds/dynamo/poller"
-	"github.com/dynamo-feeds/dynamo/poller/policy"
+	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/transform"
 )
 
@@ -39,7 +38,7 @@ func status(s *dynamo.Source, removed bool, now time.Time) string {
 	return "active"
 }
 
-func (h *handler) row(s dynamo.Source, removed bool, now time.Time, global string) sourceRow {
+func (h *Server) row(s dynamo.Source, removed bool, now time.Time, global string) sourceRow {
 	p := s.Policy
 	if p == "" {
 		p = "global"
@@ -54,11 +53,11 @@ func (h *handler) row(s dynamo.Source, removed bool, now time.Time, global strin
 // this process's poller's, or in a process without one (--role api) the
 // one the pollers share through the store; "" when none was ever set
 // there (the pollers then follow their --policy flag, unknown here).
-func (h *handler) globalPolicy(ctx context.Context) string {
+func (h *Server) globalPolicy(ctx context.Context) string {
 	if h.cfg.Poller != nil {
 		return h.cfg.Poller.Policy()
 	}
-	name, err := h.cfg.Store.Setting(ctx, poller.PolicySetting)
+	name, err := h.cfg.Store.Setting(ctx, dynamo.PolicySetting)
 	if err != nil {
 		if !errors.Is(err, dynamo.ErrNotFound) {
 			h.log.Warn("web: read the global policy", "err", err)
@@ -69,12 +68,7 @@ func (h *handler) globalPolicy(ctx context.Context) string {
 }
 
 // policies lists the names a source may follow.
-func (h *handler) policies() []string {
-	if h.cfg.Poller != nil {
-		return h.cfg.Poller.Policies()
-	}
-	return policy.Names()
-}
+func (h *Server) policies() []string { return h.cfg.Policies }
 
 type sourcesData struct {
 	Sources      []sourceRow
@@ -85,7 +79,7 @@ type sourcesData struct {
 
 // sourcesPage lists every collection: active sources and removed ones whose
 // archive is kept.
-func (h *handler) sourcesPage(w http.ResponseWriter, r *http.Request) {
+func (h *Server) sourcesPage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	active, err := h.cfg.Store.Sources(ctx)
@@ -159,7 +153,7 @@ const (
 
 // sourcePage shows one collection: its state, how to subscribe, charts,
 // the version timeline and the archive.
-func (h *handler) sourcePage(w http.ResponseWriter, r *http.Request) {
+func (h *Server) sourcePage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	id := r.PathValue("id")
@@ -248,7 +242,7 @@ const (
 
 // timeline lists the versions, newest first, and for the newest ones the
 // items each added to and removed from the version before it.
-func (h *handler) timeline(ctx context.Context, id string, versions []dynamo.Version) ([]versionView, error) {
+func (h *Server) timeline(ctx context.Context, id string, versions []dynamo.Version) ([]versionView, error) {
 	out := make([]versionView, len(versions))
 	read := map[int][]dynamo.ArchivedItem{}
 	itemsOf := func(index int) ([]dynamo.ArchivedItem, error) {
@@ -301,7 +295,7 @@ func missingFrom(a, b []dynamo.ArchivedItem) ([]deltaItem, int) {
 		}
 		title := it.Item.Title
 		if title == "" {
-			title = excerpt(80, plain(it.Item))
+			title = dynamo.TitleFromText(plain(it.Item))
 		}
 		if title == "" {
 			title = "(untitled)"
@@ -363,7 +357,7 @@ func formatLabel(f transform.Format) string {
 
 // action wraps the handlers of the operator's forms: it bounds the form,
 // checks authorization and the anti-forgery token, and reads the source.
-func (h *handler) action(do func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+func (h *Server) action(do func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 		if err := r.ParseForm(); err != nil {
@@ -387,7 +381,7 @@ func (h *handler) action(do func(w http.ResponseWriter, r *http.Request)) http.H
 }
 
 // done sends the browser back to the page the form was on, with a message.
-func (h *handler) done(w http.ResponseWriter, r *http.Request, msg string) {
+func (h *Server) done(w http.ResponseWriter, r *http.Request, msg string) {
 	h.setFlash(w, r, msg)
 	back := Prefix
 	if id := r.PathValue("id"); id != "" && r.PostFormValue("back") == "source" {
@@ -396,7 +390,7 @@ func (h *handler) done(w http.ResponseWriter, r *http.Request, msg string) {
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-func (h *handler) pollAction(w http.ResponseWriter, r *http.Request) {
+func (h *Server) pollAction(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if h.cfg.Poller == nil {
 		h.fail(w, r, http.StatusServiceUnavailable, "This process serves the HTTP interface only (--role api): no poller runs here, so it cannot poll now. The pollers will poll the source on schedule.")
@@ -431,12 +425,8 @@ func describeOutcome(id string, out dynamo.PollOutcome) string {
 	return fmt.Sprintf("Polled %s: error: %s", id, out.Error)
 }
 
-func (h *handler) policyAction(w http.ResponseWriter, r *http.Request) {
+func (h *Server) policyAction(w http.ResponseWriter, r *http.Request) {
 	name := r.PostFormValue("policy")
-	if name != "" && !slices.Contains(h.policies(), name) {
-		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("There is no policy %q.", name))
-		return
-	}
 	h.updateSource(w, r, func(s *dynamo.Source) string {
 		s.Policy = name
 		if name == "" {
@@ -446,7 +436,7 @@ func (h *handler) policyAction(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (h *handler) pauseAction(w http.ResponseWriter, r *http.Request) {
+func (h *Server) pauseAction(w http.ResponseWriter, r *http.Request) {
 	paused, err := strconv.ParseBool(r.PostFormValue("paused"))
 	if err != nil {
 		h.fail(w, r, http.StatusBadRequest, "paused must be true or false.")
@@ -461,25 +451,36 @@ func (h *handler) pauseAction(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// updateSource reads a source, changes it and stores it back.
-func (h *handler) updateSource(w http.ResponseWriter, r *http.Request, change func(*dynamo.Source) string) {
+// updateSource reads a source, changes it and stores it back through the
+// sources service, which checks the change as every entry point does.
+func (h *Server) updateSource(w http.ResponseWriter, r *http.Request, change func(*dynamo.Source) string) {
 	id := r.PathValue("id")
 	src, err := h.cfg.Store.Source(r.Context(), id)
 	if err == nil {
+		before := *src
 		msg := change(src)
-		if err = h.cfg.Store.UpdateSource(r.Context(), src); err == nil {
+		if err = h.sources.Change(r.Context(), src, &before); err == nil {
 			h.done(w, r, msg)
 			return
 		}
 	}
-	if errors.Is(err, dynamo.ErrNotFound) {
+	switch {
+	case errors.Is(err, dynamo.ErrNotFound):
 		h.fail(w, r, http.StatusNotFound, fmt.Sprintf("There is no active source %q.", id))
-		return
+	case errors.Is(err, dynamo.ErrInvalid), errors.Is(err, sources.ErrUnresolvable):
+		h.fail(w, r, http.StatusBadRequest, "The source was not changed: "+refusal(err))
+	default:
+		h.storeFailed(w, r, "update source", err)
 	}
-	h.storeFailed(w, r, "update source", err)
 }
 
-func (h *handler) globalPolicyAction(w http.ResponseWriter, r *http.Request) {
+// refusal is a refused change's message for people: the domain's, without
+// the "invalid: " its errors start with.
+func refusal(err error) string {
+	return strings.TrimPrefix(err.Error(), dynamo.ErrInvalid.Error()+": ")
+}
+
+func (h *Server) globalPolicyAction(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Poller == nil {
 		h.fail(w, r, http.StatusServiceUnavailable, "This process serves the HTTP interface only: switch the global policy on a process that polls, or with PUT /api/poller there.")
 		return

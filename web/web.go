@@ -31,6 +31,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/sources"
 )
 
 // Prefix is the path under which the pages are served; "/" redirects to it.
@@ -77,6 +78,13 @@ type Config struct {
 	// Poller serves "poll now" and the global policy; nil in a process
 	// that runs only the HTTP interface, where those actions say so.
 	Poller Poller
+	// Policies are the scheduling policy names a source may follow
+	// (poller/policy.Names); when nil, the Poller's. A process without a
+	// poller must pass them, or no source may name a policy.
+	Policies []string
+	// Resolve, when set, resolves kind auto on a source registered or
+	// changed through the forms (sources.Resolver).
+	Resolve sources.Resolver
 	// AdminToken, when set, is what actions need (from a header, the
 	// login form's cookie or a form field); when empty, actions are
 	// accepted from loopback clients only, as in the admin API.
@@ -93,23 +101,25 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
-// handler serves the pages.
-type handler struct {
-	cfg   Config
-	log   *slog.Logger
-	pages map[string]*template.Template
-	mux   *http.ServeMux
+// Server serves the pages. It is an http.Handler on its own; Mount
+// registers its routes on a ServeMux shared with the API.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	pages   map[string]*template.Template
+	mux     *http.ServeMux
+	sources *sources.Service
 	// csrfKey signs the forms' anti-forgery tokens. It is derived from the
 	// admin token when there is one, so that every process sharing the
 	// token accepts the forms of the others.
 	csrfKey []byte
 }
 
-// New builds the web interface's handler. Mount it for "/" (which it
-// redirects to Prefix), "/ui" and everything under Prefix, beside the API
-// (dynamo serve sends every other path to the API); any other path it is
-// given gets a 404 page.
-func New(cfg Config) (http.Handler, error) {
+// New builds the web interface. Served on its own it answers "/" (a
+// redirect to Prefix), "/ui" and everything under Prefix, and gives any
+// other path a 404 page; mounted beside the API (Mount), it answers only
+// those paths.
+func New(cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("web: a store is required: %w", dynamo.ErrInvalid)
 	}
@@ -120,60 +130,77 @@ func New(cfg Config) (http.Handler, error) {
 	if v := reflect.ValueOf(cfg.Poller); v.Kind() == reflect.Pointer && v.IsNil() {
 		cfg.Poller = nil
 	}
+	if cfg.Policies == nil && cfg.Poller != nil {
+		cfg.Policies = cfg.Poller.Policies()
+	}
 	pages, err := parseTemplates()
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{cfg: cfg, log: cfg.Logger, pages: pages}
+	h := &Server{cfg: cfg, log: cfg.Logger, pages: pages}
+	h.sources = &sources.Service{Store: cfg.Store, Policies: cfg.Policies, Resolve: cfg.Resolve}
 	h.csrfKey = csrfKey(cfg.AdminToken)
 	if h.csrfKey == nil {
 		h.csrfKey = make([]byte, 32)
 		rand.Read(h.csrfKey) // never fails (crypto/rand)
 	}
-	h.mux = h.routes()
+	h.mux = http.NewServeMux()
+	h.Mount(h.mux)
+	h.mux.Handle("/", h.page(func(w http.ResponseWriter, r *http.Request) {
+		h.fail(w, r, http.StatusNotFound, "There is no page here. The sources are listed at /ui/.")
+	}))
 	return h, nil
 }
 
-func (h *handler) routes() *http.ServeMux {
+// Mount registers the pages' routes on mux: "/" (a redirect to Prefix),
+// "/ui" and everything under Prefix, where a path with no page gets the
+// 404 page.
+func (h *Server) Mount(mux *http.ServeMux) {
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil { // the directory is embedded above
 		panic(err)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+	handle := func(pattern string, page http.HandlerFunc) { mux.Handle(pattern, h.page(page)) }
+	handle("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Prefix, http.StatusFound)
 	})
-	mux.HandleFunc("GET /ui", func(w http.ResponseWriter, r *http.Request) {
+	handle("GET /ui", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Prefix, http.StatusMovedPermanently)
 	})
-	mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", staticHandler(static)))
-	mux.HandleFunc("GET /ui/{$}", h.sourcesPage)
-	mux.HandleFunc("GET /ui/sources/{id}", h.sourcePage)
-	mux.HandleFunc("POST /ui/sources/{id}/poll", h.action(h.pollAction))
-	mux.HandleFunc("POST /ui/sources/{id}/policy", h.action(h.policyAction))
-	mux.HandleFunc("POST /ui/sources/{id}/pause", h.action(h.pauseAction))
-	mux.HandleFunc("POST /ui/policy", h.action(h.globalPolicyAction))
-	mux.HandleFunc("GET /ui/playground", h.playgroundPage)
-	mux.HandleFunc("POST /ui/playground", h.playgroundPage)
-	mux.HandleFunc("GET /ui/search", h.searchPage)
-	mux.HandleFunc("GET /ui/login", h.loginPage)
-	mux.HandleFunc("POST /ui/login", h.loginSubmit)
-	mux.HandleFunc("POST /ui/logout", h.logout)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("GET /ui/static/", h.page(http.StripPrefix("/ui/static/", staticHandler(static)).ServeHTTP))
+	handle("GET /ui/{$}", h.sourcesPage)
+	handle("GET /ui/sources/{id}", h.sourcePage)
+	handle("POST /ui/sources/{id}/poll", h.action(h.pollAction))
+	handle("POST /ui/sources/{id}/policy", h.action(h.policyAction))
+	handle("POST /ui/sources/{id}/pause", h.action(h.pauseAction))
+	handle("POST /ui/policy", h.action(h.globalPolicyAction))
+	handle("GET /ui/playground", h.playgroundPage)
+	handle("POST /ui/playground", h.playgroundPage)
+	handle("GET /ui/search", h.searchPage)
+	handle("GET /ui/login", h.loginPage)
+	handle("POST /ui/login", h.loginSubmit)
+	handle("POST /ui/logout", h.logout)
+	handle("/ui/", func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, "There is no page here. The sources are listed at /ui/.")
 	})
-	return mux
 }
 
-// ServeHTTP answers one request, with headers that keep any markup that
-// slipped through from running: no script may run on these pages at all.
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hd := w.Header()
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "same-origin")
-	hd.Set("X-Frame-Options", "DENY")
-	crossOrigin.Handler(h.mux).ServeHTTP(w, r)
+// ServeHTTP answers one request.
+func (h *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// page wraps every page with headers that keep any markup that slipped
+// through from running (no script may run on these pages at all), and
+// refuses form posts that a browser reports as coming from another site.
+func (h *Server) page(next http.HandlerFunc) http.Handler {
+	protected := crossOrigin.Handler(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "same-origin")
+		hd.Set("X-Frame-Options", "DENY")
+		protected.ServeHTTP(w, r)
+	})
 }
 
 // crossOrigin refuses form posts that a browser reports as coming from
@@ -202,7 +229,7 @@ type view struct {
 
 // render executes a page's template into a buffer first, so that a
 // template failure answers a clean 500 rather than half a page.
-func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, name string, v view) {
+func (h *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, v view) {
 	v.CSRF = h.csrfToken(w, r)
 	v.Auth = h.authView(r)
 	if v.Flash == "" {
@@ -221,12 +248,12 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 }
 
 // fail answers an error page with a message for the user.
-func (h *handler) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+func (h *Server) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	h.render(w, r, status, "error.html", view{Title: http.StatusText(status), Data: msg})
 }
 
 // storeFailed logs a store error and answers 500 without its details.
-func (h *handler) storeFailed(w http.ResponseWriter, r *http.Request, what string, err error) {
+func (h *Server) storeFailed(w http.ResponseWriter, r *http.Request, what string, err error) {
 	h.log.Error("web: store", "what", what, "err", err)
 	h.fail(w, r, http.StatusInternalServerError, "The store did not answer ("+what+"). Try again in a moment.")
 }

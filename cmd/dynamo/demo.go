@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html"
 	"net/http"
@@ -13,9 +12,9 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
-	"github.com/dynamo-feeds/dynamo/api"
 	"github.com/dynamo-feeds/dynamo/examples"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
+	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/transform"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
@@ -50,8 +49,10 @@ type demoSite struct {
 // pages as a source (or points the existing source at this run's site), so
 // a first run has something to poll and show within seconds. every is the
 // pace of new stories and poll the news and wire sources' interval (0 for
-// the defaults).
-func startDemoSite(ctx context.Context, store dynamo.Store, resolve api.Resolver, every, poll time.Duration) (*demoSite, error) {
+// the defaults). The demo's sources are built in, of known kinds, and
+// polled faster than a registration may ask for, so they are stored
+// without the checks of sources.Service.
+func startDemoSite(ctx context.Context, store dynamo.Store, every, poll time.Duration) (*demoSite, error) {
 	if every <= 0 {
 		every = demoEvery
 	}
@@ -97,19 +98,20 @@ func startDemoSite(ctx context.Context, store dynamo.Store, resolve api.Resolver
 
 	// The kinds are known: naming them spares a fetch of each page at
 	// start (the fetcher spaces requests to one host a second apart).
-	sources := []dynamo.Source{{ID: "wire", URL: d.URL + "/wire/feed.xml", Kind: dynamo.KindFeed, Category: "news", Interval: dynamo.Duration(poll), Policy: policy.Flat}}
+	demo := []dynamo.Source{{ID: "wire", URL: d.URL + "/wire/feed.xml", Kind: dynamo.KindFeed, Category: "news", Interval: dynamo.Duration(poll), Policy: policy.Flat}}
 	for _, p := range examples.List {
 		id := strings.TrimSuffix(p.File, ".html")
 		src := dynamo.Source{ID: id, URL: d.URL + p.Path, Kind: dynamo.KindHTML, Timezone: p.TimeZone, Category: "examples", Interval: dynamo.Duration(demoStaticEvery)}
 		if p.File == "news.html" {
 			src.Category, src.Interval, src.Policy = "news", dynamo.Duration(poll), policy.Flat
 		}
-		sources = append(sources, src)
+		demo = append(demo, src)
 	}
-	for i := range sources {
-		if err := upsertSource(ctx, store, &sources[i], resolve); err != nil {
+	for i := range demo {
+		demo[i].CreatedAt = time.Now().UTC()
+		if err := sources.Upsert(ctx, store, &demo[i]); err != nil {
 			d.Close()
-			return nil, fmt.Errorf("demo source %s: %w", sources[i].ID, err)
+			return nil, fmt.Errorf("demo source %s: %w", demo[i].ID, err)
 		}
 	}
 	return d, nil
@@ -236,17 +238,4 @@ var storyPool = []struct{ slug, title, text, author string }{
 	{"clinic-hours", "Health Clinic Adds Evening Hours on Thursdays", "The clinic on School Street will see patients until 8 p.m., with flu shots available without an appointment.", "Ellen Marsh"},
 	{"ski-club", "Ski Club Buses Leave Saturdays From the Middle School", "Students in grades 5 to 12 can still sign up for the six-week program; scholarships cover lift tickets for a dozen.", "Dan Whitcomb"},
 	{"trail-grant", "Rail Trail Wins Grant to Extend Path to Granville", "A $250,000 state grant will pay for 3.4 miles of gravel path and a new bridge over Beaver Brook.", "Grace Lindqvist"},
-}
-
-// upsertSource registers src, or updates the registered source of that id
-// to src's configuration; its archive and polling state are kept.
-func upsertSource(ctx context.Context, store dynamo.Store, src *dynamo.Source, resolve api.Resolver) error {
-	if _, err := resolve(ctx, src); err != nil {
-		return err
-	}
-	err := store.CreateSource(ctx, src)
-	if !errors.Is(err, dynamo.ErrConflict) {
-		return err
-	}
-	return store.UpdateSource(ctx, src)
 }

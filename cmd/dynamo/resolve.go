@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/dynamo-feeds/dynamo"
-	"github.com/dynamo-feeds/dynamo/api"
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/nativefeed"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
@@ -22,9 +22,9 @@ import (
 //
 // Errors that are the registration's (the URL cannot be read, no feed was
 // found) wrap dynamo.ErrInvalid; the one for "no feed" also wraps
-// api.ErrUnresolvable and lists every URL requested and why each candidate
+// sources.ErrUnresolvable and lists every URL requested and why each candidate
 // was not a feed. When discovery chose the feed, its result is returned.
-func sourceResolver(client *pollfetch.Client, memory discovery.DomainMemory) api.Resolver {
+func sourceResolver(client *pollfetch.Client, memory discovery.DomainMemory) sources.Resolver {
 	return func(ctx context.Context, src *dynamo.Source) (*discovery.Result, error) {
 		if src.Kind != dynamo.KindAuto && src.Kind != "" {
 			return nil, nil
@@ -59,7 +59,7 @@ func sourceResolver(client *pollfetch.Client, memory discovery.DomainMemory) api
 			return nil, fmt.Errorf("kind auto: discovery on %s: %w", src.URL, ctx.Err())
 		case errors.Is(err, discovery.ErrNoFeed):
 			return nil, fmt.Errorf("kind auto: %s has no annotations and no feed was found; tried %s: %w (%w)",
-				src.URL, triedText(res), api.ErrUnresolvable, dynamo.ErrInvalid)
+				src.URL, triedText(res), sources.ErrUnresolvable, dynamo.ErrInvalid)
 		case err != nil:
 			return nil, fmt.Errorf("kind auto: discovery on %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/examples"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/storage"
 )
 
@@ -99,7 +100,7 @@ func (s *autoSite) count() int {
 	return len(s.requests)
 }
 
-func testResolver(allowPrivate bool, memory discovery.DomainMemory) api.Resolver {
+func testResolver(allowPrivate bool, memory discovery.DomainMemory) sources.Resolver {
 	return sourceResolver(pollfetch.New(pollfetch.Options{AllowPrivate: allowPrivate, HostGap: -1}), memory)
 }
 

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/poller"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
+	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/storage"
 	"github.com/dynamo-feeds/dynamo/web"
 )
@@ -158,14 +158,16 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 
 	client := pollfetch.New(pollfetch.Options{AllowPrivate: cfg.allowPrivate, HostGap: cfg.hostGap})
 	m := metrics.New()
-	resolve := sourceResolver(client, discovery.SettingMemory{Store: store})
+	// Every entry point registers and changes sources through svc: the
+	// admin API, the web forms and the sources file.
+	svc := &sources.Service{Store: store, Policies: policy.Names(), Resolve: sourceResolver(client, discovery.SettingMemory{Store: store})}
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	if cfg.demo {
-		site, err := startDemoSite(ctx, store, resolve, cfg.demoEvery, cfg.demoPoll)
+		site, err := startDemoSite(ctx, store, cfg.demoEvery, cfg.demoPoll)
 		if err != nil {
 			ln.Close()
 			return err
@@ -174,7 +176,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		log.Info("demo site serving the example pages; news and wire gain a story every period", "url", site.URL, "period", site.every)
 	}
 	if cfg.sourcesFile != "" {
-		if err := applySourcesFile(ctx, store, cfg.sourcesFile, resolve, log); err != nil {
+		if err := applySourcesFile(ctx, svc, cfg.sourcesFile, log); err != nil {
 			ln.Close()
 			return err
 		}
@@ -201,7 +203,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 			}
 		}()
 	}
-	handler, err := serveHandler(runCtx, cfg, store, p, client, resolve, m, log, &wg)
+	handler, err := serveHandler(runCtx, cfg, svc, p, client, m, log, &wg)
 	if err != nil {
 		ln.Close()
 		return err
@@ -270,32 +272,30 @@ func newServePoller(ctx context.Context, store dynamo.Store, client *pollfetch.C
 }
 
 // serveHandler is the HTTP interface for the role: the API and the web
-// interface, or for a poller-only process just /healthz and /metrics.
-func serveHandler(ctx context.Context, cfg serveConfig, store dynamo.Store, p *poller.Poller, client *pollfetch.Client, resolve api.Resolver, m *metrics.Metrics, log *slog.Logger, wg *sync.WaitGroup) (http.Handler, error) {
+// interface on one ServeMux, or for a poller-only process just /healthz and
+// /metrics; every request is counted in the metrics under the route
+// pattern it matched.
+func serveHandler(ctx context.Context, cfg serveConfig, svc *sources.Service, p *poller.Poller, client *pollfetch.Client, m *metrics.Metrics, log *slog.Logger, wg *sync.WaitGroup) (http.Handler, error) {
+	mux := http.NewServeMux()
 	if cfg.role == "poller" {
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", m.Handler())
-		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-			if _, err := store.Setting(r.Context(), poller.PolicySetting); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-				http.Error(w, "store unreachable", http.StatusServiceUnavailable)
-				return
-			}
-			fmt.Fprintln(w, "ok")
-		})
-		return mux, nil
+		api.MountProbes(mux, svc.Store, m, log)
+		return m.Observe(mux), nil
 	}
 	token := os.Getenv("DYNAMO_ADMIN_TOKEN")
 	apiCfg := api.Config{
-		Store:      store,
+		Store:      svc.Store,
+		Policies:   svc.Policies,
 		AdminToken: token,
-		Resolve:    resolve,
+		Resolve:    svc.Resolve,
 		Metrics:    m,
 		Logger:     log,
 		CacheBytes: cfg.cacheBytes,
 	}
 	webCfg := web.Config{
-		Store:      store,
+		Store:      svc.Store,
+		Policies:   svc.Policies,
 		AdminToken: token,
+		Resolve:    svc.Resolve,
 		Fetch:      web.FetchFrom(client),
 		Logger:     log,
 	}
@@ -318,78 +318,14 @@ func serveHandler(ctx context.Context, cfg serveConfig, store dynamo.Store, p *p
 		defer wg.Done()
 		srv.Run(ctx)
 	}()
-	return splitHandler(srv, observeWeb(ui, m)), nil
+	// The web interface's routes are "/", "/ui" and everything under
+	// /ui/; the API's are the rest, with its plain-text 404 for any other
+	// path. One mux holds both route lists, each written once in its
+	// package.
+	srv.Mount(mux)
+	ui.Mount(mux)
+	return m.Observe(mux), nil
 }
-
-// splitHandler sends "/", "/ui" and everything under web.Prefix to the web
-// interface and every other path to the API, whose own router (and its
-// plain-text 404) keeps answering everything else exactly as before.
-func splitHandler(apiHandler, webHandler http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if p == "/" || p == strings.TrimSuffix(web.Prefix, "/") || strings.HasPrefix(p, web.Prefix) {
-			webHandler.ServeHTTP(w, r)
-			return
-		}
-		apiHandler.ServeHTTP(w, r)
-	})
-}
-
-// observeWeb records the web interface's requests in the HTTP metrics as
-// the API records its own, under one route label per page so that the
-// number of series stays bounded whatever paths clients ask for.
-func observeWeb(next http.Handler, m *metrics.Metrics) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
-		if sw.status == 0 {
-			sw.status = http.StatusOK
-		}
-		m.ObserveRequest(webRoute(r.URL.Path), sw.status, time.Since(start))
-	})
-}
-
-// webRoute names the page a path belongs to, for the metrics' route label.
-func webRoute(path string) string {
-	rest, ok := strings.CutPrefix(path, web.Prefix)
-	switch {
-	case !ok:
-		return path // "/" or "/ui", the redirects
-	case rest == "":
-		return web.Prefix
-	case strings.HasPrefix(rest, "sources/"):
-		return web.Prefix + "sources/{id}"
-	case strings.HasPrefix(rest, "static/"):
-		return web.Prefix + "static/"
-	case rest == "playground", rest == "search", rest == "login", rest == "logout", rest == "policy":
-		return web.Prefix + rest
-	}
-	return web.Prefix + "unmatched"
-}
-
-// statusWriter remembers the status code a handler wrote.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection's writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // storeKind names the store for the start-up log without its credentials.
 func storeKind(dsn string) string {

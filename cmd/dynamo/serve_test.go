@@ -17,6 +17,8 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/internal/verify"
+	"github.com/dynamo-feeds/dynamo/poller/policy"
+	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/storage"
 )
 
@@ -161,7 +163,7 @@ func TestParseSourcesFileRefusesMistakes(t *testing.T) {
 		{"twice", "- {id: a, url: 'http://a/'}\n- {id: a, url: 'http://b/'}\n", "twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := parseSourcesFile([]byte(tc.file))
+			_, err := parseSourcesFile([]byte(tc.file), &sources.Service{Policies: policy.Names()})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
 			}

@@ -9,11 +9,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/dynamo-feeds/dynamo/api"
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/opml"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
+	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/storage"
 )
 
@@ -106,20 +106,19 @@ func runSourcesImport(ctx context.Context, args []string, s stdio) int {
 
 	client := pollfetch.New(pollfetch.Options{AllowPrivate: *allowPrivate, HostGap: discoverHostGap})
 	width := len(fmt.Sprint(len(entries)))
-	counts := map[api.ImportOutcome]int{}
+	counts := map[sources.ImportOutcome]int{}
 	ew := &errWriter{w: s.out}
-	im := &api.Importer{
+	svc := &sources.Service{
 		Store:    store,
 		Resolve:  sourceResolver(client, discovery.SettingMemory{Store: store}),
 		Policies: policy.Names(),
-		Progress: func(r api.ImportResult) {
-			counts[r.Outcome]++
-			fmt.Fprintf(ew, "[%*d/%d] %s\n", width, r.Entry, len(entries), progressLine(r))
-		},
 	}
-	_, err = im.Import(ctx, entries)
+	_, err = svc.Import(ctx, entries, func(r sources.ImportResult) {
+		counts[r.Outcome]++
+		fmt.Fprintf(ew, "[%*d/%d] %s\n", width, r.Entry, len(entries), progressLine(r))
+	})
 	fmt.Fprintf(ew, "%d entries: %d registered, %d skipped, %d failed\n",
-		len(entries), counts[api.ImportRegistered], counts[api.ImportSkipped], counts[api.ImportFailed])
+		len(entries), counts[sources.ImportRegistered], counts[sources.ImportSkipped], counts[sources.ImportFailed])
 	switch {
 	case err != nil:
 		fmt.Fprintf(s.err, "dynamo sources import: %v\n", err)
@@ -127,7 +126,7 @@ func runSourcesImport(ctx context.Context, args []string, s stdio) int {
 	case ew.err != nil:
 		fmt.Fprintf(s.err, "dynamo sources import: writing the output: %v\n", ew.err)
 		return 1
-	case counts[api.ImportFailed] > 0:
+	case counts[sources.ImportFailed] > 0:
 		return 1
 	}
 	return 0
@@ -135,7 +134,7 @@ func runSourcesImport(ctx context.Context, args []string, s stdio) int {
 
 // progressLine describes one entry's outcome: "registered ID URL (kind)",
 // "skipped ID URL: why", "failed [ID] URL: why".
-func progressLine(r api.ImportResult) string {
+func progressLine(r sources.ImportResult) string {
 	fields := []string{fmt.Sprintf("%-10s", r.Outcome)}
 	if r.ID != "" {
 		fields = append(fields, r.ID)
@@ -146,7 +145,7 @@ func progressLine(r api.ImportResult) string {
 	}
 	fields = append(fields, u)
 	line := strings.Join(fields, " ")
-	if r.Outcome == api.ImportRegistered {
+	if r.Outcome == sources.ImportRegistered {
 		return line + " (" + string(r.Kind) + ")"
 	}
 	return line + ": " + r.Reason
@@ -173,13 +172,13 @@ func runSourcesExport(ctx context.Context, args []string, s stdio) int {
 		return 1
 	}
 	defer store.Close()
-	sources, err := store.Sources(ctx)
+	list, err := store.Sources(ctx)
 	if err != nil {
 		fmt.Fprintf(s.err, "dynamo sources export: %v\n", err)
 		return 1
 	}
 	var buf bytes.Buffer
-	if err := api.WriteOPML(&buf, sources, *base); err != nil {
+	if err := opml.WriteSources(&buf, list, *base); err != nil {
 		fmt.Fprintf(s.err, "dynamo sources export: %v\n", err)
 		return 1
 	}
@@ -192,6 +191,6 @@ func runSourcesExport(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "dynamo sources export: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(s.err, "dynamo sources export: sources exported: %d\n", len(sources))
+	fmt.Fprintf(s.err, "dynamo sources export: sources exported: %d\n", len(list))
 	return 0
 }
