@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
-	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/transform"
 )
 
@@ -75,6 +74,7 @@ type sourcesData struct {
 	Polling      bool // a poller runs in this process
 	GlobalPolicy string
 	Policies     []string
+	NewSource    []settingField // the form to add a source
 }
 
 // sourcesPage lists every collection: active sources and removed ones whose
@@ -111,7 +111,8 @@ func (h *Server) sourcesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	slices.SortFunc(all, func(a, b dynamo.Source) int { return strings.Compare(a.ID, b.ID) })
 	now := time.Now()
-	d := sourcesData{Polling: h.cfg.Poller != nil, Policies: h.policies(), GlobalPolicy: h.globalPolicy(ctx)}
+	d := sourcesData{Polling: h.cfg.Poller != nil, Policies: h.policies(), GlobalPolicy: h.globalPolicy(ctx),
+		NewSource: h.settingFields(dynamo.NewSource("", ""), true)}
 	for _, s := range all {
 		d.Sources = append(d.Sources, h.row(s, !isActive[s.ID], now, d.GlobalPolicy))
 	}
@@ -142,6 +143,7 @@ type sourceData struct {
 	PollStrip strip
 	Polling   bool
 	Policies  []string
+	Settings  []settingField // the form that changes the source
 }
 
 // defaultItems and maxItems bound the archive shown on a source's page.
@@ -208,6 +210,7 @@ func (h *Server) sourcePage(w http.ResponseWriter, r *http.Request) {
 		PollStrip: pollStrip(polls),
 		Polling:   h.cfg.Poller != nil,
 		Policies:  h.policies(),
+		Settings:  h.settingFields(src, false),
 	}
 	title := src.Summary.Title
 	if title == "" {
@@ -454,8 +457,7 @@ func (h *Server) pauseAction(w http.ResponseWriter, r *http.Request) {
 // updateSource reads a source, changes it and stores it back through the
 // sources service, which checks the change as every entry point does.
 func (h *Server) updateSource(w http.ResponseWriter, r *http.Request, change func(*dynamo.Source) string) {
-	id := r.PathValue("id")
-	src, err := h.cfg.Store.Source(r.Context(), id)
+	src, err := h.cfg.Store.Source(r.Context(), r.PathValue("id"))
 	if err == nil {
 		before := *src
 		msg := change(src)
@@ -464,14 +466,7 @@ func (h *Server) updateSource(w http.ResponseWriter, r *http.Request, change fun
 			return
 		}
 	}
-	switch {
-	case errors.Is(err, dynamo.ErrNotFound):
-		h.fail(w, r, http.StatusNotFound, fmt.Sprintf("There is no active source %q.", id))
-	case errors.Is(err, dynamo.ErrInvalid), errors.Is(err, sources.ErrUnresolvable):
-		h.fail(w, r, http.StatusBadRequest, "The source was not changed: "+refusal(err))
-	default:
-		h.storeFailed(w, r, "update source", err)
-	}
+	h.refused(w, r, "The source was not changed", err)
 }
 
 // refusal is a refused change's message for people: the domain's, without

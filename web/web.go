@@ -173,6 +173,8 @@ func (h *Server) Mount(mux *http.ServeMux) {
 	handle("POST /ui/sources/{id}/poll", h.action(h.pollAction))
 	handle("POST /ui/sources/{id}/policy", h.action(h.policyAction))
 	handle("POST /ui/sources/{id}/pause", h.action(h.pauseAction))
+	handle("POST /ui/sources/{id}/settings", h.action(h.settingsAction))
+	handle("POST /ui/sources", h.action(h.createAction))
 	handle("POST /ui/policy", h.action(h.globalPolicyAction))
 	handle("GET /ui/playground", h.playgroundPage)
 	handle("POST /ui/playground", h.playgroundPage)
