@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo/opml"
+	"github.com/dynamo-feeds/dynamo/storage"
+)
+
+// badSources is the one table of sources that every entry point must
+// refuse, each with the domain's reason (dynamo.Source.Validate). Each row
+// is a JSON object of source fields; the entry points that read text (OPML
+// attributes, form fields) get each value's text.
+var badSources = []struct {
+	name    string
+	fields  map[string]any
+	mention string
+}{
+	{"id with a path", map[string]any{"id": "a/../b"}, `id "a/../b" must be 1 to 64 letters`},
+	{"ftp URL", map[string]any{"url": "ftp://example.org/feed"}, `url "ftp://example.org/feed" must be an absolute http or https URL`},
+	{"interval of a second", map[string]any{"interval": "1s"}, "interval 1s must be from 10s to 30d"},
+	{"unknown policy", map[string]any{"policy": "bogus"}, `policy "bogus" is unknown: want one of flat, smart`},
+	{"time zone on Mars", map[string]any{"timezone": "Mars/Olympus"}, `timezone "Mars/Olympus" is not an IANA time zone name`},
+	{"negative subscribers", map[string]any{"subscribers": -5}, "subscribers must be 0 or more, not -5"},
+	{"unknown kind", map[string]any{"kind": "rss"}, `kind "rss" is unknown: want auto, html or feed`},
+	{"long category", map[string]any{"category": strings.Repeat("c", 300)}, "category and title_prefix must be at most 256 bytes"},
+}
+
+// badSource is row's source: a valid feed (so that nothing is fetched)
+// with the row's fields over it.
+func badSource(fields map[string]any) map[string]any {
+	src := map[string]any{"id": "bad", "url": "http://127.0.0.1:9/feed.xml", "kind": "feed", "interval": "1h"}
+	for k, v := range fields {
+		src[k] = v
+	}
+	return src
+}
+
+// TestBadSourcesAreRefusedByEveryEntryPoint feeds each bad source through
+// every entry point that registers sources — the admin API with and
+// without a poller in the process, the web interface's form, the sources
+// file of `dynamo serve`, an OPML import over the API and `dynamo sources
+// import` — and expects the same refusal from each, with nothing stored. A
+// valid source naming a policy is accepted by each, so that the refusals
+// are the rule's and not the process's.
+func TestBadSourcesAreRefusedByEveryEntryPoint(t *testing.T) {
+	dir := t.TempDir()
+	bases := map[string]string{
+		"all": startServe(t, serveConfig{db: filepath.Join(dir, "all.db"), role: "all"}),
+		"api": startServe(t, serveConfig{db: filepath.Join(dir, "api.db"), role: "api"}),
+	}
+	good := badSource(map[string]any{"id": "good", "policy": "flat"})
+	entryPoints := []struct {
+		name   string
+		submit func(t *testing.T, src map[string]any) (refusal string, stored bool)
+	}{
+		{"POST /api/sources (poller in the process)", func(t *testing.T, src map[string]any) (string, bool) {
+			return postSource(t, bases["all"], src)
+		}},
+		{"POST /api/sources (--role api)", func(t *testing.T, src map[string]any) (string, bool) {
+			return postSource(t, bases["api"], src)
+		}},
+		{"web form (--role api)", func(t *testing.T, src map[string]any) (string, bool) {
+			return postSourceForm(t, bases["api"], src)
+		}},
+		{"POST /api/sources/import (--role api)", func(t *testing.T, src map[string]any) (string, bool) {
+			return importOverAPI(t, bases["api"], src)
+		}},
+		{"dynamo serve --sources", func(t *testing.T, src map[string]any) (string, bool) {
+			return serveSourcesFile(t, src)
+		}},
+		{"dynamo sources import", func(t *testing.T, src map[string]any) (string, bool) {
+			return importWithCLI(t, src)
+		}},
+	}
+	for _, ep := range entryPoints {
+		t.Run(ep.name, func(t *testing.T) {
+			for _, row := range badSources {
+				refusal, stored := ep.submit(t, badSource(row.fields))
+				if stored || !strings.Contains(refusal, row.mention) {
+					t.Errorf("%s: stored %v, refusal %q; want it refused saying %q", row.name, stored, refusal, row.mention)
+				}
+			}
+			if refusal, stored := ep.submit(t, good); !stored {
+				t.Errorf("a valid source naming the policy flat was refused: %q", refusal)
+			}
+		})
+	}
+	for role, base := range bases {
+		var list struct{ Sources []struct{ ID string } }
+		getJSON(t, base+"/api/sources", &list)
+		for _, s := range list.Sources {
+			if !strings.HasPrefix(s.ID, "good") {
+				t.Errorf("role %s stored %q", role, s.ID)
+			}
+		}
+	}
+}
+
+// postSource registers src with POST /api/sources, then removes it when
+// it was stored, so that the next row may use its id.
+func postSource(t *testing.T, base string, src map[string]any) (string, bool) {
+	body, _ := json.Marshal(src)
+	resp, err := http.Post(base+"/api/sources", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ans struct{ Error string }
+	json.NewDecoder(resp.Body).Decode(&ans)
+	if resp.StatusCode == http.StatusCreated {
+		removeSource(t, base, src["id"].(string))
+		return "", true
+	}
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("POST %s: status %d, want 400", body, resp.StatusCode)
+	}
+	return ans.Error, false
+}
+
+func removeSource(t *testing.T, base, id string) {
+	req, _ := http.NewRequest(http.MethodDelete, base+"/api/sources/"+url.PathEscape(id)+"?purge=true", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
+// text is a field's value as a form field or an OPML attribute writes it.
+func text(v any) string { return fmt.Sprint(v) }
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
+
+// postSourceForm registers src with the web interface's form, as a
+// browser on the machine does (no admin token is configured).
+func postSourceForm(t *testing.T, base string, src map[string]any) (string, bool) {
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(base + "/ui/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := csrfField.FindStringSubmatch(string(page))
+	if m == nil {
+		t.Fatal("the sources page offers no form")
+	}
+	form := url.Values{"csrf": {m[1]}}
+	for k, v := range src {
+		form.Set(k, text(v))
+	}
+	resp, err = c.PostForm(base+"/ui/sources", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusSeeOther {
+		removeSource(t, base, src["id"].(string))
+		return "", true
+	}
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("form %v: status %d, want 400", form, resp.StatusCode)
+	}
+	return html.UnescapeString(string(body)), false
+}
+
+// opmlFile writes src as the one entry of an OPML file.
+func opmlFile(t *testing.T, src map[string]any) string {
+	e := opml.Entry{Title: "Bad", XMLURL: text(src["url"]), Extra: map[string]string{}}
+	for k, v := range src {
+		if k != "url" {
+			e.Extra[k] = text(v)
+		}
+	}
+	var b strings.Builder
+	if err := opml.Write(&b, []opml.Entry{e}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// importOverAPI imports src's OPML entry with POST /api/sources/import.
+func importOverAPI(t *testing.T, base string, src map[string]any) (string, bool) {
+	resp, err := http.Post(base+"/api/sources/import", "text/x-opml", strings.NewReader(opmlFile(t, src)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ans struct {
+		Entries []struct{ Outcome, Reason string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil || len(ans.Entries) != 1 {
+		t.Fatalf("import: %s, %v, %+v", resp.Status, err, ans)
+	}
+	if ans.Entries[0].Outcome == "registered" {
+		removeSource(t, base, src["id"].(string))
+		return "", true
+	}
+	return ans.Entries[0].Reason, false
+}
+
+// serveSourcesFile starts `dynamo serve --sources` with src as the file's
+// one entry: serve must refuse to start, saying why.
+func serveSourcesFile(t *testing.T, src map[string]any) (string, bool) {
+	entry, _ := json.Marshal(src)
+	file := filepath.Join(t.TempDir(), "sources.yaml")
+	if err := os.WriteFile(file, []byte("sources:\n  - "+string(entry)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "dynamo.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, serveConfig{addr: "127.0.0.1:0", db: db, sourcesFile: file, role: "api"}, slog.New(slog.DiscardHandler), ready)
+	}()
+	select {
+	case <-ready:
+		cancel()
+		<-done
+		return "", len(storedSources(t, db)) == 1
+	case err := <-done:
+		if err == nil {
+			t.Fatal("serve ended without an error")
+		}
+		return err.Error(), len(storedSources(t, db)) > 0
+	}
+}
+
+// importWithCLI imports src's OPML entry with `dynamo sources import`.
+func importWithCLI(t *testing.T, src map[string]any) (string, bool) {
+	file := filepath.Join(t.TempDir(), "feeds.opml")
+	if err := os.WriteFile(file, []byte(opmlFile(t, src)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "dynamo.db")
+	code, stdout, stderr := run(t, "", "sources", "import", "--db", db, file)
+	st, err := storage.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, _ := st.Sources(context.Background())
+	if code == 0 {
+		return "", len(list) == 1
+	}
+	ids := make([]string, len(list))
+	for i, s := range list {
+		ids[i] = s.ID
+	}
+	sort.Strings(ids)
+	return stdout + stderr + strings.Join(ids, ","), len(list) > 0
+}
