@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 // lastSeq returns the number of versions of a collection, or ErrNotFound.
@@ -118,7 +119,7 @@ type query struct {
 // versionQuery selects the items of one version (its packed revisions and
 // index attributes) that match conds, in page order.
 func versionQuery(sourceID string, packed []byte, indexes []int32, conds []dynamo.Condition, limit int) (query, error) {
-	revs, err := unpackRevs(packed)
+	revs, err := archive.UnpackRevs(packed)
 	if err != nil {
 		return query{}, err
 	}
@@ -327,37 +328,4 @@ func (s *Store) Fingerprints(ctx context.Context, since time.Time, fn func(dynam
 }
 
 // Stats counts the store from the sources' summaries.
-func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) {
-	all, err := s.Collections(ctx)
-	if err != nil {
-		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
-	}
-	st := dynamo.Stats{Polls: map[string]int{}, PerSource: []dynamo.SourceStats{}}
-	active, err := s.Sources(ctx)
-	if err != nil {
-		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
-	}
-	st.Sources = len(active)
-	for _, src := range all {
-		sum := src.Summary
-		ss := dynamo.SourceStats{ID: src.ID, Versions: sum.Versions, Items: sum.Items,
-			Duplicates: sum.Duplicates, DuplicateShare: share(sum.Duplicates, sum.Items), Polls: map[string]int{}}
-		for status, n := range sum.Polls {
-			ss.Polls[status] = n
-			st.Polls[status] += n
-		}
-		st.Versions += sum.Versions
-		st.Items += sum.Items
-		st.Duplicates += sum.Duplicates
-		st.PerSource = append(st.PerSource, ss)
-	}
-	st.DuplicateShare = share(st.Duplicates, st.Items)
-	return st, nil
-}
-
-func share(part, whole int) float64 {
-	if whole == 0 {
-		return 0
-	}
-	return float64(part) / float64(whole)
-}
+func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) { return archive.Stats(ctx, s) }

@@ -71,8 +71,8 @@ func TestOldDatabaseUpgrades(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openDSN(t, dsn)
-	if got := s.Applied(); len(got) != 1 || got[0] != ms[len(ms)-1].name {
-		t.Errorf("upgrade applied %v, want %s", got, ms[len(ms)-1].name)
+	if got := s.Applied(); len(got) != 1 || got[0] != ms[len(ms)-1].Name {
+		t.Errorf("upgrade applied %v, want %s", got, ms[len(ms)-1].Name)
 	}
 	var recorded int
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM schema_migrations").Scan(&recorded); err != nil || recorded != len(ms) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/internal/pgtest"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 // crashChildEnv, when set to a DSN, turns the test binary into the crash
@@ -157,7 +158,7 @@ func checkWholeVersions(t *testing.T, s *Store, committed int) {
 	}
 	var used []int64
 	for _, p := range packed {
-		revs, err := unpackRevs(p)
+		revs, err := archive.UnpackRevs(p)
 		if err != nil {
 			t.Fatal(err)
 		}

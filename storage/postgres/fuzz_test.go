@@ -1,36 +1,12 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"reflect"
 	"testing"
 
 	"github.com/dynamo-feeds/dynamo"
 )
-
-// FuzzUnpackRevs feeds arbitrary bytes to the decoder of stored revision
-// lists: it must fail cleanly or decode to a list that encodes back to the
-// same bytes' meaning.
-func FuzzUnpackRevs(f *testing.F) {
-	f.Add(packRevs([]int64{51, 1, 2, 3, 4}))
-	f.Add(packRevs([]int64{1 << 40, 3, 1 << 62}))
-	f.Add([]byte{0x80})
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		revs, err := unpackRevs(b)
-		if err != nil {
-			return
-		}
-		again, err := unpackRevs(packRevs(revs))
-		if err != nil || !reflect.DeepEqual(again, revs) {
-			t.Fatalf("%x decodes to %v, which re-encodes to %v (%v)", b, revs, again, err)
-		}
-		if len(revs) > 0 && !bytes.Equal(packRevs(revs), packRevs(again)) {
-			t.Fatalf("encoding of %v is not stable", revs)
-		}
-	})
-}
 
 // FuzzConditions runs arbitrary condition values against a small archive
 // in PostgreSQL and holds the answers to dynamo.Match: no value may fail

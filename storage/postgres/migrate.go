@@ -4,18 +4,17 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 // The schema's migrations, applied in the order of their names' numeric
-// prefixes. A migration, once released, never changes: a change to the
-// schema is a new file.
+// prefixes (archive.LoadMigrations), with the code migrations listed in
+// migrations. A migration, once released, never changes: a change to the
+// schema is a new one.
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -24,33 +23,45 @@ var migrationFiles embed.FS
 // that processes starting together apply each migration once.
 const migrationLock = 0x64796e616d6f // "dynamo"
 
-type migration struct {
-	version int
-	name    string
-	sql     string
+// migration is one step of the schema, run in a transaction.
+type migration = archive.Migration[pgx.Tx]
+
+// migrations reads the embedded SQL migrations and adds the code ones, in
+// order.
+func migrations() ([]migration, error) {
+	return archive.LoadMigrations(migrationFiles, "migrations",
+		migration{Version: 2, Name: "0002_revs_as_runs", Code: repackRevs})
 }
 
-// migrations reads the embedded migrations in order.
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
+// repackRevs re-encodes the revision lists stored before both stores
+// shared archive.PackRevs's format.
+func repackRevs(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, "SELECT source_id, seq, revs FROM versions")
 	if err != nil {
-		return nil, fmt.Errorf("read migrations: %w", err)
+		return err
 	}
-	var ms []migration
-	for _, e := range entries {
-		prefix, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(prefix)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a number and '_'", e.Name())
-		}
-		body, err := migrationFiles.ReadFile("migrations/" + e.Name())
+	type packed struct {
+		source string
+		seq    int
+		revs   []byte
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (packed, error) {
+		var p packed
+		err := row.Scan(&p.source, &p.seq, &p.revs)
+		return p, err
+	})
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	for _, p := range list {
+		runs, err := archive.RepackVarintRevs(p.revs)
 		if err != nil {
-			return nil, fmt.Errorf("read migration %s: %w", e.Name(), err)
+			return fmt.Errorf("version %d of %s: %w", p.seq, p.source, err)
 		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(body)})
+		b.Queue("UPDATE versions SET revs = $3 WHERE source_id = $1 AND seq = $2", p.source, p.seq, runs)
 	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // migrate applies the migrations that the database lacks, each in its own
@@ -75,46 +86,38 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) ([]string,
 	)`); err != nil {
 		return nil, fmt.Errorf("migrate: create schema_migrations: %w", err)
 	}
-	done := map[int]bool{}
-	rows, err := conn.Query(ctx, "SELECT version FROM schema_migrations")
-	if err != nil {
-		return nil, fmt.Errorf("migrate: read schema_migrations: %w", err)
-	}
-	versions, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-	if err != nil {
-		return nil, fmt.Errorf("migrate: read schema_migrations: %w", err)
-	}
-	for _, v := range versions {
-		done[int(v)] = true
-	}
-
-	var applied []string
-	for _, m := range ms {
-		if done[m.version] {
-			continue
-		}
-		if err := apply(ctx, conn.Conn(), m); err != nil {
-			return applied, err
-		}
-		applied = append(applied, m.name)
-	}
-	return applied, nil
+	return archive.Migrate(ctx, func(ctx context.Context, m migration) (bool, error) { return apply(ctx, conn.Conn(), m) }, ms)
 }
 
-func apply(ctx context.Context, conn *pgx.Conn, m migration) error {
+// apply runs one migration unless it is recorded, and reports whether it ran.
+func apply(ctx context.Context, conn *pgx.Conn, m migration) (bool, error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, err)
+		return false, err
 	}
 	defer tx.Rollback(context.Background())
-	if _, err := tx.Exec(ctx, m.sql); err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, err)
+	var done bool
+	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", m.Version).Scan(&done); err != nil {
+		return false, err
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
-		return fmt.Errorf("migration %s: record: %w", m.name, err)
+	if done {
+		return false, nil
+	}
+	if m.SQL != "" {
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return false, err
+		}
+	}
+	if m.Code != nil {
+		if err := m.Code(ctx, tx); err != nil {
+			return false, err
+		}
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.Version, m.Name); err != nil {
+		return false, fmt.Errorf("record: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("migration %s: commit: %w", m.name, err)
+		return false, fmt.Errorf("commit: %w", err)
 	}
-	return nil
+	return true, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 // lastSeq returns the number of versions of a collection, or ErrNotFound.
@@ -118,7 +119,7 @@ func (s *Store) version(ctx context.Context, tx *sql.Tx, sourceID string, index 
 		return nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
 	}
 	v.SeenAt, v.Hash = goTime(seen), hex.EncodeToString(hash)
-	if v.revs, err = unpackRevs(revs); err != nil {
+	if v.revs, err = archive.UnpackRevs(revs); err != nil {
 		return nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
 	}
 	if v.indexes, err = unpackIndexes(indexes); err != nil {
@@ -414,35 +415,4 @@ func (s *Store) Fingerprints(ctx context.Context, since time.Time, fn func(dynam
 }
 
 // Stats counts the store from the sources' summaries.
-func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) {
-	all, err := s.Collections(ctx)
-	if err != nil {
-		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
-	}
-	st := dynamo.Stats{Polls: map[string]int{}, PerSource: []dynamo.SourceStats{}}
-	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM sources WHERE NOT removed").Scan(&st.Sources); err != nil {
-		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
-	}
-	for _, src := range all {
-		sum := src.Summary
-		ss := dynamo.SourceStats{ID: src.ID, Versions: sum.Versions, Items: sum.Items,
-			Duplicates: sum.Duplicates, DuplicateShare: share(sum.Duplicates, sum.Items), Polls: map[string]int{}}
-		for status, n := range sum.Polls {
-			ss.Polls[status] = n
-			st.Polls[status] += n
-		}
-		st.Versions += sum.Versions
-		st.Items += sum.Items
-		st.Duplicates += sum.Duplicates
-		st.PerSource = append(st.PerSource, ss)
-	}
-	st.DuplicateShare = share(st.Duplicates, st.Items)
-	return st, nil
-}
-
-func share(part, whole int) float64 {
-	if whole == 0 {
-		return 0
-	}
-	return float64(part) / float64(whole)
-}
+func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) { return archive.Stats(ctx, s) }

@@ -2,11 +2,11 @@ package sqlite
 
 import (
 	"context"
-	"encoding/binary"
 	"slices"
 	"testing"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 // FuzzConditionSQL holds the SQL that conditions compile to to
@@ -49,15 +49,15 @@ func FuzzConditionSQL(f *testing.F) {
 // FuzzUnpackRevs decodes arbitrary bytes as a stored revision list: never a
 // panic, and whatever decodes survives packing again.
 func FuzzUnpackRevs(f *testing.F) {
-	f.Add(packRevs([]int64{1, 2, 3, 10, 4, 4}))
+	f.Add(archive.PackRevs([]int64{1, 2, 3, 10, 4, 4}))
 	f.Add([]byte{0x80})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		revs, err := unpackRevs(b)
+		revs, err := archive.UnpackRevs(b)
 		if err != nil {
 			return
 		}
-		again, err := unpackRevs(packRevs(revs))
+		again, err := archive.UnpackRevs(archive.PackRevs(revs))
 		if err != nil || !slices.Equal(again, revs) {
 			t.Errorf("revisions %v repacked to %v (%v)", revs, again, err)
 		}
@@ -65,30 +65,4 @@ func FuzzUnpackRevs(f *testing.F) {
 			t.Errorf("bytes that decode as revisions fail as indexes: %v", err)
 		}
 	})
-}
-
-func TestPackRevs(t *testing.T) {
-	cases := []struct {
-		revs    []int64
-		maxSize int
-	}{
-		{nil, 0},
-		{[]int64{7}, 2},
-		{[]int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 2},
-		{[]int64{53, 52, 51, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 4},
-		{[]int64{5, 5, 5, 9, 1, 1 << 40, -3, 4, 3, 2}, 30},
-	}
-	for _, tc := range cases {
-		packed := packRevs(tc.revs)
-		got, err := unpackRevs(packed)
-		if err != nil || !slices.Equal(got, tc.revs) {
-			t.Errorf("packRevs(%v) unpacks to %v (%v)", tc.revs, got, err)
-		}
-		if len(packed) > tc.maxSize {
-			t.Errorf("packRevs(%v) takes %d bytes, want at most %d", tc.revs, len(packed), tc.maxSize)
-		}
-	}
-	if _, err := unpackRevs(binary.AppendVarint(binary.AppendVarint(nil, 1), maxItems)); err == nil {
-		t.Error("unpackRevs accepted a run longer than any version")
-	}
 }

@@ -90,7 +90,7 @@ func TestMigrationsApplyOnce(t *testing.T) {
 	}
 	var names []string
 	for _, m := range ms {
-		names = append(names, m.name)
+		names = append(names, m.Name)
 	}
 	if !slices.Equal(first.Applied(), names) || len(names) == 0 {
 		t.Errorf("first Open applied %v, want %v", first.Applied(), names)
@@ -110,8 +110,8 @@ func TestMigrationsApplyOnce(t *testing.T) {
 	}
 
 	// An older file gets exactly the migrations it lacks, once.
-	later := append(slices.Clone(ms), migration{version: 9999, name: "9999_later.sql",
-		sql: "CREATE TABLE later (x INTEGER) STRICT; INSERT INTO later VALUES (1);"})
+	later := append(slices.Clone(ms), migration{Version: 9999, Name: "9999_later.sql",
+		SQL: "CREATE TABLE later (x INTEGER) STRICT; INSERT INTO later VALUES (1);"})
 	for round, want := range [][]string{{"9999_later.sql"}, nil} {
 		applied, err := migrate(context.Background(), again.w, later)
 		if err != nil || !slices.Equal(applied, want) {
@@ -122,8 +122,8 @@ func TestMigrationsApplyOnce(t *testing.T) {
 	if err := again.r.QueryRow("SELECT count(*) FROM later").Scan(&rows); err != nil || rows != 1 {
 		t.Errorf("the newer migration ran %d times (%v), want once", rows, err)
 	}
-	broken := append(slices.Clone(ms), migration{version: 10000, name: "10000_broken.sql",
-		sql: "CREATE TABLE half (x INTEGER); SELECT no_such_function();"})
+	broken := append(slices.Clone(ms), migration{Version: 10000, Name: "10000_broken.sql",
+		SQL: "CREATE TABLE half (x INTEGER); SELECT no_such_function();"})
 	if _, err := migrate(context.Background(), again.w, broken); err == nil || !strings.Contains(err.Error(), "10000_broken.sql") {
 		t.Errorf("a failing migration: error %v, want one naming it", err)
 	}

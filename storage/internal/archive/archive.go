@@ -1,0 +1,157 @@
+// Package archive is what the two stores (storage/postgres and
+// storage/sqlite) share that is not SQL: the checks a document passes
+// before it is stored, the hash that names an item revision, the one format
+// of a version's packed revision list, the steps of storing a new version
+// (WriteVersion, which calls each store's SQL through VersionTx), the
+// statistics computed from the sources' summaries, and the migration
+// runner. Each store keeps only its SQL and its transactions; the
+// conformance suite (storage/storetest) holds both to one behaviour.
+package archive
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// ValidDocument refuses text that cannot be stored faithfully: invalid
+// UTF-8, which JSON (channels, images, extensions) would replace, and NUL,
+// which XML cannot carry and PostgreSQL refuses. Refusing, with an error
+// naming where the text is, keeps both stores alike and every stored
+// version rebuildable to its hash. The error wraps dynamo.ErrInvalid.
+func ValidDocument(doc *dynamo.Resource) error {
+	var errs []error
+	check := func(where string, ss ...string) {
+		for _, s := range ss {
+			switch {
+			case !utf8.ValidString(s):
+				errs = append(errs, fmt.Errorf("%s is not valid UTF-8: %w", where, dynamo.ErrInvalid))
+				return
+			case strings.IndexByte(s, 0) >= 0:
+				errs = append(errs, fmt.Errorf("%s contains a NUL character: %w", where, dynamo.ErrInvalid))
+				return
+			}
+		}
+	}
+	image := func(where string, img *dynamo.Image) {
+		if img != nil {
+			check(where, img.URL, img.Link, img.Title)
+		}
+	}
+	extensions := func(where string, exts []dynamo.Extension) {
+		for _, e := range exts {
+			check(where, e.URI, e.Prefix, e.LocalName, e.Value)
+		}
+	}
+	check("document", doc.URL, doc.RSSID, doc.Channel.Title, doc.Channel.Link, doc.Channel.Description)
+	image("channel image", doc.Channel.Image)
+	extensions("channel extension", doc.Channel.Extensions)
+	for i, it := range doc.Items {
+		where := fmt.Sprintf("item %d", i+1)
+		check(where, it.ID, it.Title, it.Link, it.Description, it.Text)
+		image(where+" image", it.Image)
+		extensions(where+" extension", it.Extensions)
+	}
+	return errors.Join(errs...)
+}
+
+// RevisionHash digests everything an item revision stores, so that an item
+// whose content returns to an earlier state reuses that revision.
+func RevisionHash(it *dynamo.Item) []byte {
+	h := sha256.New()
+	field := func(s string) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	field(it.ID)
+	field(it.Title)
+	field(it.Link)
+	field(it.Description)
+	field(it.Text)
+	img, _ := json.Marshal(it.Image) // plain strings always encode
+	field(string(img))
+	ext, _ := json.Marshal(it.Extensions)
+	field(string(ext))
+	field(strconv.FormatBool(it.IDFromContent))
+	field(strconv.FormatUint(it.Fingerprint, 16))
+	return h.Sum(nil)[:16]
+}
+
+// Folded returns dynamo.FoldCase(s) and true, or "" and false when folding
+// changes nothing: the stores keep only the folded copies that differ.
+func Folded(s string) (string, bool) {
+	if f := dynamo.FoldCase(s); f != s {
+		return f, true
+	}
+	return "", false
+}
+
+// JSON encodes an item's image or extensions, or returns false when absent
+// (SQL NULL).
+func JSON(present bool, v any) (string, bool) {
+	if !present {
+		return "", false
+	}
+	b, _ := json.Marshal(v) // images and extensions are plain strings
+	return string(b), true
+}
+
+// Set is keys as a set.
+func Set(keys []string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
+
+// Stats counts a store from its sources' summaries (dynamo.ArchiveStore's
+// Stats, for both stores).
+func Stats(ctx context.Context, store dynamo.SourceStore) (dynamo.Stats, error) {
+	all, err := store.Collections(ctx)
+	if err != nil {
+		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
+	}
+	active, err := store.Sources(ctx)
+	if err != nil {
+		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
+	}
+	return count(len(active), all), nil
+}
+
+// count adds up the summaries of all, of which active are active.
+func count(active int, all []dynamo.Source) dynamo.Stats {
+	st := dynamo.Stats{Sources: active, Polls: map[string]int{}, PerSource: []dynamo.SourceStats{}}
+	for _, src := range all {
+		sum := src.Summary
+		ss := dynamo.SourceStats{ID: src.ID, Versions: sum.Versions, Items: sum.Items,
+			Duplicates: sum.Duplicates, DuplicateShare: share(sum.Duplicates, sum.Items), Polls: map[string]int{}}
+		for status, n := range sum.Polls {
+			ss.Polls[status] = n
+			st.Polls[status] += n
+		}
+		st.Versions += sum.Versions
+		st.Items += sum.Items
+		st.Duplicates += sum.Duplicates
+		st.PerSource = append(st.PerSource, ss)
+	}
+	st.DuplicateShare = share(st.Duplicates, st.Items)
+	return st
+}
+
+func share(part, whole int) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return float64(part) / float64(whole)
+}

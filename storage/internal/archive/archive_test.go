@@ -1,0 +1,106 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+func TestValidDocument(t *testing.T) {
+	good := &dynamo.Resource{URL: "http://x/", RSSID: "x", Channel: dynamo.Channel{Title: "T"},
+		Items: []dynamo.Item{{ID: "a", Title: "é", Image: &dynamo.Image{URL: "http://x/i.png"}}}}
+	if err := ValidDocument(good); err != nil {
+		t.Fatalf("a valid document: %v", err)
+	}
+	for where, change := range map[string]func(*dynamo.Resource){
+		"document":          func(d *dynamo.Resource) { d.Channel.Title = "a\x00b" },
+		"item 1 image":      func(d *dynamo.Resource) { d.Items[0].Image = &dynamo.Image{Title: "\xff"} },
+		"item 1":            func(d *dynamo.Resource) { d.Items[0].Text = "\xc3" },
+		"channel extension": func(d *dynamo.Resource) { d.Channel.Extensions = []dynamo.Extension{{Value: "\x00"}} },
+	} {
+		d := *good
+		d.Items = append([]dynamo.Item(nil), good.Items...)
+		change(&d)
+		if err := ValidDocument(&d); err == nil || !errors.Is(err, dynamo.ErrInvalid) || !strings.HasPrefix(err.Error(), where) {
+			t.Errorf("%s: %v, want an ErrInvalid naming it", where, err)
+		}
+	}
+}
+
+func TestRevisionHashTellsContentApart(t *testing.T) {
+	a := dynamo.Item{ID: "a", Title: "x", Link: "y"}
+	b := dynamo.Item{ID: "a", Title: "xy"}
+	if string(RevisionHash(&a)) == string(RevisionHash(&b)) || len(RevisionHash(&a)) != 16 {
+		t.Error("fields run together hash alike")
+	}
+	c := a
+	if string(RevisionHash(&a)) != string(RevisionHash(&c)) {
+		t.Error("one content, two hashes")
+	}
+}
+
+// summaries is a SourceStore holding sources with summaries only.
+type summaries struct {
+	dynamo.SourceStore
+	active, all []dynamo.Source
+}
+
+func (s summaries) Sources(context.Context) ([]dynamo.Source, error)     { return s.active, nil }
+func (s summaries) Collections(context.Context) ([]dynamo.Source, error) { return s.all, nil }
+
+func TestStats(t *testing.T) {
+	a := dynamo.Source{ID: "a", Summary: dynamo.SourceSummary{Versions: 2, Items: 10, Duplicates: 5, Polls: map[string]int{"changed": 2}}}
+	b := dynamo.Source{ID: "b", Summary: dynamo.SourceSummary{Versions: 1, Items: 10, Polls: map[string]int{"changed": 1, "error": 4}}}
+	st, err := Stats(context.Background(), summaries{active: []dynamo.Source{a}, all: []dynamo.Source{a, b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Sources != 1 || st.Versions != 3 || st.Items != 20 || st.Duplicates != 5 || st.DuplicateShare != 0.25 ||
+		st.Polls["changed"] != 3 || st.Polls["error"] != 4 || len(st.PerSource) != 2 || st.PerSource[0].DuplicateShare != 0.5 {
+		t.Errorf("stats %+v", st)
+	}
+	if st, _ := Stats(context.Background(), summaries{}); st.DuplicateShare != 0 || st.PerSource == nil {
+		t.Errorf("stats of an empty store %+v", st)
+	}
+}
+
+func TestLoadMigrations(t *testing.T) {
+	fsys := fstest.MapFS{
+		"m/0003_c.sql": {Data: []byte("C")},
+		"m/0001_a.sql": {Data: []byte("A")},
+	}
+	ms, err := LoadMigrations(fsys, "m", Migration[int]{Version: 2, Name: "0002_code", Code: func(context.Context, int) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.Name)
+	}
+	if strings.Join(names, ",") != "0001_a.sql,0002_code,0003_c.sql" || ms[0].SQL != "A" {
+		t.Errorf("migrations %v", names)
+	}
+	if _, err := LoadMigrations(fsys, "m", Migration[int]{Version: 3, Name: "0003_again"}); err == nil {
+		t.Error("two migrations of one version loaded")
+	}
+	fsys["m/x.sql"] = &fstest.MapFile{Data: []byte("X")}
+	if _, err := LoadMigrations[int](fsys, "m"); err == nil {
+		t.Error("a migration without a number loaded")
+	}
+	var ran []string
+	apply := func(_ context.Context, m Migration[int]) (bool, error) {
+		if m.Version == 3 {
+			return false, errors.New("boom")
+		}
+		ran = append(ran, m.Name)
+		return m.Version != 2, nil
+	}
+	applied, err := Migrate(context.Background(), apply, ms)
+	if err == nil || !strings.Contains(err.Error(), "0003_c.sql: boom") || strings.Join(applied, ",") != "0001_a.sql" || len(ran) != 2 {
+		t.Errorf("Migrate: %v, applied %v, ran %v", err, applied, ran)
+	}
+}

@@ -1,0 +1,306 @@
+package archive
+
+import (
+	"context"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// VersionTx is the SQL a store runs, inside the transaction that records a
+// poll, to store one new version of one source; WriteVersion decides what
+// to read and write.
+type VersionTx interface {
+	// Known returns what the store holds of the source's items among
+	// keys, by key.
+	Known(ctx context.Context, keys []string) (map[string]Known, error)
+	// ItemsByTitle returns the keys of the source's items that ever had
+	// each title, most recently revised first.
+	ItemsByTitle(ctx context.Context, titles []string) (map[string][]string, error)
+	// Revisions returns the ids of the stored revisions among the pairs
+	// keys[i], hashes[i], by RevKey.
+	Revisions(ctx context.Context, keys []string, hashes [][]byte) (map[string]int64, error)
+	// InsertRevisions stores revs and adds their ids to ids, by RevKey.
+	InsertRevisions(ctx context.Context, revs []Revision, ids map[string]int64) error
+	// Previous returns the keys of the items of version seq, in page
+	// order, and when it was seen.
+	Previous(ctx context.Context, seq int) (keys []string, seenAt time.Time, err error)
+	// StoreItems applies what the new version changes in the items.
+	StoreItems(ctx context.Context, ch ItemChanges) error
+	// StoreVersion inserts the version and updates the source's summary.
+	StoreVersion(ctx context.Context, v NewVersion) error
+}
+
+// Known is what a store holds of an item already stored.
+type Known struct {
+	FirstSeen  time.Time
+	FirstPos   int // its position when first seen
+	FirstIndex int // its index attribute when first seen
+	LatestRev  int64
+}
+
+// Revision is one item content to store, named within its item by Hash.
+type Revision struct {
+	Key        string
+	Hash       []byte // RevisionHash
+	Item       *dynamo.Item
+	FirstSeen  time.Time
+	FirstPos   int
+	FirstIndex int
+	Latest     bool // the revision at its item's first position, which the archive shows
+}
+
+// RevKey names a revision among a source's: its item's key and its hash.
+func RevKey(key string, hash []byte) string { return key + "\x00" + string(hash) }
+
+// ItemChanges is what a new version changes in a source's items. Items that
+// stay on the page cost no write.
+type ItemChanges struct {
+	New   []NewItem   // items first seen in this version
+	Moved []MovedItem // stored items whose shown revision changed
+	Back  []string    // stored items back on the page: no longer gone
+	Gone  []string    // items of the previous version no longer on the page
+	// GoneAt is when the gone items were last seen: when the previous
+	// version was.
+	GoneAt time.Time
+}
+
+// NewItem is an item first seen in the version being stored.
+type NewItem struct {
+	Key         string
+	Rev         int64
+	Pos, Index  int // its position and index attribute
+	Fingerprint uint64
+}
+
+// MovedItem is a stored item and the revision it now shows.
+type MovedItem struct {
+	Key string
+	Rev int64
+}
+
+// NewVersion is the version to insert.
+type NewVersion struct {
+	Version  *dynamo.Version
+	Doc      *dynamo.Resource
+	Revs     []int64 // the revision of each position
+	Indexes  []int   // the items' index attributes; nil when they are 1..n
+	NewItems int     // items first seen in it
+}
+
+// WriteVersion stores doc as version seq of source, seen at at and named by
+// its content hash, through the store's tx: it validates the document,
+// finds each item's key (its id when the source has an item of that id;
+// else, for an item whose id comes from its content, an earlier item with
+// the same title, SPEC §7; else its own id, as a new item), finds or stores
+// the revision of each position, applies the item changes against the
+// previous version and inserts the version. It returns the version and the
+// items first seen in it, in page order.
+func WriteVersion(ctx context.Context, tx VersionTx, source string, seq int, at time.Time, hash string, doc *dynamo.Resource) (*dynamo.Version, []dynamo.ArchivedItem, error) {
+	if err := ValidDocument(doc); err != nil {
+		return nil, nil, err
+	}
+	w := &versionWriter{tx: tx, source: source, seq: seq, at: at, hash: hash, doc: doc}
+	steps := []func(context.Context) error{w.resolveKeys, w.storeRevisions, w.loadPrevious, w.storeItems}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	v, err := w.storeVersion(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, w.newItems(), nil
+}
+
+// versionWriter is one WriteVersion under way.
+type versionWriter struct {
+	tx     VersionTx
+	source string
+	seq    int
+	at     time.Time
+	hash   string
+	doc    *dynamo.Resource
+
+	keys  []string         // the item key of each position
+	known map[string]Known // items stored before, by key
+	revs  []int64          // the revision of each position
+
+	prevKeys   []string  // the items of the previous version
+	prevSeenAt time.Time // when the previous version was seen
+}
+
+func (w *versionWriter) resolveKeys(ctx context.Context) error {
+	items := w.doc.Items
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	w.known = map[string]Known{}
+	if err := w.loadKnown(ctx, ids); err != nil {
+		return err
+	}
+	stored := func(key string) bool { _, ok := w.known[key]; return ok }
+	var byTitle map[string][]string
+	if titles := dynamo.TitlesToMatch(items, stored); len(titles) > 0 {
+		var err error
+		if byTitle, err = w.tx.ItemsByTitle(ctx, titles); err != nil {
+			return err
+		}
+	}
+	var matched []string
+	w.keys, matched = dynamo.MatchStoredItems(items, stored, byTitle)
+	return w.loadKnown(ctx, matched)
+}
+
+// loadKnown adds the stored items among keys to w.known.
+func (w *versionWriter) loadKnown(ctx context.Context, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	found, err := w.tx.Known(ctx, keys)
+	if err != nil {
+		return err
+	}
+	for k, v := range found {
+		w.known[k] = v
+	}
+	return nil
+}
+
+// storeRevisions finds or inserts the revision of each position.
+func (w *versionWriter) storeRevisions(ctx context.Context) error {
+	items := w.doc.Items
+	hashes := make([][]byte, len(items))
+	for i := range items {
+		hashes[i] = RevisionHash(&items[i])
+	}
+	ids, err := w.tx.Revisions(ctx, w.keys, hashes)
+	if err != nil {
+		return err
+	}
+	var missing []Revision
+	queued := map[string]bool{}
+	firstPos := map[string]int{}
+	for i := range items {
+		key := w.keys[i]
+		if _, ok := firstPos[key]; !ok {
+			firstPos[key] = i
+		}
+		rk := RevKey(key, hashes[i])
+		if _, ok := ids[rk]; ok || queued[rk] {
+			continue
+		}
+		queued[rk] = true
+		r := Revision{Key: key, Hash: hashes[i], Item: &items[i], FirstSeen: w.at, FirstPos: firstPos[key],
+			FirstIndex: items[firstPos[key]].Index, Latest: firstPos[key] == i}
+		if k, ok := w.known[key]; ok {
+			r.FirstSeen, r.FirstPos, r.FirstIndex = k.FirstSeen, k.FirstPos, k.FirstIndex
+		}
+		missing = append(missing, r)
+	}
+	if len(missing) > 0 {
+		if err := w.tx.InsertRevisions(ctx, missing, ids); err != nil {
+			return err
+		}
+	}
+	w.revs = make([]int64, len(items))
+	for i := range items {
+		w.revs[i] = ids[RevKey(w.keys[i], hashes[i])]
+	}
+	return nil
+}
+
+// loadPrevious reads which items the previous version held and when it
+// was seen.
+func (w *versionWriter) loadPrevious(ctx context.Context) error {
+	if w.seq == 1 {
+		return nil
+	}
+	var err error
+	w.prevKeys, w.prevSeenAt, err = w.tx.Previous(ctx, w.seq-1)
+	return err
+}
+
+// storeItems applies the changes to the items: new ones, those whose shown
+// revision moved (the revision at an item's first position is the one the
+// archive shows), those back on the page and those that left it.
+func (w *versionWriter) storeItems(ctx context.Context) error {
+	cur, prev := Set(w.keys), Set(w.prevKeys)
+	ch := ItemChanges{GoneAt: w.prevSeenAt}
+	done := map[string]bool{}
+	for i, key := range w.keys {
+		if done[key] {
+			continue
+		}
+		done[key] = true
+		k, known := w.known[key]
+		switch {
+		case !known:
+			it := &w.doc.Items[i]
+			ch.New = append(ch.New, NewItem{Key: key, Rev: w.revs[i], Pos: i, Index: it.Index, Fingerprint: it.Fingerprint})
+		case k.LatestRev != w.revs[i]:
+			ch.Moved = append(ch.Moved, MovedItem{Key: key, Rev: w.revs[i]})
+		}
+		if known && !prev[key] {
+			ch.Back = append(ch.Back, key)
+		}
+	}
+	for _, key := range w.prevKeys {
+		if !cur[key] && !done[key] {
+			done[key] = true
+			ch.Gone = append(ch.Gone, key)
+		}
+	}
+	if len(ch.New)+len(ch.Moved)+len(ch.Back)+len(ch.Gone) == 0 {
+		return nil
+	}
+	return w.tx.StoreItems(ctx, ch)
+}
+
+// storeVersion inserts the version, counting what it added and removed
+// against the previous version.
+func (w *versionWriter) storeVersion(ctx context.Context) (*dynamo.Version, error) {
+	prev, cur := Set(w.prevKeys), Set(w.keys)
+	v := &dynamo.Version{SourceID: w.source, Seq: w.seq, Index: 1, SeenAt: w.at, Hash: w.hash,
+		Title: w.doc.Channel.Title, Items: len(w.doc.Items)}
+	for k := range cur {
+		if !prev[k] {
+			v.Added++
+		}
+	}
+	for k := range prev {
+		if !cur[k] {
+			v.Removed++
+		}
+	}
+	nv := NewVersion{Version: v, Doc: w.doc, Revs: w.revs, NewItems: len(w.newItems())}
+	plain := true
+	indexes := make([]int, len(w.doc.Items))
+	for i, it := range w.doc.Items {
+		indexes[i] = it.Index
+		plain = plain && it.Index == i+1
+	}
+	if !plain {
+		nv.Indexes = indexes
+	}
+	if err := w.tx.StoreVersion(ctx, nv); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// newItems lists the items first seen in this version, in page order.
+func (w *versionWriter) newItems() []dynamo.ArchivedItem {
+	var out []dynamo.ArchivedItem
+	seen := map[string]bool{}
+	for i, key := range w.keys {
+		if _, ok := w.known[key]; ok || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, dynamo.ArchivedItem{SourceID: w.source, Item: w.doc.Items[i], FirstSeen: w.at, LastSeen: w.at})
+	}
+	return out
+}
