@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage"
+)
+
+// queryStore is an embedded store with two collections: news with two
+// versions (the second drops "Old story" and adds "Snow day"), and wire
+// with one item, in category wires.
+func queryStore(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "dynamo.db")
+	ctx := context.Background()
+	st, err := storage.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	item := func(id, title string) dynamo.Item {
+		return dynamo.Item{ID: id, Title: title, Link: "http://example.org/" + id, Index: 1}
+	}
+	polls := []struct {
+		id    string
+		items []dynamo.Item
+	}{
+		{"news", []dynamo.Item{item("rain", "Rain all week"), item("old", "Old story")}},
+		{"news", []dynamo.Item{item("snow", "Snow day"), item("rain", "Rain all week")}},
+		{"wire", []dynamo.Item{item("wire-rain", "Rain on the wire")}},
+	}
+	for _, id := range []string{"news", "wire"} {
+		src := dynamo.NewSource(id, "http://example.org/"+id)
+		src.Kind, src.Category = dynamo.KindFeed, id+"s"
+		if err := st.CreateSource(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, p := range polls {
+		when := at.Add(time.Duration(i) * time.Hour)
+		for j := range p.items {
+			p.items[j].Index = j + 1
+		}
+		if _, err := st.LeaseSource(ctx, p.id, "test", when, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		doc := &dynamo.Resource{URL: "http://example.org/" + p.id, RSSID: p.id, Channel: dynamo.Channel{Title: p.id}, Items: p.items}
+		_, err := st.RecordPoll(ctx, dynamo.PollRecord{SourceID: p.id, Owner: "test", At: when, Document: doc},
+			func(dynamo.PollResult) dynamo.PollUpdate {
+				return dynamo.PollUpdate{State: dynamo.PollState{LastPoll: when, NextPoll: when.Add(time.Hour)}, Log: dynamo.PollLogEntry{At: when, Status: dynamo.StatusChanged}}
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+func TestQuery(t *testing.T) {
+	db := queryStore(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want []string // the titles printed, in order; for code != 0, a phrase of stderr
+	}{
+		{[]string{"news"}, 0, []string{"Snow day", "Rain all week", "Old story"}},
+		{[]string{"news", "title=rain&op=or&title=SNOW"}, 0, []string{"Snow day", "Rain all week"}},
+		{[]string{"news", "?index=2&max=1"}, 0, []string{"Rain all week"}},
+		{[]string{"--all", "title=rain"}, 0, []string{"Rain on the wire", "Rain all week"}},
+		{[]string{"--all", "category=newss&desc=&title=rain"}, 0, []string{"Rain all week"}},
+		{[]string{"news", "max=0"}, 2, []string{"max must be an integer from 1 to 10000"}},
+		{[]string{"news", "title=a&op=or"}, 2, []string{"followed by no condition"}},
+		{[]string{"news", "xpath=//item"}, 2, []string{`unknown parameter "xpath"`}},
+		{[]string{"--all", "index=1"}, 2, []string{`unknown parameter "index"`}},
+		{[]string{"nope"}, 1, []string{`no collection "nope"`}},
+		{[]string{"news", "index=9"}, 1, []string{`has no version 9`}},
+		{[]string{}, 2, []string{"usage"}},
+	} {
+		code, stdout, stderr := run(t, "", append([]string{"query", "--db", db}, tc.args...)...)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d; stderr %q", tc.args, code, tc.code, stderr)
+			continue
+		}
+		if code != 0 {
+			if !strings.Contains(stderr, tc.want[0]) {
+				t.Errorf("%v: stderr %q, want it to say %q", tc.args, stderr, tc.want[0])
+			}
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+		if len(lines) != len(tc.want) {
+			t.Errorf("%v: %d lines, want %d:\n%s", tc.args, len(lines), len(tc.want), stdout)
+			continue
+		}
+		for i, title := range tc.want {
+			if !strings.Contains(lines[i], title) || !strings.HasPrefix(lines[i], "2026-03-01 1") {
+				t.Errorf("%v: line %d is %q, want %q", tc.args, i+1, lines[i], title)
+			}
+		}
+	}
+}
