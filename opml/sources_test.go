@@ -1,0 +1,57 @@
+package opml_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/opml"
+)
+
+func TestSourceEntryRoundTrip(t *testing.T) {
+	src := dynamo.Source{ID: "town", URL: "http://example.org/news.html", Kind: dynamo.KindHTML, Interval: dynamo.Duration(15 * time.Minute),
+		Policy: "smart", Category: "Local/ Town ", TitlePrefix: "TOWN: ", Subscribers: 3, Timezone: "Europe/Paris", Paused: true}
+	src.Summary.Title = "Town News"
+	e := opml.SourceEntry(&src, "https://feeds.example.org")
+	if e.Title != "Town News" || e.XMLURL != "https://feeds.example.org/resources/town?max=50" || e.HTMLURL != src.URL {
+		t.Errorf("entry %+v", e)
+	}
+	if e.Extra["category"] != "Local/ Town " || e.Extra["interval"] != "15m" || e.Extra["paused"] != "true" || e.Extra["subscribers"] != "3" {
+		t.Errorf("settings %v", e.Extra)
+	}
+	back, derived, err := opml.EntrySource(e)
+	if err != nil || derived {
+		t.Fatalf("EntrySource: %v, derived %v", err, derived)
+	}
+	back.Summary = src.Summary
+	if !reflect.DeepEqual(*back, src) {
+		t.Errorf("read back %+v, want %+v", *back, src)
+	}
+	// A folder that survives being read back is not repeated.
+	plain := dynamo.Source{ID: "a", URL: "http://x/a.xml", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval, Category: "Tech/Go"}
+	if e := opml.SourceEntry(&plain, ""); len(e.Extra) != 4 || e.Category != "Tech/Go" {
+		t.Errorf("a plain source's entry carries %v", e.Extra)
+	}
+}
+
+func TestEntrySource(t *testing.T) {
+	src, derived, err := opml.EntrySource(opml.Entry{XMLURL: " http://www.example.org/feed/ ", Category: "News"})
+	if err != nil || !derived || src.ID != "example.org-feed" || src.Kind != dynamo.KindFeed || src.Interval != dynamo.DefaultInterval || src.Category != "News" {
+		t.Errorf("a reader's entry: %+v, derived %v, %v", src, derived, err)
+	}
+	for extra, mention := range map[string]string{
+		"intervall=1h":   "unknown attribute dynamo:intervall",
+		"interval=soon":  `dynamo:interval: duration "soon"`,
+		"subscribers=x":  `dynamo:subscribers: "x" is not a whole number`,
+		"paused=perhaps": `dynamo:paused: "perhaps" must be true or false`,
+	} {
+		k, v, _ := strings.Cut(extra, "=")
+		_, _, err := opml.EntrySource(opml.Entry{XMLURL: "http://x/", Extra: map[string]string{k: v}})
+		if err == nil || !errors.Is(err, dynamo.ErrInvalid) || !strings.Contains(err.Error(), mention) {
+			t.Errorf("%s: %v, want an ErrInvalid saying %q", extra, err, mention)
+		}
+	}
+}
