@@ -31,7 +31,9 @@ const maxPageSize = 10 << 20
 // maxRedirects bounds the redirects followed when fetching a URL.
 const maxRedirects = 10
 
-const wrapUsage = `usage: dynamo wrap [--base URL] [--id ID] [--type xmldata|rss1|rss2|atom|json]
+// wrapUsage names the formats transform writes, so that a new one shows
+// up here by itself.
+var wrapUsage = `usage: dynamo wrap [--base URL] [--id ID] [--type ` + formatNames("|") + `]
                   [--tz ZONE] [--timeout DURATION] FILE|URL|-
 
 Extracts the annotated channel and items of an HTML page (SPEC §2) and
@@ -42,6 +44,15 @@ the page cannot be read, and 2 for a mistake on the command line.
 
 flags:
 `
+
+// formatNames lists the formats transform writes, joined by sep.
+func formatNames(sep string) string {
+	var names []string
+	for _, f := range transform.Formats() {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, sep)
+}
 
 // wrapConfig is the parsed command line of wrap.
 type wrapConfig struct {
@@ -103,7 +114,7 @@ func parseWrapArgs(args []string, errOut io.Writer) (cfg wrapConfig, code int, o
 	}
 	fs.StringVar(&cfg.base, "base", "", "page `URL` that relative links resolve against (default: the URL read, or file:// of the file)")
 	fs.StringVar(&cfg.id, "id", "", "rssId of the document: the collection it belongs to (default: the page's name, e.g. news for news.html)")
-	typ := fs.String("type", "rss2", "output `format`: xmldata, rss1, rss2, atom or json")
+	typ := fs.String("type", "rss2", "output `format`: "+formatNames(", "))
 	tz := fs.String("tz", "UTC", "IANA time `zone` of dates written on the page without one, e.g. America/New_York")
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "time allowed to fetch a URL, redirects and body included")
 
