@@ -41,6 +41,21 @@ type Condition struct {
 	Value string
 }
 
+// ValidateConditions checks conditions that did not come through the
+// grammar (QuerySyntax builds only valid ones): each must name a known
+// field. Stores check what they are given with it before compiling it to
+// SQL; how many they can compile is theirs to say.
+func ValidateConditions(conds []Condition) error {
+	for _, c := range conds {
+		switch c.Field {
+		case FieldTitle, FieldLink, FieldDescription:
+		default:
+			return Invalidf("condition on field %q: want title, link or description", c.Field)
+		}
+	}
+	return nil
+}
+
 // Match reports whether the item satisfies the conditions, read left to right.
 // No conditions match every item. It is the reference semantics that the
 // stores' SQL must agree with.

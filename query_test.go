@@ -93,3 +93,15 @@ func TestQuerySyntax(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateConditions(t *testing.T) {
+	ok := []dynamo.Condition{{Field: dynamo.FieldTitle, Value: "a"}, {Or: true, Field: dynamo.FieldDescription, Value: ""}}
+	if err := dynamo.ValidateConditions(ok); err != nil {
+		t.Errorf("valid conditions: %v", err)
+	}
+	for _, f := range []dynamo.Field{"author", "", "desc"} {
+		if err := dynamo.ValidateConditions([]dynamo.Condition{{Field: f, Value: "x"}}); !errors.Is(err, dynamo.ErrInvalid) {
+			t.Errorf("field %q: %v, want ErrInvalid", f, err)
+		}
+	}
+}

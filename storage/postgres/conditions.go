@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -19,12 +18,12 @@ func conditionSQL(conds []dynamo.Condition, args []any) (string, []any, error) {
 	if len(conds) == 0 {
 		return "true", args, nil
 	}
+	if err := dynamo.ValidateConditions(conds); err != nil {
+		return "", nil, err
+	}
 	var expr string
 	for i, c := range conds {
-		column, ok := foldedColumns[c.Field]
-		if !ok {
-			return "", nil, fmt.Errorf("condition on field %q: %w", c.Field, dynamo.ErrInvalid)
-		}
+		column := foldedColumns[c.Field]
 		value := dynamo.FoldCase(c.Value) // valid UTF-8: folding replaces invalid bytes
 		var match string
 		if strings.IndexByte(value, 0) >= 0 {

@@ -34,14 +34,14 @@ func conditionSQL(conds []dynamo.Condition) (string, []any, error) {
 	if len(conds) > maxConditions {
 		return "", nil, fmt.Errorf("%w: %d conditions, at most %d", dynamo.ErrInvalid, len(conds), maxConditions)
 	}
+	if err := dynamo.ValidateConditions(conds); err != nil {
+		return "", nil, err
+	}
 	var sb strings.Builder
 	args := make([]any, 0, len(conds))
 	sb.WriteString(strings.Repeat("(", len(conds)-1))
 	for i, c := range conds {
-		col, ok := conditionColumns[c.Field]
-		if !ok {
-			return "", nil, fmt.Errorf("%w: condition field %q", dynamo.ErrInvalid, c.Field)
-		}
+		col := conditionColumns[c.Field]
 		switch {
 		case i == 0:
 		case c.Or:
