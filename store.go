@@ -72,7 +72,8 @@ type PollStore interface {
 	// SetNextPolls moves the next poll of the given sources, for policies that
 	// plan polls across sources.
 	SetNextPolls(ctx context.Context, next map[string]time.Time) error
-	// Polls returns a source's most recent polls, newest first.
+	// Polls returns a source's most recent polls, newest first: at most
+	// limit, or, for limit <= 0, every poll the store keeps.
 	Polls(ctx context.Context, sourceID string, limit int) ([]PollLogEntry, error)
 }
 

@@ -13,11 +13,6 @@ import (
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// pollLogLimit is how many polls the log keeps per source: enough for a
-// chart of several days of frequent polling, bounded so that the log does
-// not grow with time.
-const pollLogLimit = 500
-
 // RecordPoll applies one poll in one transaction. Locking the source's row
 // first serializes every writer of one source, so two writers storing the
 // same content cannot both create a version: the second sees the first's
@@ -91,7 +86,7 @@ func writeUpdate(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.
 	b.Queue(`INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error) VALUES ($1, $2, $3, $4, $5, $6)`,
 		rec.SourceID, stamp(logAt), status, int64(upd.Log.Duration), upd.Log.NewItems, upd.Log.Error)
 	b.Queue(`DELETE FROM poll_log WHERE id IN (SELECT id FROM poll_log WHERE source_id = $1
-		ORDER BY at DESC, id DESC OFFSET $2)`, rec.SourceID, pollLogLimit)
+		ORDER BY at DESC, id DESC OFFSET $2)`, rec.SourceID, archive.PollLogLimit)
 	if len(upd.Duplicates) > 0 {
 		queueDuplicates(b, upd.Duplicates)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 // sourceColumns is what scanSource reads, in its order.
@@ -329,7 +330,7 @@ func (s *Store) PutSetting(ctx context.Context, key, value string) error {
 // returns every poll kept.
 func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo.PollLogEntry, error) {
 	if limit <= 0 {
-		limit = pollLogLimit
+		limit = archive.PollLogLimit
 	}
 	rows, err := s.pool.Query(ctx, `SELECT source_id, at, status, duration_ns, new_items, error FROM poll_log
 		WHERE source_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, sourceID, limit)

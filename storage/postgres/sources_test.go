@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 func TestSourceLifecycle(t *testing.T) {
@@ -154,21 +155,21 @@ func TestSettingsAndPollLog(t *testing.T) {
 	}
 
 	addSource(t, s, "a")
-	for i := range pollLogLimit + 20 {
+	for i := range archive.PollLogLimit + 20 {
 		record(t, s, "a", t0.Add(time.Duration(i)*time.Minute), nil)
 	}
 	polls, err := s.Polls(ctx, "a", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(polls) != pollLogLimit || !polls[0].At.Equal(t0.Add((pollLogLimit+19)*time.Minute)) {
+	if len(polls) != archive.PollLogLimit || !polls[0].At.Equal(t0.Add((archive.PollLogLimit+19)*time.Minute)) {
 		t.Errorf("log keeps %d polls, newest at %v", len(polls), polls[0].At)
 	}
 	if polls, _ := s.Polls(ctx, "a", 3); len(polls) != 3 {
 		t.Errorf("Polls(3) = %d entries", len(polls))
 	}
 	src, _ := s.Source(ctx, "a")
-	if n := src.Summary.Polls["unchanged"]; n != pollLogLimit+20 {
+	if n := src.Summary.Polls["unchanged"]; n != archive.PollLogLimit+20 {
 		t.Errorf("summary counts %d unchanged polls, want every poll", n)
 	}
 }

@@ -15,11 +15,6 @@ import (
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// pollLogLimit is how many polls the log keeps per source: enough for a
-// chart of several days of frequent polling, bounded so that the log does
-// not grow with time.
-const pollLogLimit = 500
-
 // RecordPoll applies one poll in one write transaction. Writes are
 // serialized (one writer connection, IMMEDIATE transactions), so two
 // writers storing the same content cannot both create a version: the second
@@ -96,7 +91,7 @@ func writeUpdate(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result 
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM poll_log WHERE source_id = ?1 AND id IN (
 		SELECT id FROM poll_log WHERE source_id = ?1 ORDER BY at DESC, id DESC LIMIT -1 OFFSET ?2)`,
-		rec.SourceID, pollLogLimit); err != nil {
+		rec.SourceID, archive.PollLogLimit); err != nil {
 		return fmt.Errorf("trim poll log: %w", err)
 	}
 	return writeDuplicates(ctx, tx, upd.Duplicates)

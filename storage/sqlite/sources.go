@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 // sourceColumns is what scanSource reads, from the sources table s.
@@ -329,7 +330,7 @@ func (s *Store) SetNextPolls(ctx context.Context, next map[string]time.Time) err
 // Polls returns a source's most recent polls, newest first.
 func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo.PollLogEntry, error) {
 	if limit <= 0 {
-		return nil, nil
+		limit = archive.PollLogLimit
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT at, status, duration_ns, new_items, error FROM poll_log
 		WHERE source_id = ? ORDER BY at DESC, id DESC LIMIT ?`, sourceID, limit)

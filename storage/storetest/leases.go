@@ -239,6 +239,9 @@ func testPolls(t *testing.T, s dynamo.Store) {
 			t.Errorf("Polls(a)[%d] = %+v, want %v at %v with %d new", i, p, status, at, newItems)
 		}
 	}
+	if every, err := s.Polls(ctx, "a", 0); err != nil || len(every) != 7 {
+		t.Errorf("Polls(a, 0) = %d polls, %v; want every poll kept, 7", len(every), err)
+	}
 	limited, err := s.Polls(ctx, "a", 3)
 	if err != nil {
 		t.Fatalf("Polls(a, 3): %v", err)

@@ -22,6 +22,11 @@ import (
 	"github.com/dynamo-feeds/dynamo"
 )
 
+// PollLogLimit is how many polls the log keeps per source: enough for a
+// chart of several days of frequent polling, bounded so that the log does
+// not grow with time. RecordPoll trims the log to it.
+const PollLogLimit = 500
+
 // ValidDocument refuses text that cannot be stored faithfully: invalid
 // UTF-8, which JSON (channels, images, extensions) would replace, and NUL,
 // which XML cannot carry and PostgreSQL refuses. Refusing, with an error
