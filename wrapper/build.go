@@ -13,6 +13,7 @@ import (
 // builder turns the annotations, their contents found, into the Resource.
 type builder struct {
 	text    string
+	lines   *lines
 	sc      *scanned
 	opts    Options
 	warn    *warnings
@@ -22,10 +23,11 @@ type builder struct {
 
 	res         *dynamo.Resource
 	annotations []Annotation // one per annot, in the same order
+	indexes     []string     // the index each item was written with, in the order of res.Items
 }
 
-func newBuilder(text string, sc *scanned, opts Options, w *warnings) *builder {
-	b := &builder{text: text, sc: sc, opts: opts, warn: w, loc: opts.Location}
+func newBuilder(text string, ln *lines, sc *scanned, opts Options, w *warnings) *builder {
+	b := &builder{text: text, lines: ln, sc: sc, opts: opts, warn: w, loc: opts.Location}
 	if b.loc == nil {
 		b.loc = time.UTC
 	}
@@ -67,7 +69,9 @@ func (b *builder) build(annots []*annot) {
 		ch.add(field, a, &b.annotations[i], b.warn)
 	}
 	b.channel(&ch)
-	b.items(group(items, b.warn))
+	groups := group(items, b.warn)
+	warnNeighbourIndexes(groups, b.warn)
+	b.items(groups)
 }
 
 // describe makes the public Annotation of an annot (Value and Item are
@@ -88,8 +92,9 @@ func (b *builder) describe(a *annot) Annotation {
 		pub.Index = n
 	}
 	if !a.closed && !a.empty && !strings.HasSuffix(a.name, ":image") {
-		b.warn.add(a.open.line, "<%s> is never closed; its content is taken up to the next annotation", a.name)
+		b.warn.add(a.open.line, "%s", describeNeverClosed(a, b.text, b.lines))
 	}
+	warnSwallowedBlocks(a, b.text, b.lines, b.warn)
 	return pub
 }
 

@@ -72,6 +72,7 @@ func pair(tags []tag, warn *warnings) (annots []*annot, closes []*annot) {
 			delete(open, t.name)
 			a.closed = true
 			closes[i] = a
+			warnClosingIndex(t, a, warn)
 		}
 	}
 	return annots, closes

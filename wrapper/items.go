@@ -24,6 +24,7 @@ type itemGroup struct {
 	number   int64 // that integer
 	seq      int   // creation order, which is page order
 	label    string
+	written  string               // the index as written by its first annotation, trimmed
 	fields   map[string]itemAnnot // title, link, description, image
 	exts     []itemAnnot
 	members  []*Annotation
@@ -101,7 +102,7 @@ func group(items []itemAnnot, w *warnings) []*itemGroup {
 			}
 			if g == nil {
 				g = newGroup(key)
-				g.numbered, g.number = err == nil, n
+				g.numbered, g.number, g.written = err == nil, n, raw
 				latest[key] = g
 			}
 		}
@@ -153,6 +154,7 @@ func (b *builder) items(groups []*itemGroup) {
 			m.Item = it.Index
 		}
 		b.res.Items = append(b.res.Items, *it)
+		b.indexes = append(b.indexes, d.g.written)
 	}
 }
 

@@ -240,8 +240,9 @@ func TestRules(t *testing.T) {
 			warnings: []wantWarning{{2, "index 1 is used twice for <item:title> (first on line 1)"}},
 		},
 		{
-			name: "channel defaults: the page's <title>, the page URL, <meta name=description>",
-			body: `<meta name="Description" content="All  the news.">`,
+			name:     "channel defaults: the page's <title>, the page URL, <meta name=description>",
+			body:     `<meta name="Description" content="All  the news.">`,
+			warnings: []wantWarning{{0, "no annotations found: is this the annotated page?"}},
 			check: func(t *testing.T, r *wrapper.Result) {
 				c := r.Resource.Channel
 				if c.Title != "Page" || c.Link != pageURL || c.Description != "All the news." {
@@ -525,7 +526,7 @@ func TestChannelTitleFallsBackToPageURL(t *testing.T) {
 	if r.Resource.Channel.Title != pageURL {
 		t.Errorf("title = %q", r.Resource.Channel.Title)
 	}
-	checkWarnings(t, r.Warnings, []wantWarning{{0, "no <channel:title> annotation and no <title> in the page"}})
+	checkWarnings(t, r.Warnings, []wantWarning{{0, "no <channel:title> annotation and no <title> in the page"}, {0, "no annotations found"}})
 }
 
 func TestWithoutPageURL(t *testing.T) {
@@ -535,7 +536,7 @@ func TestWithoutPageURL(t *testing.T) {
 	verify.XMLData(t, r.Resource.XML())
 
 	r = wrapper.Wrap([]byte(`<title>T</title>`), wrapper.Options{URL: "http://exa mple.com/%zz"})
-	checkWarnings(t, r.Warnings, []wantWarning{{0, "is not a URL"}})
+	checkWarnings(t, r.Warnings, []wantWarning{{0, "is not a URL"}, {0, "no annotations found"}})
 }
 
 // The public annotations locate each annotation and its content in Text.
@@ -568,7 +569,12 @@ func TestWarningsAreBounded(t *testing.T) {
 	if n := len(r.Warnings); n != 1001 {
 		t.Fatalf("%d warnings, want 1000 and a count of the rest", n)
 	}
-	if last := r.Warnings[1000]; last.Message != "4000 more warnings not shown" {
+	// The page has no annotation, only stray closing tags: that is said
+	// first, whatever else is left out.
+	if first := r.Warnings[0]; first.Message != "no annotations found: is this the annotated page?" {
+		t.Errorf("first warning = %s", first)
+	}
+	if last := r.Warnings[1000]; last.Message != "4001 more warnings not shown" {
 		t.Errorf("last warning = %s", last)
 	}
 }

@@ -119,32 +119,53 @@ func (p *tagParser) tagAt(j int) (t tag, next int, ok bool) {
 }
 
 // classify returns the canonical name of an annotation tag and whether it
-// is one. Names that are nearly annotations (an unknown field, a misspelt
-// prefix, a dash for the colon) are reported, since they are most likely
+// is one. Names that are nearly annotations (an unknown field of a known
+// prefix, a name one or two letters off any annotation name, a dash for
+// the colon) are reported with the name meant, since they are most likely
 // mistakes; other names (commented-out markup such as <o:p>) are not.
 func (p *tagParser) classify(raw string, kind tagKind, j int) (string, bool) {
 	if raw == "" {
 		return "", false
 	}
 	lower := strings.ToLower(raw)
-	if prefix, local, hasColon := strings.Cut(lower, ":"); hasColon {
-		if isPrefix(prefix) {
-			if isField(local) {
-				return lower, true
-			}
-			p.reportUnknown(lower, kind, j, prefix+" annotations are "+fieldList)
-		} else if guess := nearPrefix(prefix); guess != "" && isField(local) {
-			p.reportUnknown(lower, kind, j, "did you mean <"+slashOf(kind)+guess+":"+local+">?")
-		}
-		return "", false
+	prefix, local, hasColon := strings.Cut(lower, ":")
+	if hasColon && isPrefix(prefix) && isField(local) {
+		return lower, true
 	}
-	for _, prefix := range []string{"channel", "item"} {
-		rest, ok := strings.CutPrefix(lower, prefix)
-		if ok && rest != "" && strings.ContainsRune("-_.", rune(rest[0])) && isField(rest[1:]) {
-			p.reportUnknown(lower, kind, j, "did you mean <"+slashOf(kind)+prefix+":"+rest[1:]+">?")
-		}
+	guess, near := nearestName(lower)
+	switch {
+	case near:
+		p.reportUnknown(lower, kind, j, "did you mean <"+slashOf(kind)+guess+">?")
+	case hasColon && isPrefix(prefix):
+		p.reportUnknown(lower, kind, j, prefix+" annotations are "+fieldList)
 	}
 	return "", false
+}
+
+// annotationNames are the names of the annotation language.
+var annotationNames = []string{
+	"channel:title", "channel:link", "channel:description", "channel:image", "channel:extension",
+	"item:title", "item:link", "item:description", "item:image", "item:extension",
+}
+
+// nearestName returns the annotation name closest to name by edit distance
+// (a letter added, dropped, changed, or two swapped), counting a dash, dot
+// or underscore in place of the colon as no difference; near is false when
+// the closest is more than two edits away, or more than a quarter of the
+// name.
+func nearestName(name string) (guess string, near bool) {
+	if !strings.Contains(name, ":") {
+		if i := strings.IndexAny(name, "-_."); i > 0 {
+			name = name[:i] + ":" + name[i+1:]
+		}
+	}
+	best := 3
+	for _, n := range annotationNames {
+		if d := editDistance(name, n, 2); d < best {
+			best, guess = d, n
+		}
+	}
+	return guess, best <= 2 && 4*best <= len(name)
 }
 
 // reportUnknown warns about a tag that is nearly an annotation, once per
@@ -243,9 +264,15 @@ func (p *tagParser) attribute(t *tag, i int) (a attr, next int, end bool) {
 
 // addAttr keeps the first of repeated attributes, as HTML does, and reports
 // attributes the annotation does not take (closing tags may carry any:
-// they are ignored).
+// they are ignored, but for the index, which pair checks).
 func (p *tagParser) addAttr(t *tag, a attr, kind tagKind) {
-	if kind == closeTag || a.name == "" {
+	if a.name == "" {
+		return
+	}
+	if kind == closeTag { // only its index is kept, to check it against the opening tag's
+		if _, dup := t.attr(a.name); a.name == "index" && !dup {
+			t.attrs = append(t.attrs, a)
+		}
 		return
 	}
 	if _, dup := t.attr(a.name); dup {
@@ -267,24 +294,15 @@ func (p *tagParser) addAttr(t *tag, a attr, kind tagKind) {
 	t.attrs = append(t.attrs, a)
 }
 
-// nearPrefix returns the annotation prefix that prefix is probably a
-// misspelling of ("chanel", "items"), or "".
-func nearPrefix(prefix string) string {
-	switch {
-	case editDistance(prefix, "channel", 2) <= 2:
-		return "channel"
-	case editDistance(prefix, "item", 1) <= 1:
-		return "item"
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b, or limit+1
-// when it exceeds limit (or when the lengths alone tell it would).
+// editDistance is the optimal string alignment distance between a and b
+// (Levenshtein's, with the swap of two neighbouring letters as one edit),
+// or limit+1 when it exceeds limit (or when the lengths alone tell it
+// would).
 func editDistance(a, b string, limit int) int {
 	if len(a)-len(b) > limit || len(b)-len(a) > limit {
 		return limit + 1
 	}
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -298,10 +316,13 @@ func editDistance(a, b string, limit int) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
-	return prev[len(b)]
+	return min(prev[len(b)], limit+1)
 }
 
 func slashOf(kind tagKind) string {

@@ -26,6 +26,16 @@ func (w *warnings) add(line int, format string, args ...any) {
 	w.list = append(w.list, dynamo.Warning{Line: line, Message: fmt.Sprintf(format, args...)})
 }
 
+// addFirst adds a page-wide warning that must be seen whatever else is
+// found, ahead of the others and inside the bound.
+func (w *warnings) addFirst(message string) {
+	w.list = append([]dynamo.Warning{{Message: message}}, w.list...)
+	if len(w.list) > maxWarnings {
+		w.list = w.list[:maxWarnings]
+		w.dropped++
+	}
+}
+
 // sorted returns the warnings in line order (page-wide ones first), with a
 // last one counting those left out.
 func (w *warnings) sorted() []dynamo.Warning {

@@ -49,6 +49,11 @@ type Result struct {
 	// Annotations are the annotations recognized, in page order, for tools
 	// that show them in the page (the playground's highlighting).
 	Annotations []Annotation
+	// Indexes are the indexes the items were written with, one per item of
+	// Resource.Items, as written (trimmed): "6" for index="6", "03" for
+	// index="03", "" for an item whose annotations have none. Item.Index
+	// is the item's position, 1 to n, which XMLData requires.
+	Indexes []string
 	// Text is the page decoded to UTF-8; line numbers and offsets refer to
 	// it.
 	Text string
@@ -105,10 +110,14 @@ func Wrap(page []byte, opts Options) *Result {
 	annots, closes := pair(sc.tags, w)
 	sweep(d.text, sc, annots, closes, w)
 
-	b := newBuilder(d.text, sc, opts, w)
+	if len(annots) == 0 {
+		w.addFirst("no annotations found: is this the annotated page?")
+	}
+	b := newBuilder(d.text, ln, sc, opts, w)
 	b.build(annots)
 	return &Result{
 		Resource:    b.res,
+		Indexes:     b.indexes,
 		Warnings:    w.sorted(),
 		Annotations: b.annotations,
 		Text:        d.text,
