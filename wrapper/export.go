@@ -35,3 +35,40 @@ func CommentTags(body string) []CommentTag {
 	}
 	return out
 }
+
+// Stretch is a stretch of text that the wrapper does not read as page
+// text: a comment, or the content of an element whose content is text
+// (script, style, textarea, title, xmp, iframe, noembed, noframes).
+type Stretch struct {
+	Start, End int
+	Comment    bool // a comment; else the content of a raw-text element
+	// Closed is false for a "<!--" with no "-->" after it: the wrapper
+	// reads the text after it as page text, but any "-->" inserted later
+	// would close it.
+	Closed bool
+}
+
+// NotPageText returns, in order, the stretches of text that the wrapper
+// does not read as page text. text is read as it is, undecoded: markup is
+// ASCII in every encoding but UTF-16, so the offsets are those of the
+// bytes given. Where HTML parsers and the wrapper disagree ("--!>", a
+// "<!--" inside <noscript>, an unclosed <script>), this says what the
+// wrapper will do, so that tools inserting annotations keep them where
+// the wrapper reads them.
+func NotPageText(text string) []Stretch {
+	sc := scan(text, newLines(text), &warnings{})
+	out := make([]Stretch, len(sc.all))
+	for i, c := range sc.all {
+		out[i] = Stretch{Start: c.start, End: c.end, Comment: !c.raw, Closed: c.closed}
+	}
+	return out
+}
+
+// CrossesBlocks reports whether the content of a plain value (a title, an
+// extension) crosses a block boundary: the wrapper warns that such a value
+// "holds block-level markup". Tools that write annotations use it to keep
+// clear of that warning.
+func CrossesBlocks(content string) bool {
+	_, _, crosses := blockMarkup(content, []span{{0, len(content)}})
+	return crosses
+}

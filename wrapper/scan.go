@@ -16,11 +16,22 @@ type comment struct {
 // scanned is what one pass over the page finds: the annotation comments and
 // their tags, and the few page elements the defaults need.
 type scanned struct {
-	comments        []comment
-	tags            []tag
+	comments []comment
+	tags     []tag
+	// all are the stretches of the page that are comments, annotations or
+	// not, each [start, end): what the wrapper does not read as page text.
+	all             []commentSpan
 	title           string // the first <title>'s text
 	base            string // the first <base href>
 	metaDescription string // <meta name="description" content>
+}
+
+// commentSpan is a comment's stretch of the page, and whether its "-->"
+// was found; or the content of a raw-text element.
+type commentSpan struct {
+	start, end int
+	closed     bool
+	raw        bool // the content of a raw-text element, not a comment
 }
 
 // scanner finds annotations without tokenizing the page: it jumps from '<'
@@ -93,8 +104,10 @@ func (s *scanner) comment(i int) int {
 	rest := s.text[bodyStart:]
 	switch {
 	case strings.HasPrefix(rest, ">"): // <!--> is an empty comment in HTML
+		s.out.all = append(s.out.all, commentSpan{start: i, end: bodyStart + 1, closed: true})
 		return bodyStart + 1
 	case strings.HasPrefix(rest, "->"): // so is <!--->
+		s.out.all = append(s.out.all, commentSpan{start: i, end: bodyStart + 2, closed: true})
 		return bodyStart + 2
 	}
 	bodyEnd := s.commentEnd.next(bodyStart)
@@ -102,6 +115,7 @@ func (s *scanner) comment(i int) int {
 		return s.unclosedComment(i)
 	}
 	s.addComment(i, bodyStart, bodyEnd, bodyEnd+3)
+	s.out.all = append(s.out.all, commentSpan{start: i, end: bodyEnd + 3, closed: true})
 	return bodyEnd + 3
 }
 
@@ -119,6 +133,7 @@ func (s *scanner) unclosedComment(i int) int {
 		}
 		if end > bodyStart && s.addComment(i, bodyStart, end, end) {
 			s.warn.add(line, "comment is not closed with -->; the annotation tags on its line are used, the rest is read as page text")
+			s.out.all = append(s.out.all, commentSpan{start: i, end: end, closed: false})
 			return end
 		}
 	}
@@ -126,6 +141,7 @@ func (s *scanner) unclosedComment(i int) int {
 		s.unclosedReported = true
 		s.warn.add(line, "comment is not closed with -->; browsers hide the rest of the page, Dynamo reads it as page text")
 	}
+	s.out.all = append(s.out.all, commentSpan{start: i, end: bodyStart, closed: false})
 	return bodyStart
 }
 
@@ -186,6 +202,7 @@ func (s *scanner) rawText(i int, name string) int {
 	contentStart := htmlTagEnd(s.text, i+1+len(name))
 	contentEnd, end := endTag(s.text, contentStart, name)
 	content := s.text[contentStart:contentEnd]
+	s.out.all = append(s.out.all, commentSpan{start: contentStart, end: contentEnd, closed: true, raw: true})
 	if name == "title" && s.out.title == "" {
 		s.out.title = collapseSpace(html.UnescapeString(content))
 	}

@@ -1,0 +1,538 @@
+// Package annotate suggests the annotations of a page that has none: it
+// finds the repeated structure that holds the page's items (a list, a
+// table, a grid of cards, a definition list, the nested tables of a legacy
+// layout), chooses each item's title, link, description and date, and
+// inserts the annotations as comments. Every byte of the page outside the
+// inserted comments is left as it was, so the webmaster can diff the
+// result and deploy it; the wrapper (package wrapper) reads the result's
+// items back.
+//
+// The suggester reads the page once into a tree with byte offsets, scores
+// every structure whose records repeat (cheaply from subtree counts, then
+// closely for the best few), and chooses each field at the place in the
+// record that most records agree on, so that one choice holds for the
+// whole list. docs/ANNOTATE.md says how, and what it cannot do.
+package annotate
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo/wrapper"
+)
+
+// Options says where the page came from.
+type Options struct {
+	// URL is the page's URL; links resolve against it when the result is
+	// read back.
+	URL string
+	// ContentType is the HTTP Content-Type, whose charset decides how the
+	// page is read.
+	ContentType string
+	// Location is the zone of dates written without one; nil means UTC.
+	Location *time.Location
+}
+
+// Result is the annotated page and what the suggester found.
+type Result struct {
+	// Page is the page with the annotations inserted.
+	Page []byte
+	// Inserted are the inserted comments' places in Page, in order;
+	// RemoveInserted(Page, Inserted) is the page as given.
+	Inserted []Range
+	// Wrapped is Page as the wrapper reads it: the items it gives.
+	Wrapped *wrapper.Result
+	// List is the structure annotated; Others are the other candidates,
+	// best first, each with why it lost.
+	List   Structure
+	Others []Structure
+	// Channel says how the channel's title and description were chosen.
+	Channel []string
+	// Notes are what the webmaster should know: several lists on the page,
+	// records left out, fields found in only some items.
+	Notes []string
+}
+
+// Structure describes a candidate structure for --explain.
+type Structure struct {
+	Path    string  // where its records are, as a CSS-like path
+	Records int     // the records with a link and text
+	Score   float64 // higher is likelier to be the list of items
+	Factors []Factor
+	// The places chosen for each field, as paths from the record's top
+	// (empty when not chosen or not found); for the annotated list only.
+	Title, Link, Description, Date string
+	Why                            string // for the others: why they lost
+}
+
+// Factor is one reason for a score.
+type Factor struct {
+	Name  string
+	Value float64
+}
+
+// ErrNoList is returned for a page in which no repeated structure with
+// links was found.
+var ErrNoList = errors.New("no list of items found: no structure repeats with a link and text in each record")
+
+// maxDetailed bounds the candidates looked at closely, and maxChosen those
+// whose fields are chosen to decide between them.
+// sampleRecords bounds the records whose fields are chosen to compare
+// candidates.
+const (
+	maxDetailed   = 12
+	maxChosen     = 4
+	sampleRecords = 200
+)
+
+// Suggest annotates page. It fails only when the page holds no list of
+// items, or is in an encoding that cannot be edited in place.
+func Suggest(raw []byte, opts Options) (*Result, error) {
+	p, err := newPage(raw, opts.ContentType)
+	if err != nil {
+		return nil, err
+	}
+	loc := opts.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	t := buildTree(p.text, maphash.MakeSeed(), func(body string) []existingTag { return wrapper.CommentTags(body) })
+	cands := findCandidates(t)
+	for _, c := range cands {
+		c.prescore()
+	}
+	sortCandidates(cands)
+	top := cands[:min(len(cands), maxDetailed)]
+	for _, c := range top {
+		c.detailScore(p)
+	}
+	repeatsLinksOf(top)
+	sortCandidates(cands)
+	ch := &chooser{p: p, loc: loc}
+	for i := 0; i < len(cands) && i < maxChosen; i++ {
+		c := cands[i]
+		if c.score == 0 {
+			break
+		}
+		c.fields = ch.choose(c, sampleRecords)
+		c.fieldScore()
+	}
+	sortCandidates(cands)
+	// The best of those whose fields were chosen: one that was not may
+	// now score above those that lost points for their fields.
+	var best *candidate
+	for i, c := range cands {
+		if c.fields != nil && c.score > 0 && len(c.fields.items) >= minRecords {
+			best = c
+			cands[0], cands[i] = cands[i], cands[0]
+			break
+		}
+	}
+	if best == nil {
+		return nil, ErrNoList
+	}
+	if best.fields.sampled {
+		best.fields = ch.choose(best, 0)
+	}
+	res := &Result{List: structureOf(best, true)}
+	ex := existingAnnotations(t)
+	g := newGuard(p.text)
+	spans, notes := itemSpans(best.fields, ex, g)
+	res.Notes = append(res.Notes, notes...)
+	chSpans, chNotes := channelSpans(p, t, best, ex, g)
+	spans = append(spans, chSpans...)
+	res.Channel = chNotes
+	if len(best.fields.items) < minRecords {
+		return nil, fmt.Errorf("%w (the items found lie in what the wrapper reads as comments)", ErrNoList)
+	}
+	res.List = structureOf(best, true)
+	for i := range spans {
+		spans[i].seq = i
+	}
+	res.Page, res.Inserted = insert(p, spans)
+	res.Wrapped = wrapper.Wrap(res.Page, wrapper.Options{URL: opts.URL, ContentType: opts.ContentType, Location: loc, RSSID: "annotate"})
+	res.Others, res.Notes = others(best, cands, res.Notes)
+	res.Notes = append(res.Notes, fieldNotes(best.fields)...)
+	return res, nil
+}
+
+type existingTag = wrapper.CommentTag
+
+func sortCandidates(c []*candidate) {
+	sort.SliceStable(c, func(i, j int) bool { return c[i].score > c[j].score })
+}
+
+// fieldScore weighs a candidate by how many of its records got a title and
+// a link, and by whether the titles differ.
+func (c *candidate) fieldScore() {
+	fc := c.fields
+	if len(fc.items) < minRecords {
+		c.rejected = "fewer than two records have a title"
+		c.mul("no titles found", 0)
+		return
+	}
+	linked, titles := 0, map[string]bool{}
+	for _, it := range fc.items {
+		if it.link != nil {
+			linked++
+		}
+		titles[it.titleText] = true
+	}
+	n := float64(c.valid)
+	complete := float64(linked) / max(n, float64(len(fc.items)))
+	c.mul("records with a title and a link", 0.4+0.6*complete)
+	if d := float64(len(titles)) / float64(len(fc.items)); d < 0.7 {
+		c.mul("the same title in many records", d)
+	}
+	if c.kind == "runs" {
+		late := 0
+		for _, it := range fc.items {
+			head := it.rec.nodes[0]
+			// A run should start with its item: its title, or a short
+			// line such as a date. A run that starts with a paragraph and
+			// finds its title further on starts inside an item.
+			if !isAncestor(head, it.title) && head.textBytes >= 25 {
+				late++
+			}
+		}
+		if 2*late > len(fc.items) {
+			c.mul("runs that start with text before their title (each starts inside an item)", 0.5)
+		}
+	}
+}
+
+// structureOf describes a candidate.
+func structureOf(c *candidate, chosen bool) Structure {
+	s := Structure{Path: c.describe(), Records: c.valid, Score: round2(c.score)}
+	for _, f := range c.factors {
+		s.Factors = append(s.Factors, Factor{f.name, round2(f.value)})
+	}
+	if chosen && c.fields != nil {
+		s.Records = len(c.fields.items)
+		s.Title, s.Link = placeText(c.fields.titleKey), placeText(c.fields.linkKey)
+		s.Description, s.Date = placeText(c.fields.descKey), placeText(c.fields.date)
+	}
+	return s
+}
+
+// placeText writes a field's place for people: "li > a", "dd (2nd) >
+// text".
+func placeText(key string) string {
+	if key == "" {
+		return ""
+	}
+	steps := strings.Split(key, " > ")
+	for i, st := range steps {
+		name, occ, found := strings.Cut(st, "@")
+		if name == "#text" {
+			name = "text"
+		}
+		if found && occ != "0" {
+			n, _ := strconv.Atoi(occ)
+			name += " (" + ordinal(n+1) + ")"
+		}
+		steps[i] = name
+	}
+	return strings.Join(steps, " > ")
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
+}
+
+func round2(v float64) float64 { return float64(int(v*100+0.5)) / 100 }
+
+// others describes the candidates that lost, and notes the lists that are
+// not part of the one chosen (a page's other lists: a sidebar, a menu).
+func others(best *candidate, cands []*candidate, notes []string) ([]Structure, []string) {
+	var out []Structure
+	seen := map[string]bool{best.describe(): true}
+	var lists []string
+	for _, c := range cands[1:] {
+		if c.score == 0 || len(out) >= 8 {
+			break
+		}
+		d := c.describe()
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		s := structureOf(c, false)
+		s.Why = whyLost(best, c)
+		out = append(out, s)
+		if c.score >= 0.3*best.score && !overlapping(best, c) && !c.head.parent.inNav {
+			lists = append(lists, fmt.Sprintf("%s (%d records)", d, c.valid))
+		}
+	}
+	if len(lists) > 0 {
+		notes = append([]string{fmt.Sprintf("the page has %d other lists; the main one (%s, %d items) was annotated; the others: %s",
+			len(lists), best.describe(), len(best.fields.items), strings.Join(lists, "; "))}, notes...)
+	}
+	return out, notes
+}
+
+// whyLost says, in words, why c scored below best.
+func whyLost(best, c *candidate) string {
+	var why []string
+	if overlapping(best, c) {
+		why = append(why, "the same stretch of the page as the list chosen, cut differently")
+	}
+	if c.rejected != "" {
+		why = append(why, c.rejected)
+	}
+	for _, f := range c.factors {
+		if f.value < 1 {
+			why = append(why, fmt.Sprintf("%s (×%.2f)", f.name, f.value))
+		}
+	}
+	if c.valid < best.valid {
+		why = append(why, fmt.Sprintf("fewer records (%d, against %d)", c.valid, best.valid))
+	}
+	if c.avgText < best.avgText*0.7 {
+		why = append(why, fmt.Sprintf("less text per record (%.0f bytes, against %.0f)", c.avgText, best.avgText))
+	}
+	if len(why) == 0 {
+		why = append(why, "a lower score on balance")
+	}
+	return strings.Join(why, "; ")
+}
+
+// fieldNotes says which fields were found in only some items, or not at
+// all.
+func fieldNotes(fc *fieldChoice) []string {
+	var notes []string
+	if fc.dropped > 0 {
+		notes = append(notes, fmt.Sprintf("%d records of the list have no title and were left out (a header row, a separator?)", fc.dropped))
+	}
+	if fc.unlinked > 0 {
+		notes = append(notes, fmt.Sprintf("%d records of the list link nowhere, unlike the others, and were left out", fc.unlinked))
+	}
+	var noLink, noDesc, noDate int
+	for _, it := range fc.items {
+		if it.link == nil {
+			noLink++
+		}
+		if it.desc == nil {
+			noDesc++
+		}
+		if it.dateEnd == it.dateStart {
+			noDate++
+		}
+	}
+	n := len(fc.items)
+	if noLink > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d items have no link of their own; they get a link to the page", noLink, n))
+	}
+	switch {
+	case fc.descKey == "":
+		notes = append(notes, "no description found")
+	case noDesc > 0:
+		notes = append(notes, fmt.Sprintf("%d of %d items have no description", noDesc, n))
+	}
+	switch {
+	case fc.date == "":
+		notes = append(notes, "no date found that Dynamo can read (dates need a day, a month and a year)")
+	case noDate > 0:
+		notes = append(notes, fmt.Sprintf("%d of %d items have no date", noDate, n))
+	}
+	return notes
+}
+
+// existing is what a page annotated in part already has.
+type existing struct {
+	comments []annotationComment
+	channel  map[string]bool // channel fields annotated
+	maxIndex int
+}
+
+func existingAnnotations(t *treeBuilder) *existing {
+	ex := &existing{comments: t.comments, channel: map[string]bool{}}
+	for _, c := range t.comments {
+		for _, tag := range c.tags {
+			if tag.Closing {
+				continue
+			}
+			if f, ok := strings.CutPrefix(tag.Name, "channel:"); ok {
+				ex.channel[f] = true
+			}
+			if n, err := strconv.Atoi(tag.Index); err == nil && n > ex.maxIndex {
+				ex.maxIndex = n
+			}
+		}
+	}
+	return ex
+}
+
+// inRecord returns the item annotations already in a record: the index
+// they use ("" when none, "-" when they use several) and their fields.
+func (ex *existing) inRecord(r record) (string, map[string]bool) {
+	index, fields := "", map[string]bool{}
+	s, e := r.start(), r.end()
+	i := sort.Search(len(ex.comments), func(i int) bool { return ex.comments[i].start >= s })
+	for ; i < len(ex.comments) && ex.comments[i].start < e; i++ {
+		for _, tag := range ex.comments[i].tags {
+			f, ok := strings.CutPrefix(tag.Name, "item:")
+			if !ok || tag.Closing {
+				continue
+			}
+			fields[f] = true
+			switch {
+			case index == "":
+				index = tag.Index
+			case index != tag.Index:
+				index = "-"
+			}
+		}
+	}
+	return index, fields
+}
+
+// guard knows where the wrapper will not read page text, and so where no
+// annotation may be inserted: in comments and in the content of raw-text
+// elements. HTML parsers and the wrapper disagree on a few broken pages
+// ("--!>", a "<!--" in <noscript>, an unclosed <script>), and an
+// annotation inserted where the wrapper reads no page text would not be
+// read as meant.
+type guard struct {
+	text   string
+	unsafe [][2]int // offsets lo..hi, both included, where nothing may be inserted
+}
+
+// newGuard reads the page as the wrapper will. A comment left unclosed
+// guards the rest of the page: an inserted "-->" would close it.
+func newGuard(text string) *guard {
+	g := &guard{text: text}
+	for _, st := range wrapper.NotPageText(text) {
+		switch {
+		case !st.Comment:
+			g.unsafe = append(g.unsafe, [2]int{st.Start, st.End})
+		case !st.Closed:
+			g.unsafe = append(g.unsafe, [2]int{st.Start + 1, len(text)})
+		case st.End-st.Start > 1:
+			g.unsafe = append(g.unsafe, [2]int{st.Start + 1, st.End - 1})
+		}
+	}
+	sort.Slice(g.unsafe, func(i, j int) bool { return g.unsafe[i][0] < g.unsafe[j][0] })
+	return g
+}
+
+// safe reports whether a comment may be inserted at offset at.
+func (g *guard) safe(at int) bool {
+	for _, u := range g.unsafe {
+		if u[0] > at {
+			break
+		}
+		if at <= u[1] {
+			return false
+		}
+	}
+	return true
+}
+
+// spanSafe reports whether an annotation may enclose start..end: both ends
+// are safe, and no comment or raw-text element starts inside and ends
+// outside.
+func (g *guard) spanSafe(start, end int) bool {
+	if !g.safe(start) || !g.safe(end) {
+		return false
+	}
+	for _, u := range g.unsafe {
+		if u[0] >= end {
+			break
+		}
+		if u[0] > start && u[1] >= end {
+			return false
+		}
+	}
+	return true
+}
+
+// itemSpans lays out the annotations of the chosen items. A field whose
+// annotation cannot be inserted safely is left out; an item whose title
+// cannot be is left out with a note.
+func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
+	var spans []span
+	var notes []string
+	next := ex.maxIndex
+	skipped, unsafe := 0, 0
+	kept := fc.items[:0]
+	for _, it := range fc.items {
+		ts, te := it.title.inner()
+		if !g.spanSafe(ts, te) || wrapper.CrossesBlocks(g.text[ts:te]) {
+			unsafe++
+			continue
+		}
+		if it.link != nil && !g.spanSafe(it.link.start, it.link.open) {
+			it.link = nil
+		}
+		if it.desc != nil {
+			s, e := it.desc.start, it.desc.end
+			if !it.desc.isText() {
+				s, e = it.desc.inner()
+			}
+			if !g.spanSafe(s, e) {
+				it.desc = nil
+			}
+		}
+		if it.dateEnd > it.dateStart && !g.spanSafe(it.dateStart, it.dateEnd) {
+			it.dateStart, it.dateEnd = 0, 0
+		}
+		kept = append(kept, it)
+		index, has := ex.inRecord(it.rec)
+		switch index {
+		case "-":
+			skipped++
+			continue
+		case "":
+			if len(has) > 0 { // annotations without an index: leave the record alone
+				skipped++
+				continue
+			}
+			next++
+			index = strconv.Itoa(next)
+		}
+		if !has["title"] {
+			s, e := it.title.inner()
+			spans = append(spans, span{start: s, end: e, open: openComment("item:title", index, ""), close: closeComment("item:title")})
+		}
+		if it.link != nil && !has["link"] {
+			spans = append(spans, span{start: it.link.start, end: it.link.open, open: openComment("item:link", index, ""), close: closeComment("item:link")})
+		}
+		if it.desc != nil && !has["description"] {
+			s, e := it.desc.start, it.desc.end
+			if !it.desc.isText() {
+				s, e = it.desc.inner()
+			}
+			spans = append(spans, span{start: s, end: e, open: openComment("item:description", index, ""), close: closeComment("item:description")})
+		}
+		if it.dateEnd > it.dateStart && !has["extension"] {
+			spans = append(spans, span{start: it.dateStart, end: it.dateEnd, open: openComment("item:extension", index, dateAttrs), close: closeComment("item:extension")})
+		}
+	}
+	fc.items = kept
+	if unsafe > 0 {
+		notes = append(notes, fmt.Sprintf("%d items were left out: their title lies in what the wrapper reads as a comment (a comment ended with \"--!>\", or opened in <noscript>), or runs over stray block-level tags", unsafe))
+	}
+	if skipped > 0 {
+		notes = append(notes, fmt.Sprintf("%d items already annotated with several indexes (or none) were left as they are", skipped))
+	}
+	if ex.maxIndex > 0 {
+		notes = append(notes, fmt.Sprintf("the page was annotated in part: its annotations are kept, and new items are numbered from %d", ex.maxIndex+1))
+	}
+	return spans, notes
+}

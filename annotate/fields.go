@@ -1,0 +1,750 @@
+package annotate
+
+import (
+	"html"
+	"math"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/dynamo-feeds/dynamo/dates"
+)
+
+// fieldChoice is what each item of a list gets: its title, link,
+// description and date, found in every record at the same place
+// (the same path from the record's top), so that the choice holds for
+// the whole list and can be written as selectors.
+type fieldChoice struct {
+	items                            []itemChoice
+	titleKey, linkKey, descKey, date string // the places chosen, as relative paths
+	dropped                          int    // records left out: no title
+	unlinked                         int    // records left out: no link where most have one
+	sampled                          bool   // only the first records were looked at
+}
+
+// itemChoice is one item's fields, as nodes of the page.
+type itemChoice struct {
+	rec   record
+	title *node // the element whose content is the title
+	link  *node // the <a> whose start tag is the link
+	desc  *node // an element whose content, or a text node that, is the description
+	// dateStart and dateEnd delimit the date in the text; equal when none.
+	dateStart, dateEnd int
+
+	titleText string
+}
+
+// chooser chooses the fields of a candidate's records.
+type chooser struct {
+	p   *page
+	loc *time.Location
+}
+
+// scored is a node that may be a field of a record, with its place in the
+// record and how well it fits.
+type scored struct {
+	n     *node
+	key   string
+	score float64
+	text  string
+	// for dates: the range found in the text
+	start, end int
+}
+
+// choose picks the fields of every record of c. Each field is first
+// chosen in each record alone; the place most records agree on is then
+// used in every record that has something there, so that one odd record
+// does not get another field as its title.
+//
+// limit, when positive, bounds the records looked at: enough to compare
+// candidates on a long page; the one chosen is then looked at whole.
+func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
+	fc := &fieldChoice{sampled: limit > 0 && len(c.records) > limit}
+	var recs []record
+	for i, r := range c.records {
+		if limit > 0 && i == limit {
+			break
+		}
+		if statsOf(r).text > 0 {
+			recs = append(recs, r)
+		}
+	}
+	// Each place is voted on the first records, looking everywhere in
+	// them; the other records are then only looked at there.
+	n := min(len(recs), voteSample)
+	titles := make([][]scored, len(recs))
+	for i := 0; i < n; i++ {
+		titles[i] = ch.titleCandidates(recs[i], nil)
+	}
+	fc.titleKey = vote(n, func(i int) []scored { return titles[i] })
+	var linksOf [][]scored
+	for i, r := range recs {
+		if i >= n {
+			titles[i] = ch.titleCandidates(r, find(r, fc.titleKey))
+		}
+		title := pick(titles[i], fc.titleKey)
+		if title == nil {
+			fc.dropped++
+			continue
+		}
+		fc.items = append(fc.items, itemChoice{rec: r, title: narrow(title.n), titleText: title.text})
+		if len(fc.items) <= voteSample {
+			linksOf = append(linksOf, ch.linkCandidates(r, title.n, nil))
+		} else {
+			linksOf = append(linksOf, nil)
+		}
+	}
+	if len(fc.items) == 0 {
+		return fc
+	}
+	// When most records link somewhere, one that does not (a "dates for
+	// your diary" box, a heading row) is not an item.
+	linked := 0
+	for _, it := range fc.items {
+		if statsOf(it.rec).links > 0 {
+			linked++
+		}
+	}
+	if linked*10 >= len(fc.items)*6 && linked < len(fc.items) {
+		kept, keptLinks := fc.items[:0], linksOf[:0]
+		for i, it := range fc.items {
+			if statsOf(it.rec).links > 0 {
+				kept, keptLinks = append(kept, it), append(keptLinks, linksOf[i])
+			} else {
+				fc.unlinked++
+			}
+		}
+		fc.items, linksOf = kept, keptLinks
+	}
+	// Links, descriptions and dates, voted the same way over the records
+	// kept.
+	n = min(len(fc.items), voteSample)
+	fc.linkKey = vote(n, func(i int) []scored { return linksOf[i] })
+	descsOf := make([][]scored, len(fc.items))
+	datesOf := make([][]scored, len(fc.items))
+	for i := range fc.items {
+		it := &fc.items[i]
+		if i >= n {
+			linksOf[i] = ch.linkCandidates(it.rec, it.title, find(it.rec, fc.linkKey))
+		}
+		if l := pick(linksOf[i], fc.linkKey); l != nil {
+			it.link = l.n
+		}
+		if i < n {
+			descsOf[i] = ch.descCandidates(it.rec, it.title, it.link, nil)
+			datesOf[i] = ch.dateCandidates(it.rec, it.title, nil)
+		}
+	}
+	fc.descKey = voteMajority(n, func(i int) []scored { return descsOf[i] }, 0.4)
+	fc.date = voteMajority(n, func(i int) []scored { return datesOf[i] }, 0.5)
+	for i := range fc.items {
+		it := &fc.items[i]
+		if i >= n {
+			if fc.descKey != "" {
+				descsOf[i] = ch.descCandidates(it.rec, it.title, it.link, find(it.rec, fc.descKey))
+			}
+			if fc.date != "" {
+				datesOf[i] = ch.dateCandidates(it.rec, it.title, find(it.rec, fc.date))
+			}
+		}
+		if d := pick(descsOf[i], fc.descKey); d != nil && fc.descKey != "" {
+			it.desc = d.n
+		}
+		if d := pick(datesOf[i], fc.date); d != nil && fc.date != "" {
+			it.dateStart, it.dateEnd = d.start, d.end
+		}
+	}
+	return fc
+}
+
+// voteSample is how many records the places of the fields are voted on.
+const voteSample = 40
+
+// find returns the nodes of a record at a place (a relative key), by
+// following the key's steps down from the record's top nodes.
+func find(r record, key string) map[*node]bool {
+	out := map[*node]bool{}
+	if key == "" {
+		return out
+	}
+	steps := strings.Split(key, " > ")
+	topName, occText, _ := strings.Cut(steps[0], "@")
+	occ := 0
+	for _, c := range occText {
+		occ = occ*10 + int(c-'0')
+	}
+	var level []*node
+	seen := 0
+	for _, top := range r.nodes {
+		name := top.tag
+		if top.isText() {
+			name = "#text"
+		}
+		if name == topName {
+			if seen == occ {
+				level = append(level, top)
+				break
+			}
+			seen++
+		}
+	}
+	for _, step := range steps[1:] {
+		var next []*node
+		for _, n := range level {
+			for _, ch := range n.children {
+				if !ch.hidden && stepName(ch) == step {
+					next = append(next, ch)
+				}
+			}
+		}
+		level = next
+	}
+	for _, n := range level {
+		out[n] = true
+	}
+	return out
+}
+
+// vote returns the place (relative key) that the most records have a
+// candidate at, weighing each record's best candidates first; ties go to
+// the place with the best total score.
+func vote(n int, cands func(i int) []scored) string {
+	return voteMajority(n, cands, 0)
+}
+
+// voteMajority is vote, returning "" unless the place chosen is found in
+// at least the given share of the records.
+func voteMajority(n int, cands func(i int) []scored, share float64) string {
+	count := map[string]int{}
+	total := map[string]float64{}
+	for i := 0; i < n; i++ {
+		best := map[string]float64{}
+		for _, s := range cands(i) {
+			if v, seen := best[s.key]; !seen || s.score > v {
+				best[s.key] = s.score
+			}
+		}
+		for k, v := range best {
+			count[k]++
+			total[k] += v
+		}
+	}
+	keys := make([]string, 0, len(count))
+	for k := range count {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	best, bestVal := "", math.Inf(-1)
+	for _, k := range keys {
+		// How often a place is there counts most; its average fitness,
+		// squashed into (0, 2), decides between places about as common.
+		avg := total[k] / float64(count[k])
+		v := float64(count[k]) * (1 + avg/(1+math.Abs(avg)))
+		if v > bestVal {
+			best, bestVal = k, v
+		}
+	}
+	if best != "" && float64(count[best]) < share*float64(n) {
+		return ""
+	}
+	return best
+}
+
+// pick returns the best candidate at the place key, or nil.
+func pick(cands []scored, key string) *scored {
+	var best *scored
+	for i := range cands {
+		if cands[i].key == key && (best == nil || cands[i].score > best.score) {
+			best = &cands[i]
+		}
+	}
+	return best
+}
+
+// relKey names a node's place in its record: the path of tags and stable
+// classes from the record's top node (which is named with how many earlier
+// nodes of the record have its key, for runs) down to it.
+func relKey(r record, n *node) string {
+	var steps []string
+	for a := n; a != nil && a.depth >= r.nodes[0].depth; a = a.parent {
+		for pos, top := range r.nodes {
+			if top != a {
+				continue
+			}
+			// The top node is named by its tag alone: records of one list
+			// differ in their classes (odd, even, a category).
+			occ := 0
+			for _, prev := range r.nodes[:pos] {
+				if prev.tag == top.tag {
+					occ++
+				}
+			}
+			name := top.tag
+			if top.isText() {
+				name = "#text"
+			}
+			steps = append(steps, name+"@"+itoa(occ))
+			return joinReversed(steps)
+		}
+		steps = append(steps, stepName(a))
+	}
+	return joinReversed(steps)
+}
+
+func stepName(n *node) string {
+	if n.isText() {
+		return "#text"
+	}
+	s := n.tag
+	for _, c := range stableClasses(n.class) {
+		s += "." + c
+	}
+	return s
+}
+
+func joinReversed(steps []string) string {
+	for i, j := 0, len(steps)-1; i < j; i, j = i+1, j-1 {
+		steps[i], steps[j] = steps[j], steps[i]
+	}
+	return strings.Join(steps, " > ")
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// titleHints and descHints are words in class names that name the field.
+var (
+	titleHints = []string{"title", "headline", "heading", "subject", "topictitle", "name", "hdr"}
+	descHints  = []string{"summary", "excerpt", "desc", "snippet", "teaser", "standfirst", "intro", "body", "content", "text", "abstract", "note"}
+	dateHints  = []string{"date", "time", "published", "posted", "created", "when", "timestamp", "age", "meta"}
+	linkHints  = []string{"permalink", "more", "readmore", "read-more", "bookmark"}
+)
+
+func hasHint(n *node, hints []string) bool {
+	s := strings.ToLower(n.class + " " + n.id)
+	if strings.TrimSpace(s) == "" {
+		return false
+	}
+	for _, h := range hints {
+		if strings.Contains(s, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// titleCandidates scores the elements of a record that may hold its
+// title: headings, links, bold text, cells and elements named like titles.
+func (ch *chooser) titleCandidates(r record, at map[*node]bool) []scored {
+	var out []scored
+	order := 0
+	walk(r, func(n *node) bool {
+		if n.isText() || n.textBytes == 0 {
+			return false
+		}
+		var base float64
+		switch {
+		case isHeading(n.tag):
+			base = 5
+		case n.tag == "a" && n.href != "":
+			base = 3
+		case n.tag == "b" || n.tag == "strong" || n.tag == "cite" || n.tag == "dt":
+			base = 1.5
+		case n.tag == "td" || n.tag == "th" || n.tag == "font" || n.tag == "span" || n.tag == "div" || n.tag == "p" || n.tag == "em" || n.tag == "i":
+			base = 0
+		default:
+			return true
+		}
+		if n.textBytes > 400 || at != nil && !at[n] {
+			return true // too long for a title, or not at the place: look inside
+		}
+		text := ch.p.textOf(n)
+		runes := utf8.RuneCountInString(text)
+		if runes < 3 || isBoilerplate(text) || isNumberish(text) || ch.isDate(text) {
+			return true
+		}
+		score := base
+		if hasHint(n, titleHints) || (n.parent != nil && n.tag == "a" && hasHint(n.parent, titleHints)) {
+			score += 3
+		}
+		switch {
+		case runes >= 8 && runes <= 160:
+			score += 2
+		case runes > 200:
+			score -= 3
+		}
+		if n.tag != "a" && n.links > 0 && n.linkTextBytes*2 < n.textBytes {
+			score -= 2 // text around links: a line, not a title
+		}
+		if n.tag == "a" && n.parent != nil && (isHeading(n.parent.tag) || n.parent.tag == "b" || n.parent.tag == "strong") {
+			score += 1
+		}
+		if n.links == 0 && n.tag != "a" && !isHeading(n.tag) && ancestorLink(n, r) == nil {
+			score -= 1 // a title usually links to its story
+		}
+		score -= 0.1 * float64(order)
+		order++
+		out = append(out, scored{n: n, key: relKey(r, n), score: score, text: text})
+		return true
+	})
+	return out
+}
+
+// narrow returns the deepest element that holds all of n's text, so that
+// the title's annotation goes inside its link and heading markup.
+func narrow(n *node) *node {
+	for {
+		var only *node
+		for _, c := range n.children {
+			if c.textBytes == 0 {
+				continue
+			}
+			if only != nil || c.isText() {
+				return n
+			}
+			only = c
+		}
+		if only == nil || only.textBytes != n.textBytes || voidElements[only.tag] {
+			return n
+		}
+		n = only
+	}
+}
+
+// ancestorLink returns the <a href> around n inside the record, or nil.
+func ancestorLink(n *node, r record) *node {
+	if !r.contains(n) {
+		return nil
+	}
+	top := r.nodes[0].depth
+	for a := n.parent; a != nil && a.depth >= top; a = a.parent {
+		if a.tag == "a" && a.href != "" {
+			return a
+		}
+		for _, top := range r.nodes {
+			if a == top {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// linkCandidates scores the links that may be the record's link: the
+// title's own link first, then "read more" links, the whole card's link,
+// and other links to pages.
+func (ch *chooser) linkCandidates(r record, title *node, at map[*node]bool) []scored {
+	var out []scored
+	add := func(s scored) {
+		if at == nil || at[s.n] {
+			out = append(out, s)
+		}
+	}
+	if title.tag == "a" && title.href != "" && usableHref(title.href) {
+		add(scored{n: title, key: relKey(r, title), score: 10})
+	}
+	if a := ancestorLink(title, r); a != nil && usableHref(a.href) {
+		add(scored{n: a, key: relKey(r, a), score: 9})
+	}
+	if r.nodes[0].tag == "a" && r.nodes[0].href != "" && usableHref(r.nodes[0].href) && r.contains(title) {
+		add(scored{n: r.nodes[0], key: relKey(r, r.nodes[0]), score: 8})
+	}
+	// The longest link inside the title.
+	var inside *node
+	walk(record{nodes: []*node{title}}, func(n *node) bool {
+		if n.tag == "a" && n.href != "" && usableHref(n.href) && (inside == nil || n.textBytes > inside.textBytes) {
+			inside = n
+		}
+		return true
+	})
+	if inside != nil && inside.textBytes*2 >= title.textBytes {
+		add(scored{n: inside, key: relKey(r, inside), score: 9})
+	}
+	order := 0
+	walk(r, func(n *node) bool {
+		if n.tag != "a" || n.href == "" {
+			return true
+		}
+		if !usableHref(n.href) || at != nil && !at[n] {
+			return false
+		}
+		text := ch.p.textOf(n)
+		score := 1.0
+		lt := strings.ToLower(strings.Trim(text, " .…→»›>&;:-"))
+		switch {
+		case isReadMore(lt) || hasHint(n, linkHints):
+			score += 4
+		case isBoilerplate(text) || isNumberish(text) && !strings.ContainsAny(text, "-/"):
+			score -= 1
+		}
+		href := strings.ToLower(n.href)
+		for _, bad := range []string{"add-to-cart", "login", "vote", "hide?", "reply", "share", "profile", "/user", "member", "/author/", "/tag/", "/category/", "/categories", "page=", "action=", "mailto:", "#comment", "#respond", "lastposter"} {
+			if strings.Contains(href, bad) {
+				score -= 3
+				break
+			}
+		}
+		if i := strings.LastIndexByte(href, '.'); i > 0 {
+			switch href[i:] {
+			case ".mp3", ".mp4", ".m4a", ".ogg", ".jpg", ".jpeg", ".png", ".gif", ".zip", ".webp":
+				score -= 2
+			}
+		}
+		if strings.Contains(href, "#") {
+			score -= 1
+		}
+		score -= 0.05 * float64(order)
+		order++
+		out = append(out, scored{n: n, key: relKey(r, n), score: score})
+		return false
+	})
+	return out
+}
+
+// usableHref reports whether a link leads to a page: not an anchor on this
+// page, not a script.
+func usableHref(href string) bool {
+	h := strings.ToLower(strings.TrimSpace(href))
+	if h == "" || strings.HasPrefix(h, "#") || strings.HasPrefix(h, "javascript:") || strings.HasPrefix(h, "mailto:") ||
+		strings.HasPrefix(h, "data:") || strings.HasPrefix(h, "vbscript:") {
+		return false
+	}
+	_, err := url.Parse(urlBreaks.Replace(strings.TrimSpace(html.UnescapeString(href))))
+	return err == nil
+}
+
+// urlBreaks removes what the URL standard drops anywhere in a URL.
+var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
+
+// descCandidates scores the elements and text of a record that may be its
+// description: longer text outside the title and the link, preferably in a
+// paragraph or an element named like a summary.
+func (ch *chooser) descCandidates(r record, title, link *node, at map[*node]bool) []scored {
+	var out []scored
+	walk(r, func(n *node) bool {
+		if n == title || isAncestor(n, title) && n.textBytes-title.textBytes < 25 {
+			return n != title
+		}
+		if isAncestor(n, title) || (link != nil && isAncestor(n, link) && n != link) {
+			return true // it holds the title or the link: look inside
+		}
+		if n.tag == "a" || n.textBytes < 25 || skipRecordTags[n.tag] {
+			return n.tag != "a"
+		}
+		if n.linkTextBytes*2 > n.textBytes || at != nil && !at[n] {
+			return true
+		}
+		text := ch.p.textOf(n)
+		if !isProse(text) || ch.isDate(text) {
+			return true
+		}
+		runes := utf8.RuneCountInString(text)
+		score := float64(min(runes, 300)) / 30
+		if hasHint(n, descHints) {
+			score += 3
+		}
+		if n.tag == "p" || n.tag == "dd" {
+			score++
+		}
+		if n.isText() {
+			score -= 0.5
+		}
+		out = append(out, scored{n: n, key: relKey(r, n), score: score})
+		return true
+	})
+	return out
+}
+
+// isProse reports whether a text reads like a sentence: five words or
+// more, mostly letters. A line of figures ("03-12-2024 09:41 PM by mossy",
+// "21 Replies 904 Views") is no description.
+func isProse(s string) bool {
+	if len(strings.Fields(s)) < 5 {
+		return false
+	}
+	letters, other := 0, 0
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case !unicode.IsSpace(r):
+			other++
+		}
+	}
+	return letters >= 20 && letters >= 3*other
+}
+
+// isAncestor reports whether a is n or holds it.
+func isAncestor(a, n *node) bool {
+	for ; n != nil && n.depth >= a.depth; n = n.parent {
+		if n == a {
+			return true
+		}
+	}
+	return false
+}
+
+// dateCandidates finds the dates in a record's text, outside its title:
+// a whole text that the dates package reads, or the longest run of words
+// in it that it reads ("Posted on March 12, 2024 by Ann" gives "March 12,
+// 2024").
+func (ch *chooser) dateCandidates(r record, title *node, at map[*node]bool) []scored {
+	var out []scored
+	walk(r, func(n *node) bool {
+		if title != nil && n == title {
+			return false
+		}
+		if !n.isText() || n.textBytes == 0 || n.textBytes > 300 || at != nil && !at[n] {
+			return true
+		}
+		start, end, ok := ch.dateIn(n)
+		if !ok {
+			return true
+		}
+		score := 1.0
+		for a, k := n.parent, 0; a != nil && k < 3; a, k = a.parent, k+1 {
+			if a.tag == "time" || hasHint(a, dateHints) {
+				score += 2
+				break
+			}
+		}
+		out = append(out, scored{n: n, key: relKey(r, n), score: score, start: start, end: end})
+		return true
+	})
+	return out
+}
+
+// dateIn returns the byte range of a date in a text node.
+func (ch *chooser) dateIn(n *node) (int, int, bool) {
+	raw := ch.p.text[n.start:n.end]
+	whole := strings.Join(strings.Fields(html.UnescapeString(ch.p.decode(raw))), " ")
+	if !strings.ContainsAny(whole, "0123456789") {
+		return 0, 0, false
+	}
+	if utf8.RuneCountInString(whole) <= 60 && ch.isDate(whole) {
+		return n.start, n.end, true
+	}
+	decoded := ch.p.decode(raw)
+	// Words and their rune offsets.
+	type word struct{ from, to int }
+	var words []word
+	r, inWord, from := 0, false, 0
+	for _, c := range decoded {
+		space := unicode.IsSpace(c)
+		if !space && !inWord {
+			inWord, from = true, r
+		}
+		if space && inWord {
+			inWord = false
+			words = append(words, word{from, r})
+		}
+		r++
+	}
+	if inWord {
+		words = append(words, word{from, r})
+	}
+	if len(words) > 40 {
+		return 0, 0, false
+	}
+	runes := []rune(decoded)
+	bestFrom, bestTo := -1, -1
+	for i := range words {
+		for j := min(len(words), i+8); j > i; j-- {
+			a, b := words[i].from, words[j-1].to
+			for a < b && strings.ContainsRune("([,;|·–—-", runes[a]) {
+				a++
+			}
+			for b > a && strings.ContainsRune(")],;:|·–—-.", runes[b-1]) {
+				b--
+			}
+			if b-a <= bestTo-bestFrom || b-a < 6 {
+				continue
+			}
+			s := string(runes[a:b])
+			if !strings.ContainsAny(s, "0123456789") || !ch.isDate(s) {
+				continue
+			}
+			bestFrom, bestTo = a, b
+		}
+	}
+	if bestFrom < 0 {
+		return 0, 0, false
+	}
+	return ch.p.byteOffsets(n.start, n.end, bestFrom, bestTo)
+}
+
+// isDate reports whether the dates package reads s as a date with a year:
+// "Mar 14" is no date a feed can carry.
+func (ch *chooser) isDate(s string) bool {
+	if len(s) > 80 {
+		return false
+	}
+	// Every date the dates package reads is at least a sixth digits ("3
+	// September 2024"); most titles are not, and the test is cheaper than
+	// a parse.
+	digits, other := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c != ' ':
+			other++
+		}
+	}
+	if digits == 0 || 6*digits < digits+other {
+		return false
+	}
+	_, ok := dates.Parse(s, ch.loc)
+	return ok
+}
+
+// boilerplate is link and label text that is never a title.
+var boilerplate = map[string]bool{
+	"read more": true, "more": true, "continue reading": true, "full story": true, "details": true,
+	"more info": true, "learn more": true, "show notes": true, "weiterlesen": true, "lire la suite": true,
+	"leer más": true, "meer": true, "permalink": true, "link": true, "view": true, "see more": true,
+	"here": true, "click here": true, "comments": true, "reply": true, "share": true, "download": true,
+	"watch": true, "listen": true, "older posts": true, "newer posts": true, "next": true, "previous": true,
+	"home": true, "read the full story": true, "download mp3": true, "leave a comment": true, "add to basket": true,
+	"add to cart": true, "hide": true, "top": true, "back to top": true, "mehr": true, "suite": true,
+}
+
+func isBoilerplate(s string) bool {
+	t := strings.ToLower(strings.Trim(s, " .…→»›>&;:!-–—|()[]"))
+	if boilerplate[t] {
+		return true
+	}
+	// "12 comments", "No comments:", "1 Comment"
+	if f := strings.Fields(t); len(f) == 2 && (strings.HasPrefix(f[1], "comment") || strings.HasPrefix(f[1], "repl")) {
+		return true
+	}
+	return false
+}
+
+func isReadMore(s string) bool {
+	switch s {
+	case "read more", "more", "continue reading", "full story", "details", "more info", "learn more", "show notes",
+		"weiterlesen", "lire la suite", "leer más", "meer", "permalink", "see more", "read the full story", "mehr", "suite":
+		return true
+	}
+	return strings.HasPrefix(s, "read more") || strings.HasPrefix(s, "continue reading") || strings.HasPrefix(s, "weiterlesen")
+}
+
+// isNumberish reports text that is a number, a count or a short code: a
+// rank, a page number, a price, a file size.
+func isNumberish(s string) bool {
+	letters := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	return letters == 0 || utf8.RuneCountInString(s) <= 2
+}

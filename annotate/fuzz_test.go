@@ -1,0 +1,65 @@
+package annotate_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dynamo-feeds/dynamo/annotate"
+	"github.com/dynamo-feeds/dynamo/wrapper"
+)
+
+// FuzzSuggest checks, on any input, that the suggester never panics and
+// that what it returns is sound: the page is unchanged outside the
+// inserted comments, the wrapper reads back exactly the items chosen, and
+// the inserted annotations add no warning of their own.
+func FuzzSuggest(f *testing.F) {
+	pages, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.html"))
+	for _, p := range pages {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{
+		"<ul><li><a href=a>One item here</a><li><a href=b>Two item here</a></ul>",
+		"<table><tr><td><a href=1>First row text</a><td>x<tr><td><a href=2>Second row text</a><td>y</table>",
+		"<dl><dt><a href=x>Term one is long</a><dd>Definition<dt><a href=y>Term two is long</a><dd>More</dl>",
+		"<div><h3><a href=p>Heading one</a></h3><p>Body text of the first item.</p><h3><a href=q>Heading two</a></h3><p>Body.</p></div>",
+		"<!-- <item:title index=1> --><ul><li><a href=a>One item here</a><li><a href=b>Two item here</a></ul>",
+		"<ul><li><a href=a>One <!-- x --!> item</a><li><a href=b>Two item here</a></ul><!-- tail -->",
+		"<ul><li><a href=a>One</a><noscript><!-- </noscript><li><a href=b>Two item here</a></ul>",
+		"<ul><li><a href=a>Posted 12/03/2024 here</a><li><a href=b>Posted 13/03/2024 there</a></ul>",
+		"\xff\xfe<\x00u\x00l\x00>\x00",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, page []byte) {
+		res, err := annotate.Suggest(page, annotate.Options{URL: "http://example.com/news/"})
+		if err != nil {
+			return
+		}
+		if back := annotate.RemoveInserted(res.Page, res.Inserted); !bytes.Equal(back, page) {
+			t.Fatalf("removing the inserted comments does not give the page back")
+		}
+		if wrapper.HasAnnotations(page) {
+			// A page annotated in part may hold broken annotations, whose
+			// reading the inserted ones change; what is certain is above.
+			return
+		}
+		before := map[string]bool{}
+		for _, w := range wrapper.Wrap(page, wrapper.Options{URL: "http://example.com/news/"}).Warnings {
+			before[w.Message] = true
+		}
+		for _, w := range res.Wrapped.Warnings {
+			if !before[w.Message] && !strings.HasPrefix(w.Message, "the page is not valid UTF-8") &&
+				!strings.Contains(w.Message, "as an earlier item; it gets an id of its own") { // two records linking to one page
+				t.Fatalf("the annotated page gives a new warning: %s\n%s", w, res.Page)
+			}
+		}
+		if got, want := len(res.Wrapped.Resource.Items), res.List.Records; got != want {
+			t.Fatalf("the annotated page gives %d items, the suggester chose %d\n%s", got, want, res.Page)
+		}
+	})
+}

@@ -1,0 +1,106 @@
+package annotate
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+)
+
+// span is a stretch of the text that one annotation encloses.
+type span struct {
+	start, end int
+	open       string // the comment inserted at start
+	close      string // the comment inserted at end; "" for none
+	seq        int    // creation order, the last tie-breaker
+}
+
+// The inserted comments. Each is a whole comment, so that removing the
+// inserted comments gives the page back byte for byte.
+func openComment(name, index string, attrs string) string {
+	var sb strings.Builder
+	sb.WriteString("<!-- <")
+	sb.WriteString(name)
+	if index != "" {
+		sb.WriteString(` index="`)
+		sb.WriteString(index)
+		sb.WriteString(`"`)
+	}
+	sb.WriteString(attrs)
+	sb.WriteString("> -->")
+	return sb.String()
+}
+
+func closeComment(name string) string { return "<!-- </" + name + "> -->" }
+
+const dateAttrs = ` uri="http://purl.org/dc/elements/1.1/" prefix="dc" localName="date"`
+
+// insertion is one comment placed at an offset of the text.
+type insertion struct {
+	at      int
+	closing bool
+	other   int // the span's other end, to order insertions at one offset
+	seq     int
+	text    string
+}
+
+// insert writes the page with the spans' comments inserted. At one offset,
+// closing comments come before opening ones; the inner span closes first
+// and the outer one opens first, so spans nest as the page does.
+func insert(p *page, spans []span) ([]byte, []Range) {
+	var ins []insertion
+	for _, s := range spans {
+		ins = append(ins, insertion{at: s.start, other: s.end, seq: s.seq, text: s.open})
+		if s.close != "" {
+			ins = append(ins, insertion{at: s.end, closing: true, other: s.start, seq: s.seq, text: s.close})
+		}
+	}
+	sort.SliceStable(ins, func(i, j int) bool {
+		a, b := ins[i], ins[j]
+		if a.at != b.at {
+			return a.at < b.at
+		}
+		if a.closing != b.closing {
+			return a.closing
+		}
+		if a.other != b.other {
+			if a.closing {
+				return a.other > b.other // the inner span (started later) closes first
+			}
+			return a.other > b.other // the outer span (ending later) opens first
+		}
+		if a.closing {
+			return a.seq > b.seq
+		}
+		return a.seq < b.seq
+	})
+	var out bytes.Buffer
+	out.Grow(len(p.raw) + 64*len(ins))
+	var inserted []Range
+	last := 0
+	for _, in := range ins {
+		at := p.toRaw(in.at)
+		out.Write(p.raw[last:at])
+		last = at
+		start := out.Len()
+		out.Write(p.encode(in.text))
+		inserted = append(inserted, Range{Start: start, End: out.Len()})
+	}
+	out.Write(p.raw[last:])
+	return out.Bytes(), inserted
+}
+
+// Range is a stretch of bytes of the annotated page.
+type Range struct{ Start, End int }
+
+// RemoveInserted returns the annotated page without the inserted
+// comments: the page as it was given.
+func RemoveInserted(annotated []byte, inserted []Range) []byte {
+	var out bytes.Buffer
+	last := 0
+	for _, r := range inserted {
+		out.Write(annotated[last:r.Start])
+		last = r.End
+	}
+	out.Write(annotated[last:])
+	return out.Bytes()
+}

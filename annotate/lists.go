@@ -1,0 +1,521 @@
+package annotate
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// record is the part of the page that makes one item: an element (a list
+// item, a table row, a card) or a run of siblings that starts with the same
+// kind of element each time (a heading and the paragraphs after it, a dt
+// and its dd).
+type record struct {
+	nodes []*node
+}
+
+func (r record) start() int { return r.nodes[0].start }
+func (r record) end() int   { return r.nodes[len(r.nodes)-1].end }
+
+// contains reports whether n lies in the record.
+func (r record) contains(n *node) bool {
+	for _, m := range r.nodes {
+		if isAncestor(m, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// candidate is a structure that may hold the items: records that repeat,
+// under one parent or under parents that repeat themselves (one list per
+// year, one table body per section).
+type candidate struct {
+	kind    string // "elements" or "runs"
+	head    *node  // the first record's first node, naming the structure
+	parents int
+	records []record
+
+	// What scoring found.
+	valid, invalid int // records with a link and text; records with text and no link
+	avgText        float64
+	score          float64
+	factors        []factor
+	fields         *fieldChoice // chosen for the best candidates only
+	rejected       string       // why the field choice failed, if it did
+}
+
+// factor is one reason a candidate's score is what it is, for --explain.
+type factor struct {
+	name  string
+	value float64
+}
+
+func (c *candidate) mul(name string, v float64) {
+	c.score *= v
+	if v != 1 {
+		c.factors = append(c.factors, factor{name, v})
+	}
+}
+
+// minRecords is the fewest items a list may have.
+const minRecords = 2
+
+// skipRecordTags are never records: they hold no item on their own.
+var skipRecordTags = map[string]bool{
+	"br": true, "hr": true, "img": true, "input": true, "option": true, "meta": true, "link": true,
+	"script": true, "style": true, "col": true, "colgroup": true, "wbr": true, "source": true, "param": true,
+	"area": true, "base": true, "title": true, "noscript": true, "template": true, "svg": true, "path": true,
+	"button": true, "label": true, "select": true, "textarea": true, "iframe": true, "thead": true, "caption": true,
+}
+
+// findCandidates lists the structures that may hold the items.
+func findCandidates(t *treeBuilder) []*candidate {
+	var out []*candidate
+	type groupKey struct {
+		parentPath uint64
+		kind       string
+		key        uint64
+	}
+	cross := map[groupKey]*candidate{}
+	var crossOrder []groupKey
+	addCross := func(k groupKey, parent *node, recs []record, kind string) {
+		c := cross[k]
+		if c == nil {
+			c = &candidate{kind: kind, head: recs[0].nodes[0]}
+			cross[k] = c
+			crossOrder = append(crossOrder, k)
+		}
+		c.parents++
+		c.records = append(c.records, recs...)
+	}
+	for _, p := range append([]*node{t.root}, t.all...) {
+		if p.isText() || p.hidden || p.raw || len(p.children) == 0 {
+			continue
+		}
+		// Elements: the children of one tag.
+		byTag := map[string][]record{}
+		var tags []string
+		for _, ch := range p.children {
+			if ch.isText() || skipRecordTags[ch.tag] || ch.hidden {
+				continue
+			}
+			if byTag[ch.tag] == nil {
+				tags = append(tags, ch.tag)
+			}
+			byTag[ch.tag] = append(byTag[ch.tag], record{nodes: []*node{ch}})
+		}
+		for _, tag := range tags {
+			recs := byTag[tag]
+			if len(recs) >= minRecords {
+				out = append(out, &candidate{kind: "elements", head: recs[0].nodes[0], parents: 1, records: recs})
+			}
+			addCross(groupKey{p.pathKey, "elements", hashString(tag)}, p, recs, "elements")
+		}
+		// Runs: each starts at a child of one key and takes the siblings up
+		// to the next.
+		for _, runs := range runsOf(p) {
+			out = append(out, &candidate{kind: "runs", head: runs[0].nodes[0], parents: 1, records: runs})
+			addCross(groupKey{p.pathKey, "runs", runs[0].nodes[0].key}, p, runs, "runs")
+		}
+	}
+	for _, k := range crossOrder {
+		if c := cross[k]; c.parents >= 2 && len(c.records) >= minRecords {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func hashString(s string) uint64 {
+	var h uint64 = 14695981039346656037
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// runsOf returns, for each key that starts runs among p's children, the
+// runs: from each child of that key to the next one. The last run takes
+// as many siblings as runs usually have, so that what follows the list
+// (a "more" link, an archive paragraph) stays out of it.
+func runsOf(p *node) [][]record {
+	var out [][]record
+	count := map[uint64]int{}
+	for _, ch := range p.children {
+		if !ch.isText() && !skipRecordTags[ch.tag] && !ch.hidden {
+			count[ch.key]++
+		}
+	}
+	seen := map[uint64]bool{}
+	for _, ch := range p.children {
+		k := ch.key
+		if ch.isText() || count[k] < minRecords || seen[k] || skipRecordTags[ch.tag] || ch.hidden {
+			continue
+		}
+		seen[k] = true
+		var heads []int
+		for i, c := range p.children {
+			if !c.isText() && c.key == k {
+				heads = append(heads, i)
+			}
+		}
+		// Runs only say something when something stands between heads.
+		between := false
+		for j := 0; j+1 < len(heads) && !between; j++ {
+			for i := heads[j] + 1; i < heads[j+1]; i++ {
+				if c := p.children[i]; !c.isText() || c.textBytes > 0 {
+					between = true
+					break
+				}
+			}
+		}
+		if !between {
+			continue
+		}
+		var runs []record
+		var sizes []int
+		for j, h := range heads {
+			stop := len(p.children)
+			if j+1 < len(heads) {
+				stop = heads[j+1]
+			}
+			nodes := p.children[h:stop]
+			if j+1 < len(heads) {
+				sizes = append(sizes, countSignificant(nodes))
+			} else {
+				nodes = trimRun(nodes, median(sizes))
+			}
+			runs = append(runs, record{nodes: trimTrailingSpace(nodes)})
+		}
+		out = append(out, runs)
+	}
+	return out
+}
+
+// countSignificant counts elements and non-blank text nodes.
+func countSignificant(nodes []*node) int {
+	n := 0
+	for _, c := range nodes {
+		if !c.isText() || c.textBytes > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// trimRun keeps the first n significant nodes (and the blank text between
+// them).
+func trimRun(nodes []*node, n int) []*node {
+	if n <= 0 {
+		return nodes
+	}
+	k := 0
+	for i, c := range nodes {
+		if !c.isText() || c.textBytes > 0 {
+			k++
+			if k == n {
+				return nodes[:i+1]
+			}
+		}
+	}
+	return nodes
+}
+
+func trimTrailingSpace(nodes []*node) []*node {
+	for len(nodes) > 1 && nodes[len(nodes)-1].isText() && nodes[len(nodes)-1].textBytes == 0 {
+		nodes = nodes[:len(nodes)-1]
+	}
+	return nodes
+}
+
+func median(v []int) int {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]int(nil), v...)
+	sort.Ints(s)
+	return s[len(s)/2]
+}
+
+// recordStats sums the aggregates of a record's nodes.
+type recordStats struct {
+	text, linkText, links, headings, images int
+}
+
+func statsOf(r record) recordStats {
+	var s recordStats
+	for _, n := range r.nodes {
+		s.text += n.textBytes
+		s.linkText += n.linkTextBytes
+		s.links += n.links
+		s.headings += n.headings
+		s.images += n.images
+	}
+	return s
+}
+
+// prescore scores a candidate from the subtree aggregates alone, cheaply,
+// to choose the few that are looked at closely. A list of items has many
+// records, each with a link and some text; records that hold no link are
+// what a list of items is not (a table's header row, a column of cells);
+// lists in navigation, headers, footers and sidebars are menus.
+func (c *candidate) prescore() {
+	var text float64
+	links := 0
+	headed := 0
+	for _, r := range c.records {
+		s := statsOf(r)
+		switch {
+		case s.text == 0 && s.links == 0:
+			// spacer rows and empty cells say nothing
+		case s.links > 0 && s.text >= 3:
+			c.valid++
+			text += float64(min(s.text, 600))
+			links += s.links
+			if s.headings > 0 {
+				headed++
+			}
+		default:
+			c.invalid++
+		}
+	}
+	if c.valid < minRecords {
+		c.score = 0
+		return
+	}
+	n := float64(c.valid)
+	c.avgText = text / n
+	c.score = math.Pow(n, 0.9) * math.Sqrt(c.avgText)
+	c.factors = nil
+	c.mul("records without a link", math.Pow(n/float64(c.valid+c.invalid), 2))
+	container := c.head.parent
+	if container.inNav {
+		c.mul("in navigation, a header, a footer or a sidebar", 0.3)
+	}
+	if container.inMain || c.head.inMain {
+		c.mul("in the main content", 1.4)
+	}
+	if float64(headed) >= 0.6*n {
+		c.mul("records with headings", 1.3)
+	}
+	if c.avgText < 16 {
+		c.mul("very short records (a menu?)", 0.5)
+	}
+	if perRecord := float64(links) / n; perRecord > 12 {
+		c.mul("many links per record (a container of lists?)", 0.5)
+	}
+}
+
+// detailScore refines the score of one of the best candidates with what
+// takes a walk of its records: whether they link to different pages,
+// whether their structure agrees, and whether one record holds several
+// items.
+func (c *candidate) detailScore(p *page) {
+	if c.valid < minRecords {
+		return
+	}
+	hrefs := map[string]int{}
+	multi := 0
+	shapes := map[string]int{}
+	for _, r := range c.records {
+		s := statsOf(r)
+		if s.links == 0 || s.text < 3 {
+			continue
+		}
+		long := longLinks(p, r)
+		if len(long) > 0 {
+			hrefs[long[0]]++
+		} else if h := firstLink(r); h != "" {
+			hrefs[h]++
+		}
+		if len(long) >= 3 {
+			multi++
+		}
+		shapes[shapeOf(r)]++
+	}
+	n := float64(c.valid)
+	if d := float64(len(hrefs)) / n; d < 0.9 {
+		c.mul("records linking to the same pages", math.Max(d, 0.2))
+	}
+	if m := float64(multi) / n; m > 0.3 {
+		c.mul("records holding several items", 1-0.6*m)
+	}
+	top := 0
+	for _, k := range shapes {
+		top = max(top, k)
+	}
+	if agree := float64(top) / n; agree < 0.5 {
+		c.mul("records of different shapes", 0.5+agree)
+	}
+}
+
+// repeatsLinksOf penalizes the candidates whose links all appear in a
+// better candidate with more text per record: a sidebar of "recent posts"
+// repeats the main list's titles.
+func repeatsLinksOf(cands []*candidate) {
+	sets := make([]map[string]bool, len(cands))
+	for i, c := range cands {
+		sets[i] = map[string]bool{}
+		for _, r := range c.records {
+			if h := firstLink(r); h != "" {
+				sets[i][h] = true
+			}
+		}
+	}
+	for i, b := range cands {
+		for j, a := range cands {
+			if i == j || a.avgText <= b.avgText || len(sets[i]) == 0 || overlapping(a, b) {
+				continue
+			}
+			shared := 0
+			for h := range sets[i] {
+				if sets[j][h] {
+					shared++
+				}
+			}
+			if 2*shared >= len(sets[i]) {
+				b.mul("links that repeat another list's (a sidebar of recent items?)", 0.5)
+				break
+			}
+		}
+	}
+}
+
+// overlapping reports whether two candidates share a stretch of the page:
+// then they are one list seen at two levels.
+func overlapping(a, b *candidate) bool {
+	as, ae := a.records[0].start(), a.records[len(a.records)-1].end()
+	bs, be := b.records[0].start(), b.records[len(b.records)-1].end()
+	return as < be && bs < ae
+}
+
+// longLinks returns the distinct targets of the record's links whose text
+// is long enough to be a title, in page order.
+func longLinks(p *page, r record) []string {
+	var out []string
+	seen := map[string]bool{}
+	walk(r, func(n *node) bool {
+		if n.tag == "a" && n.href != "" && n.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(n.href), "#") {
+			if h := strings.TrimSpace(n.href); !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// firstLink returns the target of the record's first link to a page.
+func firstLink(r record) string {
+	found := ""
+	walk(r, func(n *node) bool {
+		if found != "" {
+			return false
+		}
+		if n.tag == "a" && usableHref(n.href) {
+			found = strings.TrimSpace(n.href)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// shapeOf describes a record's structure coarsely: its elements' tags to
+// a small depth.
+func shapeOf(r record) string {
+	var sb strings.Builder
+	for _, n := range r.nodes {
+		if n.isText() {
+			continue
+		}
+		sb.WriteString(n.tag)
+		sb.WriteByte('(')
+		for _, ch := range n.children {
+			if !ch.isText() && !ch.hidden {
+				sb.WriteString(ch.tag)
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteByte(')')
+	}
+	return sb.String()
+}
+
+// walk visits the nodes of a record in document order; visit returns
+// false to skip a node's subtree. It uses an explicit stack, as pages may
+// nest deeply.
+func walk(r record, visit func(*node) bool) {
+	stack := make([]*node, 0, 16)
+	for i := len(r.nodes) - 1; i >= 0; i-- {
+		stack = append(stack, r.nodes[i])
+	}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.hidden || !visit(n) {
+			continue
+		}
+		for i := len(n.children) - 1; i >= 0; i-- {
+			stack = append(stack, n.children[i])
+		}
+	}
+}
+
+// describe names a candidate as a CSS-like path, for --explain: the
+// records' tag and the classes they all share, under their ancestors.
+func (c *candidate) describe() string {
+	step := c.head.tag
+	if c.head.isText() {
+		step = "text"
+	}
+	common := map[string]int{}
+	for _, r := range c.records {
+		for _, cl := range stableClasses(r.nodes[0].class) {
+			common[cl]++
+		}
+	}
+	for _, cl := range stableClasses(c.head.class) {
+		if common[cl] == len(c.records) {
+			step += "." + cl
+		}
+	}
+	parts := []string{step}
+	n := c.head.parent
+	for depth := 0; n != nil && n.tag != "#root" && depth < 3; depth++ {
+		parts = append([]string{selectorStep(n, false)}, parts...)
+		n = n.parent
+	}
+	s := strings.Join(parts, " > ")
+	if n != nil && n.tag != "#root" {
+		s = "… > " + s
+	}
+	if c.kind == "runs" {
+		s += " and the siblings up to the next"
+	}
+	switch {
+	case c.parents > 1 && c.parents == len(c.records):
+		s += fmt.Sprintf(" (one in each of %d elements)", c.parents)
+	case c.parents > 1:
+		s += fmt.Sprintf(" (in %d lists)", c.parents)
+	}
+	return s
+}
+
+// selectorStep writes one element as a CSS step: its tag, id and stable
+// classes.
+func selectorStep(n *node, record bool) string {
+	s := n.tag
+	if n.id != "" && !record && !strings.ContainsAny(n.id, " \t") {
+		s += "#" + n.id
+	}
+	for _, c := range stableClasses(n.class) {
+		s += "." + c
+	}
+	return s
+}

@@ -1,0 +1,564 @@
+package annotate
+
+import (
+	"hash/maphash"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// node is an element or a run of text of the page, with its byte offsets
+// in the text the suggester reads. Annotations are inserted at these
+// offsets, so the tree keeps them exactly; html.Parse, which does not, is
+// therefore not used. The tree is built as browsers build theirs in the
+// cases list pages depend on (implied end tags of li, dt, dd, p, tr, td,
+// stray end tags ignored, void elements), not in every corner of the HTML
+// standard.
+type node struct {
+	tag      string // lower-case element name; "" for text
+	id       string
+	class    string
+	href     string // of <a>; "" when none
+	parent   *node
+	children []*node
+	index    int // position among the parent's children
+	depth    int // the root's children are at depth 1
+
+	// start is the '<' of the start tag (text: its first byte); open is
+	// just after the start tag's '>' (text: start); close is the '<' of the
+	// end tag, or where the element ended without one (text: its end); end
+	// is just after the end tag (close when there is none).
+	start, open, close, end int
+
+	// Aggregates over the subtree, filled once the tree is built.
+	textBytes     int // bytes of visible, non-space text
+	linkTextBytes int // of which inside <a href>
+	links         int // <a href> elements
+	headings      int // h1–h6 elements
+	images        int
+	elements      int // descendant elements
+
+	key     uint64 // hash of the tag and its stable classes
+	pathKey uint64 // hash of the keys from the root to the node
+	hidden  bool   // in <head>, <script>, <style>, <template>… : never annotated
+	raw     bool   // an element whose content the tokenizer reads as text (script, title, noscript…)
+	inNav   bool   // in nav, header, footer, aside, or a block named like them
+	inMain  bool   // in main, [role=main], or a block named content or main
+}
+
+func (n *node) isText() bool { return n.tag == "" }
+
+// inner returns the offsets of the element's content: from its first
+// child to its last, so that stray end tags the parser ignored before its
+// end (a "</div>" with no div open) stay out.
+func (n *node) inner() (int, int) {
+	if len(n.children) == 0 {
+		return n.open, n.open
+	}
+	return n.children[0].start, n.children[len(n.children)-1].end
+}
+
+// voidElements have no content and no end tag.
+var voidElements = map[string]bool{
+	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "link": true, "meta": true, "param": true, "source": true, "track": true,
+	"wbr": true, "basefont": true, "bgsound": true, "frame": true, "keygen": true, "image": true,
+}
+
+// rawTextElements hold text, not markup; a "<!--" inside them is no
+// comment, so nothing is ever inserted there.
+var rawTextElements = map[string]bool{
+	"script": true, "style": true, "textarea": true, "title": true, "xmp": true,
+	"iframe": true, "noembed": true, "noframes": true, "plaintext": true,
+}
+
+// hiddenElements are not page content.
+var hiddenElements = map[string]bool{
+	"script": true, "style": true, "template": true, "title": true,
+	"select": true, "option": true, "textarea": true,
+}
+
+// closesP are the start tags that end an open <p>.
+var closesP = map[string]bool{
+	"address": true, "article": true, "aside": true, "blockquote": true, "center": true, "details": true,
+	"dialog": true, "dir": true, "div": true, "dl": true, "fieldset": true, "figcaption": true, "figure": true,
+	"footer": true, "form": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true,
+	"header": true, "hgroup": true, "hr": true, "main": true, "menu": true, "nav": true, "ol": true, "p": true,
+	"pre": true, "section": true, "summary": true, "table": true, "ul": true, "li": true, "dd": true, "dt": true,
+}
+
+// scopeBoundaries stop the search for the element an end tag closes, as
+// the HTML standard's "has an element in scope" does.
+var scopeBoundaries = map[string]bool{
+	"td": true, "th": true, "table": true, "caption": true, "marquee": true, "object": true,
+	"applet": true, "template": true, "#root": true,
+}
+
+var tableParts = map[string]bool{
+	"td": true, "th": true, "tr": true, "tbody": true, "thead": true, "tfoot": true, "caption": true, "table": true,
+	"colgroup": true,
+}
+
+// treeBuilder builds the tree from the tokens of the text.
+type treeBuilder struct {
+	text    string
+	root    *node
+	stack   []*node
+	all     []*node // every node, in document order
+	foreign int     // open svg and math elements
+	// open counts the open elements by name, so that looking for one that
+	// is not open costs nothing however deep the page nests.
+	open map[string]int
+	seed maphash.Seed
+	// comments are the comments holding annotation tags, for pages
+	// annotated in part.
+	comments []annotationComment
+	// metaDescription is the page's <meta name="description">, which the
+	// wrapper uses as the channel's description.
+	metaDescription string
+}
+
+// annotationComment is an annotation comment already in the page.
+type annotationComment struct {
+	start, end int
+	tags       []existingTag
+}
+
+// buildTree reads text into a tree. It never fails: any text is some tree.
+func buildTree(text string, seed maphash.Seed, readComment func(body string) []existingTag) *treeBuilder {
+	b := &treeBuilder{text: text, seed: seed, open: map[string]int{}}
+	b.root = &node{tag: "#root", close: len(text), end: len(text)}
+	b.stack = []*node{b.root}
+	z := html.NewTokenizer(strings.NewReader(text))
+	pos := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		raw := z.Raw()
+		start, end := pos, pos+len(raw)
+		pos = end
+		switch tt {
+		case html.TextToken:
+			b.addText(start, end)
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			tag := internTag(name)
+			n := &node{tag: tag, start: start, open: end}
+			var metaName, metaContent string
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				switch string(k) {
+				case "id":
+					n.id = string(v)
+				case "class":
+					n.class = string(v)
+				case "href":
+					if tag == "a" {
+						n.href = string(v)
+					}
+				case "role":
+					if string(v) == "main" {
+						n.inMain = true
+					}
+				case "name":
+					metaName = string(v)
+				case "content":
+					metaContent = string(v)
+				}
+			}
+			if tag == "meta" && strings.EqualFold(metaName, "description") && b.metaDescription == "" {
+				b.metaDescription = strings.TrimSpace(metaContent)
+			}
+			b.startTag(n, tt == html.SelfClosingTagToken)
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			b.endTag(internTag(name), start, end)
+		case html.CommentToken:
+			if readComment != nil && len(raw) > 7 {
+				body := string(raw[4:])
+				body = strings.TrimSuffix(strings.TrimSuffix(body, "-->"), "--!>")
+				if tags := readComment(body); len(tags) > 0 {
+					b.comments = append(b.comments, annotationComment{start: start, end: end, tags: tags})
+				}
+			}
+		}
+	}
+	for len(b.stack) > 1 {
+		b.pop(len(text))
+	}
+	b.finish()
+	return b
+}
+
+// internTag avoids an allocation per tag for the common names.
+func internTag(name []byte) string {
+	switch string(name) {
+	case "a":
+		return "a"
+	case "div":
+		return "div"
+	case "span":
+		return "span"
+	case "p":
+		return "p"
+	case "li":
+		return "li"
+	case "td":
+		return "td"
+	case "tr":
+		return "tr"
+	case "br":
+		return "br"
+	case "img":
+		return "img"
+	}
+	return string(name)
+}
+
+func (b *treeBuilder) top() *node { return b.stack[len(b.stack)-1] }
+
+func (b *treeBuilder) appendChild(n *node) {
+	p := b.top()
+	n.parent = p
+	n.index = len(p.children)
+	p.children = append(p.children, n)
+	b.all = append(b.all, n)
+}
+
+func (b *treeBuilder) addText(start, end int) {
+	p := b.top()
+	if k := len(p.children); k > 0 && p.children[k-1].isText() && p.children[k-1].end == start {
+		last := p.children[k-1]
+		last.close, last.end = end, end
+		return
+	}
+	b.appendChild(&node{start: start, open: start, close: end, end: end})
+}
+
+// startTag places a start tag, first ending the elements its start ends.
+func (b *treeBuilder) startTag(n *node, selfClosing bool) {
+	switch n.tag {
+	case "html", "head", "body": // their content simply belongs to the page
+		return
+	}
+	b.implyEnds(n.tag, n.start)
+	b.appendChild(n)
+	if voidElements[n.tag] || (selfClosing && b.foreign > 0) {
+		n.close, n.end = n.open, n.open
+		return
+	}
+	if n.tag == "svg" || n.tag == "math" {
+		b.foreign++
+	}
+	b.stack = append(b.stack, n)
+	b.open[n.tag]++
+}
+
+// implyEnds ends the open elements that the start tag of tag ends.
+func (b *treeBuilder) implyEnds(tag string, at int) {
+	if b.foreign > 0 {
+		return
+	}
+	if closesP[tag] {
+		b.closeIfOpen(at, pStops, "p")
+	}
+	switch tag {
+	case "li":
+		b.closeIfOpen(at, liStops, "li")
+	case "dt", "dd":
+		b.closeIfOpen(at, dlStops, "dt", "dd")
+	case "tr":
+		b.closeIfOpen(at, tableStops, "tr")
+	case "td", "th":
+		b.closeIfOpen(at, rowStops, "td", "th")
+	case "tbody", "thead", "tfoot":
+		b.closeIfOpen(at, tableStops, "tbody", "thead", "tfoot", "tr")
+	case "option":
+		if b.top().tag == "option" {
+			b.pop(at)
+		}
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+		if isHeading(b.top().tag) {
+			b.pop(at)
+		}
+	case "a":
+		b.closeIfOpen(at, scopeBoundaries, "a")
+	}
+}
+
+var (
+	tableStops = map[string]bool{"table": true, "#root": true}
+	rowStops   = map[string]bool{"tr": true, "table": true, "#root": true}
+	pStops     = withScope("button")
+	liStops    = withScope("ul", "ol", "menu")
+	dlStops    = withScope("dl")
+)
+
+// withScope returns the scope boundaries and the given elements.
+func withScope(tags ...string) map[string]bool {
+	m := make(map[string]bool, len(scopeBoundaries)+len(tags))
+	for k := range scopeBoundaries {
+		m[k] = true
+	}
+	for _, t := range tags {
+		m[t] = true
+	}
+	return m
+}
+
+// closeIfOpen ends the innermost open element named one of tags, and
+// everything open inside it, unless one of stops comes first.
+func (b *treeBuilder) closeIfOpen(at int, stops map[string]bool, tags ...string) {
+	anyOpen := false
+	for _, t := range tags {
+		anyOpen = anyOpen || b.open[t] > 0
+	}
+	if !anyOpen {
+		return
+	}
+	for i := len(b.stack) - 1; i > 0; i-- {
+		t := b.stack[i].tag
+		for _, want := range tags {
+			if t == want {
+				for len(b.stack) > i {
+					b.pop(at)
+				}
+				return
+			}
+		}
+		if stops[t] {
+			return
+		}
+	}
+}
+
+// pop ends the innermost open element at offset at, without an end tag.
+func (b *treeBuilder) pop(at int) {
+	n := b.top()
+	n.close, n.end = at, at
+	b.stack = b.stack[:len(b.stack)-1]
+	b.open[n.tag]--
+	if n.tag == "svg" || n.tag == "math" {
+		b.foreign--
+	}
+}
+
+// endTag closes the element an end tag names, and the elements open inside
+// it; an end tag with no such element open is ignored, as in HTML.
+func (b *treeBuilder) endTag(tag string, start, end int) {
+	switch tag {
+	case "html", "head", "body", "br":
+		return
+	}
+	if b.open[tag] == 0 {
+		return
+	}
+	for i := len(b.stack) - 1; i > 0; i-- {
+		n := b.stack[i]
+		if n.tag == tag {
+			for len(b.stack) > i+1 {
+				b.pop(start)
+			}
+			n.close, n.end = start, end
+			b.stack = b.stack[:i]
+			b.open[tag]--
+			if tag == "svg" || tag == "math" {
+				b.foreign--
+			}
+			return
+		}
+		if tableParts[tag] {
+			if n.tag == "table" {
+				return
+			}
+			continue
+		}
+		if scopeBoundaries[n.tag] {
+			return
+		}
+	}
+}
+
+// finish computes the keys and the aggregates. Nodes are in document
+// order, parents before children, so one forward pass gives the keys and
+// one backward pass sums the subtrees: no recursion, whatever the depth.
+func (b *treeBuilder) finish() {
+	for _, n := range b.all {
+		p := n.parent
+		n.depth = p.depth + 1
+		n.key = b.keyOf(n)
+		n.pathKey = mix(b.seed, p.pathKey, n.key)
+		n.raw = rawTextElements[n.tag] || n.tag == "noscript"
+		n.hidden = p.hidden || hiddenElements[n.tag] || n.raw
+		n.inNav = p.inNav || isNavLike(n)
+		n.inMain = n.inMain || p.inMain || isMainLike(n)
+	}
+	for i := len(b.all) - 1; i >= 0; i-- {
+		n := b.all[i]
+		if n.hidden {
+			continue
+		}
+		switch {
+		case n.isText():
+			n.textBytes = visibleBytes(b.text[n.start:n.end])
+			if n.parent.tag == "a" && n.parent.href != "" {
+				n.linkTextBytes = n.textBytes
+			}
+		case n.tag == "a" && n.href != "":
+			n.links++
+			n.linkTextBytes = n.textBytes
+		case isHeading(n.tag):
+			n.headings++
+		case n.tag == "img":
+			n.images++
+		}
+		p := n.parent
+		p.textBytes += n.textBytes
+		if p.tag != "a" || p.href == "" {
+			p.linkTextBytes += n.linkTextBytes
+		}
+		p.links += n.links
+		p.headings += n.headings
+		p.images += n.images
+		if !n.isText() {
+			p.elements += 1 + n.elements
+		} else {
+			p.elements += n.elements
+		}
+	}
+}
+
+func isHeading(tag string) bool {
+	return len(tag) == 2 && tag[0] == 'h' && tag[1] >= '1' && tag[1] <= '6'
+}
+
+// visibleBytes counts the bytes of text that are not whitespace.
+func visibleBytes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r', '\f':
+		default:
+			n++
+		}
+	}
+	if n > 0 && strings.Contains(s, "&nbsp;") && strings.TrimSpace(strings.ReplaceAll(s, "&nbsp;", "")) == "" {
+		return 0
+	}
+	return n
+}
+
+// keyOf hashes the tag, the id and the stable classes: those without digits, and
+// not among the words that mark a state or an alternation (odd, even,
+// first, active…), which vary between records of one list.
+func (b *treeBuilder) keyOf(n *node) uint64 {
+	if n.isText() {
+		return 1
+	}
+	var h maphash.Hash
+	h.SetSeed(b.seed)
+	h.WriteString(n.tag)
+	if n.id != "" {
+		// Ids tell apart the blocks of a layout (#alpha, #beta); their
+		// digits are dropped so that numbered records (#post-412) agree.
+		h.WriteByte('#')
+		h.WriteString(strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, strings.ToLower(n.id)))
+	}
+	for _, c := range stableClasses(n.class) {
+		h.WriteByte('.')
+		h.WriteString(c)
+	}
+	return h.Sum64()
+}
+
+// stableClasses returns the class tokens that name a role rather than a
+// state, lower-cased and sorted.
+func stableClasses(class string) []string {
+	if class == "" {
+		return nil
+	}
+	var out []string
+	for _, c := range strings.Fields(strings.ToLower(class)) {
+		if strings.ContainsAny(c, "0123456789") || unstableClass[c] {
+			continue
+		}
+		out = append(out, c)
+	}
+	sortStrings(out)
+	return out
+}
+
+var unstableClass = map[string]bool{
+	"odd": true, "even": true, "first": true, "last": true, "alt": true, "active": true, "current": true,
+	"selected": true, "hover": true, "sticky": true, "new": true, "read": true, "unread": true, "hot": true,
+	"open": true, "closed": true, "visible": true, "hidden": true, "show": true, "in": true, "clearfix": true,
+	"sale": true, "instock": true, "outofstock": true, "featured": true, "no-image": true, "has-post-thumbnail": true,
+	"is-active": true, "is-current": true, "lead": true, "self": true, "link": true, "locked": true,
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func mix(seed maphash.Seed, a, b uint64) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var buf [16]byte
+	for i := 0; i < 8; i++ {
+		buf[i] = byte(a >> (8 * i))
+		buf[8+i] = byte(b >> (8 * i))
+	}
+	h.Write(buf[:])
+	return h.Sum64()
+}
+
+// navWords name the parts of a page around its content.
+var navWords = []string{"nav", "menu", "footer", "header", "sidebar", "widget", "breadcrumb", "pager", "pagination",
+	"toolbar", "tab", "social", "share", "cookie", "skip", "topbar", "masthead", "banner", "crumb", "facet", "filter"}
+
+func isNavLike(n *node) bool {
+	switch n.tag {
+	case "nav", "header", "footer", "aside", "select", "menu":
+		return true
+	}
+	for _, s := range []string{n.id, n.class} {
+		for _, tok := range strings.Fields(strings.ToLower(s)) {
+			for _, word := range strings.FieldsFunc(tok, func(r rune) bool { return r == '-' || r == '_' }) {
+				word = strings.TrimSuffix(word, "s")
+				for _, w := range navWords {
+					if word == w || (w == "nav" || w == "menu") && strings.HasSuffix(word, w) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func isMainLike(n *node) bool {
+	if n.tag == "main" {
+		return true
+	}
+	for _, s := range []string{n.id, n.class} {
+		for _, tok := range strings.Fields(strings.ToLower(s)) {
+			switch tok {
+			case "content", "main", "main-content", "maincontent", "site-main", "page-content", "main-column", "content-area", "mw-content-text", "bodycontent":
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo/annotate"
+)
+
+func init() {
+	register("annotate", "suggest the annotations of a page that has none (prints the annotated page)", runAnnotate)
+}
+
+const annotateUsage = `usage: dynamo annotate [--base URL] [--tz ZONE] [--timeout DURATION] [--explain] FILE|URL|-
+
+Finds the list of items on an HTML page (a list, a table, cards, a
+definition list, a legacy table layout), chooses each item's title, link,
+description and date, and prints the page with the annotations inserted as
+comments. Every byte outside the inserted comments is the page's own, so
+the result can be diffed and deployed; "dynamo wrap" of it gives the items.
+What was chosen, and the page's other lists, are noted on standard error;
+--explain says why, with the other candidates and why they lost. The exit
+code is 1 when the page cannot be read or holds no list, 2 for a mistake on
+the command line.
+
+flags:
+`
+
+type annotateConfig struct {
+	wrapConfig
+	explain bool
+}
+
+func runAnnotate(ctx context.Context, args []string, s stdio) int {
+	cfg, code, ok := parseAnnotateArgs(args, s.err)
+	if !ok {
+		return code
+	}
+	in, err := readInput(ctx, cfg.wrapConfig, s.in)
+	if err != nil {
+		fmt.Fprintf(s.err, "dynamo annotate: %v\n", err)
+		return 1
+	}
+	base := cfg.base
+	if base == "" {
+		base = in.url
+	}
+	res, err := annotate.Suggest(in.page, annotate.Options{URL: base, ContentType: in.contentType, Location: cfg.loc})
+	if err != nil { // no list, or an encoding that cannot be edited in place
+		fmt.Fprintf(s.err, "dynamo annotate: %s: %v\n", in.name, err)
+		return 1
+	}
+	if cfg.explain {
+		if err := res.Explain(prefixWriter{w: s.err, prefix: in.name + ": "}); err != nil {
+			return 1
+		}
+	} else {
+		fmt.Fprintf(s.err, "%s: %d items in %s\n", in.name, res.List.Records, res.List.Path)
+		for _, n := range res.Notes {
+			fmt.Fprintf(s.err, "%s: %s\n", in.name, n)
+		}
+	}
+	for _, w := range in.warnings {
+		fmt.Fprintf(s.err, "%s: %s\n", in.name, w)
+	}
+	if _, err := s.out.Write(res.Page); err != nil {
+		fmt.Fprintf(s.err, "dynamo annotate: writing the output: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// prefixWriter starts every line with a prefix, as warnings are printed.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	text := strings.TrimSuffix(string(b), "\n")
+	for _, line := range strings.Split(text, "\n") {
+		if _, err := fmt.Fprintf(p.w, "%s%s\n", p.prefix, line); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
+}
+
+func parseAnnotateArgs(args []string, errOut io.Writer) (cfg annotateConfig, code int, ok bool) {
+	fs := flag.NewFlagSet("annotate", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.Usage = func() {
+		fmt.Fprint(errOut, annotateUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&cfg.base, "base", "", "page `URL` that relative links resolve against (default: the URL read, or file:// of the file)")
+	tz := fs.String("tz", "UTC", "IANA time `zone` of dates written on the page without one")
+	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "time allowed to fetch a URL, redirects and body included")
+	fs.BoolVar(&cfg.explain, "explain", false, "say on standard error which structure was chosen, the other candidates and why they lost")
+	positional, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return cfg, code, false
+	}
+	if len(positional) != 1 {
+		fmt.Fprintf(errOut, "dynamo annotate: want one FILE, URL or -, got %d arguments\n", len(positional))
+		fs.Usage()
+		return cfg, 2, false
+	}
+	cfg.input = positional[0]
+	var err error
+	if cfg.loc, err = time.LoadLocation(strings.TrimSpace(*tz)); err != nil || strings.TrimSpace(*tz) == "" {
+		fmt.Fprintf(errOut, "dynamo annotate: --tz: %q is not a time zone; use an IANA name such as Europe/Paris, or UTC\n", *tz)
+		return cfg, 2, false
+	}
+	if cfg.timeout <= 0 {
+		fmt.Fprintf(errOut, "dynamo annotate: --timeout must be positive, got %v\n", cfg.timeout)
+		return cfg, 2, false
+	}
+	if cfg.base != "" {
+		if u, err := url.Parse(strings.TrimSpace(cfg.base)); err != nil || !u.IsAbs() {
+			fmt.Fprintf(errOut, "dynamo annotate: --base: %q is not an absolute URL\n", cfg.base)
+			return cfg, 2, false
+		}
+	}
+	return cfg, 0, true
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dynamo-feeds/dynamo/internal/verify"
+)
+
+// corpusPath is a page of the suggester's corpus.
+func corpusPath(name string) string {
+	return filepath.Join("..", "..", "annotate", "testdata", "corpus", name)
+}
+
+// TestAnnotateThenWrap is the webmaster's round trip: annotate a page,
+// then wrap what annotate printed, and get the page's items.
+func TestAnnotateThenWrap(t *testing.T) {
+	code, out, errOut := run(t, "", "annotate", "--base", "https://dnr.westland.example/news", corpusPath("gov-press-ul.html"))
+	if code != 0 {
+		t.Fatalf("annotate: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "7 items in") {
+		t.Errorf("stderr does not say what was annotated: %s", errOut)
+	}
+	code, feed, wrapErr := run(t, out, "wrap", "--base", "https://dnr.westland.example/news", "--type", "xmldata", "-")
+	if code != 0 || wrapErr != "" {
+		t.Fatalf("wrap of the annotated page: exit %d: %s", code, wrapErr)
+	}
+	verify.XMLData(t, []byte(feed))
+	for _, s := range []string{"Spring trout stocking schedule released", "https://dnr.westland.example/news/2024/03/13/trout-stocking-schedule", "2024-03-13"} {
+		if !strings.Contains(feed, s) {
+			t.Errorf("the feed lacks %q", s)
+		}
+	}
+}
+
+func TestAnnotateExplainAndFetch(t *testing.T) {
+	page, err := os.ReadFile(corpusPath("flat-movabletype.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page)
+	}))
+	defer srv.Close()
+	code, out, errOut := run(t, "", "annotate", srv.URL+"/blog/", "--explain")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(out, "<!DOCTYPE html") || !strings.Contains(out, "<!-- <item:title index=\"1\"> -->") {
+		t.Errorf("stdout is not the annotated page")
+	}
+	for _, s := range []string{"chosen: ", "other candidates, best first:", "module-list", "repeat another list's"} {
+		if !strings.Contains(errOut, s) {
+			t.Errorf("--explain lacks %q:\n%s", s, errOut)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		if !strings.HasPrefix(line, srv.URL+"/blog/: ") {
+			t.Errorf("a line of --explain is not named after the page: %q", line)
+		}
+	}
+}
+
+func TestAnnotateFailures(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.html")
+	if err := os.WriteFile(plain, []byte("<p>One paragraph.</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"annotate", plain}, 1, "no list of items found"},
+		{[]string{"annotate", filepath.Join(dir, "missing.html")}, 1, "no such file"},
+		{[]string{"annotate"}, 2, "want one FILE, URL or -"},
+		{[]string{"annotate", "--base", "relative/", plain}, 2, "not an absolute URL"},
+		{[]string{"annotate", "--tz", "Mars/Olympus", plain}, 2, "not a time zone"},
+		{[]string{"annotate", "--nope", plain}, 2, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		code, out, errOut := run(t, "", tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.msg) || out != "" {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit %d and %q", tt.args, code, len(out), errOut, tt.code, tt.msg)
+		}
+	}
+}
