@@ -110,7 +110,8 @@ func runCorpusPage(t *testing.T, cp *corpusPage) outcome {
 }
 
 // TestCorpus runs the suggester over the corpus and reports, per half and
-// per style, the share of pages whose every item comes out right.
+// per style, the share of pages whose every item comes out right; below
+// 90 % on a half fails, that being the aim.
 // DYNAMO_CORPUS_HALF=tuning limits it to the tuning half.
 func TestCorpus(t *testing.T) {
 	only := os.Getenv("DYNAMO_CORPUS_HALF")
@@ -154,7 +155,12 @@ func TestCorpus(t *testing.T) {
 		for _, s := range names {
 			parts = append(parts, fmt.Sprintf("%s %d/%d", s, styles[s].ok, styles[s].n))
 		}
-		t.Logf("%s: %d/%d pages with every item right (%.0f%%): %s", half, total.ok, total.n, 100*float64(total.ok)/float64(total.n), strings.Join(parts, ", "))
+		share := float64(total.ok) / float64(total.n)
+		t.Logf("%s: %d/%d pages with every item right (%.0f%%): %s", half, total.ok, total.n, 100*share, strings.Join(parts, ", "))
+		// The aim of issue 19, measured on the held-out half (docs/ANNOTATE.md).
+		if share < 0.9 {
+			t.Errorf("%s: %.0f%% of the pages right, below the aim of 90%%", half, 100*share)
+		}
 	}
 	for _, f := range failures {
 		t.Log("wrong: " + f)

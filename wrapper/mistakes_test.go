@@ -159,3 +159,12 @@ func TestIndexesAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// The end of an HTML tag is found as the HTML tokenizer finds it: a quote
+// right after a space opens no value (the "=" starts an attribute name), so
+// <meta ="> ends at its '>' and the annotations after it are read.
+func TestTagEndAsHTML(t *testing.T) {
+	r := wrap(`<meta =">x<!-- <item:title index="1"> -->One<!-- </item:title> --><base href="a/" title='>'><!-- <item:title index="2"> -->Two<!-- </item:title> -->`)
+	checkItems(t, r.Resource.Items, []wantItem{{"One", pageURL + "#item-1", ""}, {"Two", pageURL + "#item-2", ""}})
+	checkWarnings(t, r.Warnings, nil)
+}

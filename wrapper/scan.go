@@ -252,25 +252,64 @@ func (s *scanner) headTag(name, raw string) {
 }
 
 // htmlTagEnd returns the offset just after the '>' of the HTML tag whose
-// attributes start at i, honouring quoted attribute values as the HTML
-// tokenizer does; the end of the text when the tag is not closed.
+// attributes start at i, reading them as the HTML tokenizer does (a quote
+// opens a value only after "name="; an "=" where a name starts is part of
+// the name, as in <meta =">); the end of the text when the tag is not
+// closed.
 func htmlTagEnd(s string, i int) int {
-	for i < len(s) {
-		switch s[i] {
-		case '>':
+	const (
+		beforeName = iota
+		inName
+		afterName
+		beforeValue
+		inValue
+	)
+	state := beforeName
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '>' {
 			return i + 1
-		case '=':
-			i = skipSpace(s, i+1)
-			if i < len(s) && (s[i] == '"' || s[i] == '\'') {
-				q := strings.IndexByte(s[i+1:], s[i])
+		}
+		space := isSpace(c)
+		switch state {
+		case beforeName:
+			if !space && c != '/' {
+				state = inName
+			}
+		case inName:
+			switch {
+			case space:
+				state = afterName
+			case c == '/':
+				state = beforeName
+			case c == '=':
+				state = beforeValue
+			}
+		case afterName:
+			switch {
+			case c == '/':
+				state = beforeName
+			case c == '=':
+				state = beforeValue
+			case !space:
+				state = inName
+			}
+		case beforeValue:
+			switch {
+			case c == '"' || c == '\'':
+				q := strings.IndexByte(s[i+1:], c)
 				if q < 0 {
 					return len(s)
 				}
-				i += q + 2
-				continue
+				i += q + 1
+				state = beforeName
+			case !space:
+				state = inValue
 			}
-		default:
-			i++
+		case inValue:
+			if space {
+				state = beforeName
+			}
 		}
 	}
 	return len(s)
