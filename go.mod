@@ -3,6 +3,8 @@ module github.com/dynamo-feeds/dynamo
 go 1.26.8
 
 require (
+	github.com/andybalholm/cascadia v1.3.5
+	github.com/antchfx/htmlquery v1.3.7
 	github.com/antchfx/xmlquery v1.5.2
 	github.com/antchfx/xpath v1.3.9
 	github.com/chromedp/chromedp v0.23.0

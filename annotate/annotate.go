@@ -36,6 +36,10 @@ type Options struct {
 	ContentType string
 	// Location is the zone of dates written without one; nil means UTC.
 	Location *time.Location
+	// RSSID and Now are the resource's rssId and timestamp (zero: now),
+	// for Follow, whose result is stored.
+	RSSID string
+	Now   time.Time
 }
 
 // Result is the annotated page and what the suggester found.
@@ -56,6 +60,12 @@ type Result struct {
 	// Notes are what the webmaster should know: several lists on the page,
 	// records left out, fields found in only some items.
 	Notes []string
+
+	raw  []byte
+	opts Options
+	best *candidate
+	page *page
+	tree *treeBuilder
 }
 
 // Structure describes a candidate structure for --explain.
@@ -101,7 +111,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	t := buildTree(p.text, maphash.MakeSeed(), func(body string) []existingTag { return wrapper.CommentTags(body) })
+	t := buildTree(p.text, maphash.MakeSeed(), func(body string) []existingTag { return wrapper.CommentTags(body) }, true)
 	cands := findCandidates(t)
 	for _, c := range cands {
 		c.prescore()
@@ -139,7 +149,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	if best.fields.sampled {
 		best.fields = ch.choose(best, 0)
 	}
-	res := &Result{List: structureOf(best, true)}
+	res := &Result{List: structureOf(best, true), raw: raw, opts: opts, best: best, page: p, tree: t}
 	ex := existingAnnotations(t)
 	g := newGuard(p.text)
 	spans, notes := itemSpans(best.fields, ex, g)

@@ -28,11 +28,14 @@ type fieldChoice struct {
 // itemChoice is one item's fields, as nodes of the page.
 type itemChoice struct {
 	rec   record
-	title *node // the element whose content is the title
+	title   *node // the element whose content is the title
+	titleAt *node // the element at the title's place, title being the deepest one holding its text
 	link  *node // the <a> whose start tag is the link
 	desc  *node // an element whose content, or a text node that, is the description
-	// dateStart and dateEnd delimit the date in the text; equal when none.
+	// dateStart and dateEnd delimit the date in the text, dateAt, in
+	// which it was found; equal when none.
 	dateStart, dateEnd int
+	dateAt             *node
 
 	titleText string
 }
@@ -90,7 +93,7 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 			fc.dropped++
 			continue
 		}
-		fc.items = append(fc.items, itemChoice{rec: r, title: narrow(title.n), titleText: title.text})
+		fc.items = append(fc.items, itemChoice{rec: r, title: narrow(title.n), titleAt: title.n, titleText: title.text})
 		if len(fc.items) <= voteSample {
 			linksOf = append(linksOf, ch.linkCandidates(r, title.n, nil))
 		} else {
@@ -152,12 +155,32 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 		}
 		if d := pick(descsOf[i], fc.descKey); d != nil && fc.descKey != "" {
 			it.desc = d.n
+		} else if fc.descKey != "" {
+			// The place chosen holds the description in every record
+			// that has something there, prose or not: so the annotations
+			// and the selectors made of them agree.
+			it.desc = atPlace(it.rec, fc.descKey, it)
 		}
 		if d := pick(datesOf[i], fc.date); d != nil && fc.date != "" {
-			it.dateStart, it.dateEnd = d.start, d.end
+			it.dateStart, it.dateEnd, it.dateAt = d.start, d.end, d.n
 		}
 	}
 	return fc
+}
+
+// atPlace returns the node with the most text at a place of a record
+// that neither holds nor lies in the item's title, nor holds its link.
+func atPlace(r record, key string, it *itemChoice) *node {
+	var best *node
+	for n := range find(r, key) {
+		if n.textBytes == 0 || isAncestor(n, it.title) || isAncestor(it.titleAt, n) || it.link != nil && isAncestor(n, it.link) {
+			continue
+		}
+		if best == nil || n.textBytes > best.textBytes {
+			best = n
+		}
+	}
+	return best
 }
 
 // voteSample is how many records the places of the fields are voted on.

@@ -18,7 +18,8 @@ type node struct {
 	tag      string // lower-case element name; "" for text
 	id       string
 	class    string
-	href     string // of <a>; "" when none
+	href     string           // of <a>; "" when none
+	attrs    []html.Attribute // every attribute, undecoded, when the tree keeps them
 	parent   *node
 	children []*node
 	index    int // position among the parent's children
@@ -125,7 +126,10 @@ type annotationComment struct {
 }
 
 // buildTree reads text into a tree. It never fails: any text is some tree.
-func buildTree(text string, seed maphash.Seed, readComment func(body string) []existingTag) *treeBuilder {
+//
+// keepAttrs keeps every attribute of every element, which selectors need
+// and the suggester does not.
+func buildTree(text string, seed maphash.Seed, readComment func(body string) []existingTag, keepAttrs bool) *treeBuilder {
 	b := &treeBuilder{text: text, seed: seed, open: map[string]int{}}
 	b.root = &node{tag: "#root", close: len(text), end: len(text)}
 	b.stack = []*node{b.root}
@@ -150,6 +154,9 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 			for hasAttr {
 				var k, v []byte
 				k, v, hasAttr = z.TagAttr()
+				if keepAttrs {
+					n.attrs = append(n.attrs, html.Attribute{Key: string(k), Val: string(v)})
+				}
 				switch string(k) {
 				case "id":
 					n.id = string(v)

@@ -246,6 +246,16 @@ func (b *builder) extension(a *annot) (dynamo.Extension, bool) {
 	if e.Value == "" {
 		b.warn.add(a.open.line, "<%s> %s:%s is empty", a.name, e.Prefix, e.LocalName)
 	}
+	if e.URI == dynamo.NamespaceDynamo && e.LocalName == "enclosure" && e.Value != "" {
+		// An enclosure is a URL, resolved as links are (Dynamo's own
+		// extension; native feeds' enclosures arrive as it).
+		link, problem := resolveLink(b.base, e.Value)
+		if problem != "" {
+			b.warn.add(a.open.line, "<%s> dynamo:enclosure %s; ignored", a.name, problem)
+			return e, false
+		}
+		e.Value = link
+	}
 	if dynamo.IsDateName(e.LocalName) && e.Value != "" {
 		if t, ok := dates.Parse(e.Value, b.loc); ok {
 			e.Value = t.Format(time.RFC3339)

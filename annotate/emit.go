@@ -1,0 +1,288 @@
+package annotate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	nethtml "golang.org/x/net/html"
+)
+
+// Selectors returns the suggester's choice as XPath selectors, for a
+// selector source that follows the page as it is, and how they compare
+// with the annotations: a note when, applied to the page, they do not give
+// the annotated page's items.
+//
+// XPath is used because it says what CSS cannot: a field in the siblings
+// after an item's first element (a dt and its dd, a heading and its
+// paragraphs), a text between elements. Items are anchored at the nearest
+// ancestor with an id, or at as many ancestors as it takes to select the
+// records and nothing else; a predicate keeps out the records the
+// suggester left out (no title, no link).
+func (r *Result) Selectors() (Selectors, string, error) {
+	fc := r.best.fields
+	if len(fc.items) == 0 {
+		return Selectors{}, "", ErrNoList
+	}
+	first := fc.items[0]
+	head := first.rec.nodes[0]
+	sel := Selectors{Syntax: SyntaxXPath}
+	sel.Title = relXPath(first.rec, first.titleAt)
+	if l := firstAt(fc, func(it itemChoice) *node { return it.link }); l != nil {
+		sel.Link = relXPath(recordOf(fc, l), l)
+	}
+	if d := firstAt(fc, func(it itemChoice) *node { return it.desc }); d != nil {
+		sel.Description = relXPath(recordOf(fc, d), d)
+	}
+	if d := firstAt(fc, func(it itemChoice) *node { return it.dateAt }); d != nil {
+		if d.isText() { // the date is looked for in its element's texts
+			d = d.parent
+		}
+		sel.Date = relXPath(recordOf(fc, d), d)
+	}
+	doc, back, _ := domOf(r.page, r.tree)
+	heads := map[*node]bool{}
+	for _, rec := range r.best.records {
+		heads[rec.nodes[0]] = true
+	}
+	item, err := r.itemXPath(doc, back, head, heads)
+	if err != nil {
+		return Selectors{}, "", err
+	}
+	// Records left out by the suggester stay out: an item has a title
+	// with letters in it, and a link when most do.
+	if pred := predicate(sel.Title); pred != "" && fc.dropped > 0 {
+		item += "[" + pred + "[translate(normalize-space(.), '0123456789 .,:;/|()#-', '') != '']]"
+	}
+	if pred := predicate(sel.Link); pred != "" && fc.unlinked > 0 {
+		item += "[" + pred + "]"
+	}
+	sel.Item = item
+	c, err := sel.Compile()
+	if err != nil {
+		return Selectors{}, "", fmt.Errorf("the selectors made are wrong: %w", err)
+	}
+	note := ""
+	f, err := Follow(r.raw, c, r.opts)
+	switch {
+	case err != nil:
+		note = fmt.Sprintf("the selectors do not read the page: %v", err)
+	case !sameItems(f, r):
+		note = fmt.Sprintf("the selectors give %d items where the annotations give %d, or other titles and links: check them in the playground",
+			len(f.Wrapped.Resource.Items), len(r.Wrapped.Resource.Items))
+	}
+	return sel, note, nil
+}
+
+// sameItems reports whether selectors and annotations give the same
+// titles and links.
+func sameItems(f *Followed, r *Result) bool {
+	a, b := f.Wrapped.Resource.Items, r.Wrapped.Resource.Items
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Title != b[i].Title || a[i].Link != b[i].Link {
+			return false
+		}
+	}
+	return true
+}
+
+// firstAt returns the field's node in the first item that has one.
+func firstAt(fc *fieldChoice, field func(itemChoice) *node) *node {
+	for _, it := range fc.items {
+		if n := field(it); n != nil {
+			return n
+		}
+	}
+	return nil
+}
+
+// recordOf returns the record of the item holding n.
+func recordOf(fc *fieldChoice, n *node) record {
+	for _, it := range fc.items {
+		if it.rec.contains(n) {
+			return it.rec
+		}
+	}
+	return fc.items[0].rec
+}
+
+// relXPath writes the path from a record's first node to n: "." for the
+// node itself, child steps below it, and for a node in the siblings after
+// it, following-sibling::tag[k] counted among the run's nodes of its tag.
+func relXPath(r record, n *node) string {
+	var steps []string
+	a := n
+	for ; a != nil; a = a.parent {
+		top := -1
+		for i, t := range r.nodes {
+			if t == a {
+				top = i
+			}
+		}
+		if top >= 0 {
+			if top > 0 {
+				k := 0
+				for _, t := range r.nodes[1 : top+1] {
+					if t.tag == a.tag {
+						k++
+					}
+				}
+				name := a.tag
+				if a.isText() {
+					name = "text()"
+				}
+				steps = append(steps, "following-sibling::"+name+"["+strconv.Itoa(k)+"]")
+			}
+			break
+		}
+		steps = append(steps, xpathStep(a, false, true))
+	}
+	if len(steps) == 0 {
+		return "."
+	}
+	for i, j := 0, len(steps)-1; i < j; i, j = i+1, j-1 {
+		steps[i], steps[j] = steps[j], steps[i]
+	}
+	return strings.Join(steps, "/")
+}
+
+// xpathStep writes one element as an XPath step: its tag, and its id (when
+// anchor) or stable classes, as written; a text as text() with its
+// position among its parent's texts.
+func xpathStep(n *node, anchor, positional bool) string {
+	if n.isText() {
+		k := 0
+		for _, c := range n.parent.children {
+			if c.isText() {
+				k++
+			}
+			if c == n {
+				break
+			}
+		}
+		return "text()[" + strconv.Itoa(k) + "]"
+	}
+	s := n.tag
+	if anchor && n.id != "" {
+		return s + "[@id=" + xpathString(n.id) + "]"
+	}
+	for _, c := range strings.Fields(n.class) {
+		if len(stableClasses(c)) == 1 {
+			s += "[contains(concat(' ', normalize-space(@class), ' '), " + xpathString(" "+c+" ") + ")]"
+		}
+	}
+	// Among siblings the step would also select, the position says which.
+	if positional && n.parent != nil {
+		k, of := 0, 0
+		for _, c := range n.parent.children {
+			if !c.isText() && c.tag == n.tag && hasClasses(c, stableClasses(n.class)) {
+				of++
+				if c.start <= n.start {
+					k = of
+				}
+			}
+		}
+		if of > 1 {
+			s += "[" + strconv.Itoa(k) + "]"
+		}
+	}
+	return s
+}
+
+// hasClasses reports whether n has every one of the stable classes.
+func hasClasses(n *node, classes []string) bool {
+	have := stableClasses(n.class)
+	for _, c := range classes {
+		found := false
+		for _, h := range have {
+			found = found || h == c
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// xpathString quotes a string for XPath 1.0, which has no escapes.
+func xpathString(s string) string {
+	switch {
+	case !strings.Contains(s, "'"):
+		return "'" + s + "'"
+	case !strings.Contains(s, `"`):
+		return `"` + s + `"`
+	}
+	parts := strings.Split(s, "'")
+	return "concat('" + strings.Join(parts, `', "'", '`) + "')"
+}
+
+// predicate turns a relative path into an existence test.
+func predicate(rel string) string {
+	if rel == "." {
+		return "self::node()"
+	}
+	return rel
+}
+
+// itemXPath finds the shortest path that selects exactly the records' first
+// nodes: from the parent up, anchored at an ancestor with an id free of
+// digits where there is one, else at /html/body.
+func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head *node, heads map[*node]bool) (string, error) {
+	step := head.tag
+	if r.best.kind == "runs" {
+		step = xpathStep(head, false, false)
+	}
+	var ancestors []*node
+	for a := head.parent; a != nil && a.tag != "#root"; a = a.parent {
+		ancestors = append(ancestors, a)
+	}
+	// Positions are only written for the ancestors all records share: a
+	// list's own parents differ from record to record.
+	common := map[*node]bool{}
+	for _, a := range ancestors {
+		shared := true
+		for h := range heads {
+			shared = shared && isAncestor(a, h)
+		}
+		common[a] = shared
+	}
+	for _, positional := range []bool{false, true} {
+		for depth := 0; depth <= len(ancestors); depth++ {
+			var steps []string
+			anchored := false
+			for i := depth - 1; i >= 0; i-- {
+				a := ancestors[i]
+				st := xpathStep(a, a.id != "" && !strings.ContainsAny(a.id, "0123456789"), positional && common[a])
+				if strings.Contains(st, "@id=") {
+					steps = []string{st}
+					anchored = true
+					continue
+				}
+				steps = append(steps, st)
+			}
+			expr := "//" + strings.Join(append(steps, step), "/")
+			if depth == len(ancestors) && !anchored {
+				expr = "/html/body/" + strings.Join(append(steps, step), "/")
+			}
+			c, err := Selectors{Syntax: SyntaxXPath, Item: expr, Title: "."}.Compile()
+			if err != nil {
+				return "", err
+			}
+			got := c.item.all(doc)
+			if len(got) != len(heads) {
+				continue
+			}
+			all := true
+			for _, m := range got {
+				all = all && heads[back[m.node]]
+			}
+			if all {
+				return expr, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no XPath selects the %d records of %s and nothing else", len(heads), r.best.describe())
+}
