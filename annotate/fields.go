@@ -27,11 +27,11 @@ type fieldChoice struct {
 
 // itemChoice is one item's fields, as nodes of the page.
 type itemChoice struct {
-	rec   record
+	rec     record
 	title   *node // the element whose content is the title
 	titleAt *node // the element at the title's place, title being the deepest one holding its text
-	link  *node // the <a> whose start tag is the link
-	desc  *node // an element whose content, or a text node that, is the description
+	link    *node // the <a> whose start tag is the link
+	desc    *node // an element whose content, or a text node that, is the description
 	// dateStart and dateEnd delimit the date in the text, dateAt, in
 	// which it was found; equal when none.
 	dateStart, dateEnd int
