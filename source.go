@@ -11,9 +11,10 @@ type SourceKind string
 // The kinds of source. KindAuto is only a request: registration resolves it
 // to KindHTML or KindFeed before the source is stored.
 const (
-	KindAuto SourceKind = "auto" // detect: annotations → html, a feed → feed, else discovery
-	KindHTML SourceKind = "html" // an annotated HTML page, read by the wrapper
-	KindFeed SourceKind = "feed" // a native RSS, Atom or JSON feed
+	KindAuto      SourceKind = "auto"      // detect: annotations → html, a feed → feed, else discovery
+	KindHTML      SourceKind = "html"      // an annotated HTML page, read by the wrapper
+	KindFeed      SourceKind = "feed"      // a native RSS, Atom or JSON feed
+	KindSelectors SourceKind = "selectors" // a page read through CSS or XPath selectors (its *_selector fields)
 )
 
 // Source is one polled origin and the collection (rssId) its versions form.
@@ -35,7 +36,22 @@ type Source struct {
 	Subscribers int        `json:"subscribers"`            // weighs the source in ranking policies
 	Timezone    string     `json:"timezone,omitempty"`     // IANA name; dates without a zone are read in it
 	Paused      bool       `json:"paused"`
-	CreatedAt   time.Time  `json:"created_at" dynamo:"kept"`
+
+	// A selectors source's selectors (docs/ANNOTATE.md): where its items
+	// are, and each item's fields, as CSS selectors or XPath 1.0
+	// expressions, as SelectorSyntax says ("css", the default, or
+	// "xpath"). Only kind selectors has them.
+	SelectorSyntax      string `json:"selector_syntax,omitempty"`
+	ItemSelector        string `json:"item_selector,omitempty"`
+	TitleSelector       string `json:"title_selector,omitempty"`
+	LinkSelector        string `json:"link_selector,omitempty"`
+	DescriptionSelector string `json:"description_selector,omitempty"`
+	DateSelector        string `json:"date_selector,omitempty"`
+	AuthorSelector      string `json:"author_selector,omitempty"`
+	ImageSelector       string `json:"image_selector,omitempty"`
+	EnclosureSelector   string `json:"enclosure_selector,omitempty"`
+
+	CreatedAt time.Time `json:"created_at" dynamo:"kept"`
 
 	State   PollState     `json:"state" dynamo:"kept"`   // kept by the poller
 	Summary SourceSummary `json:"summary" dynamo:"kept"` // kept by the store, read-only
@@ -55,6 +71,10 @@ type PollState struct {
 	// Schedule is the scheduling policies' learnt state (rates, τ, λ,
 	// capacity, weekday history), opaque to the store.
 	Schedule json.RawMessage `json:"schedule,omitempty"`
+	// Warnings are the problems the last page read found (annotations,
+	// selectors, dates), with their lines, at most MaxPollWarnings; kept
+	// until a body is read again. Html and selectors sources only.
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // SourceSummary counts what the archive holds for a source.

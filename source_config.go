@@ -23,6 +23,7 @@ const (
 	MaxSourceURLLength   = 2048                // bytes of a URL
 	MaxCategoryLength    = 256                 // bytes of a category
 	MaxTitlePrefixLength = 256                 // bytes of a title prefix
+	MaxSelectorLength    = 1024                // bytes of a selector
 )
 
 // PolicySetting is the setting (SettingStore) that holds the global
@@ -46,6 +47,10 @@ func (s *Source) Normalize() {
 	for _, f := range []*string{&s.ID, &s.URL, &s.Policy, &s.Category, &s.Timezone} {
 		*f = strings.TrimSpace(*f)
 	}
+	for _, f := range s.selectorFields() {
+		*f.value = strings.TrimSpace(*f.value)
+	}
+	s.SelectorSyntax = strings.ToLower(s.SelectorSyntax)
 	s.Kind = SourceKind(strings.ToLower(strings.TrimSpace(string(s.Kind))))
 }
 
@@ -65,9 +70,12 @@ func (s *Source) Validate(policies []string) error {
 		return err
 	}
 	switch s.Kind {
-	case KindAuto, KindHTML, KindFeed:
+	case KindAuto, KindHTML, KindFeed, KindSelectors:
 	default:
-		return Invalidf("kind %q is unknown: want auto, html or feed (a source's kind must be one of them)", s.Kind)
+		return Invalidf("kind %q is unknown: want auto, html, feed or selectors (a source's kind must be one of them)", s.Kind)
+	}
+	if err := s.validateSelectors(); err != nil {
+		return err
 	}
 	if s.Interval < MinInterval || s.Interval > MaxInterval {
 		return Invalidf("interval %s must be from %s to %s, written like 90s, 15m, 2h or 1d", s.Interval, MinInterval, MaxInterval)
@@ -86,6 +94,83 @@ func (s *Source) Validate(policies []string) error {
 	}
 	if len(s.Category) > MaxCategoryLength || len(s.TitlePrefix) > MaxTitlePrefixLength {
 		return Invalidf("category and title_prefix must be at most %d bytes", MaxCategoryLength)
+	}
+	return nil
+}
+
+// selectorFields names the selector settings, with the fields they fill.
+func (s *Source) selectorFields() []struct {
+	name  string
+	value *string
+} {
+	return []struct {
+		name  string
+		value *string
+	}{
+		{"selector_syntax", &s.SelectorSyntax}, {"item_selector", &s.ItemSelector}, {"title_selector", &s.TitleSelector},
+		{"link_selector", &s.LinkSelector}, {"description_selector", &s.DescriptionSelector}, {"date_selector", &s.DateSelector},
+		{"author_selector", &s.AuthorSelector}, {"image_selector", &s.ImageSelector}, {"enclosure_selector", &s.EnclosureSelector},
+	}
+}
+
+// validateSelectors checks what the domain can of a selectors source:
+// what it needs, the syntax's name, the lengths; that the selectors parse
+// is for the one who reads them (package annotate, through sources).
+func (s *Source) validateSelectors() error {
+	set := false
+	for _, f := range s.selectorFields() {
+		if len(*f.value) > MaxSelectorLength {
+			return Invalidf("%s must be at most %d bytes", f.name, MaxSelectorLength)
+		}
+		set = set || *f.value != ""
+	}
+	if s.Kind != KindSelectors {
+		if set {
+			return Invalidf("selectors are set but kind is %s: only a source of kind selectors is read through them; set kind to selectors, or clear them", s.Kind)
+		}
+		return nil
+	}
+	switch s.SelectorSyntax {
+	case "", "css", "xpath":
+	default:
+		return Invalidf("selector_syntax %q is unknown: want css (the default) or xpath", s.SelectorSyntax)
+	}
+	if s.ItemSelector == "" {
+		return Invalidf("item_selector is required for kind selectors: it says where the page's items are")
+	}
+	if s.TitleSelector == "" && s.LinkSelector == "" && s.DescriptionSelector == "" {
+		return Invalidf("a selectors source needs title_selector, link_selector or description_selector: an item needs one of them")
+	}
+	return nil
+}
+
+// SelectorsText writes the selector settings as one JSON object (only
+// those set), as the stores keep them in one column; "" when none is set.
+func (s *Source) SelectorsText() string {
+	m := map[string]string{}
+	for _, f := range s.selectorFields() {
+		if *f.value != "" {
+			m[f.name] = *f.value
+		}
+	}
+	if len(m) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(m) // a map of strings always marshals
+	return string(b)
+}
+
+// SetSelectorsText reads what SelectorsText wrote.
+func (s *Source) SetSelectorsText(text string) error {
+	if text == "" {
+		return nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		return fmt.Errorf("selectors %q: %w", text, err)
+	}
+	for _, f := range s.selectorFields() {
+		*f.value = m[f.name]
 	}
 	return nil
 }

@@ -29,7 +29,19 @@ func TestSourceValidate(t *testing.T) {
 		{"no url", func(s *dynamo.Source) { s.URL = "" }, "url is required"},
 		{"ftp", func(s *dynamo.Source) { s.URL = "ftp://example.org/feed" }, "must be an absolute http or https URL"},
 		{"relative url", func(s *dynamo.Source) { s.URL = "/news" }, "must be an absolute http or https URL"},
-		{"kind", func(s *dynamo.Source) { s.Kind = "rss" }, `kind "rss" is unknown: want auto, html or feed`},
+		{"kind", func(s *dynamo.Source) { s.Kind = "rss" }, `kind "rss" is unknown: want auto, html, feed or selectors`},
+		{"selectors", func(s *dynamo.Source) {
+			s.Kind, s.SelectorSyntax, s.ItemSelector, s.TitleSelector = dynamo.KindSelectors, "xpath", "//li", "a"
+		}, ""},
+		{"selectors without item", func(s *dynamo.Source) { s.Kind, s.TitleSelector = dynamo.KindSelectors, "a" }, "item_selector is required for kind selectors"},
+		{"selectors without a field", func(s *dynamo.Source) { s.Kind, s.ItemSelector = dynamo.KindSelectors, "li" }, "needs title_selector, link_selector or description_selector"},
+		{"selector syntax", func(s *dynamo.Source) {
+			s.Kind, s.SelectorSyntax, s.ItemSelector, s.TitleSelector = dynamo.KindSelectors, "jquery", "li", "a"
+		}, `selector_syntax "jquery" is unknown`},
+		{"selectors on an html source", func(s *dynamo.Source) { s.ItemSelector = "li" }, "selectors are set but kind is html"},
+		{"long selector", func(s *dynamo.Source) {
+			s.Kind, s.ItemSelector, s.TitleSelector = dynamo.KindSelectors, "li", strings.Repeat("a ", 600)
+		}, "title_selector must be at most 1024 bytes"},
 		{"short interval", func(s *dynamo.Source) { s.Interval = dynamo.Duration(1e9) }, "interval 1s must be from 10s to 30d"},
 		{"long interval", func(s *dynamo.Source) { s.Interval = 31 * 24 * 3600e9 }, "must be from 10s to 30d"},
 		{"policy", func(s *dynamo.Source) { s.Policy = "bogus" }, `policy "bogus" is unknown: want one of flat, smart`},
@@ -86,7 +98,9 @@ func TestSourceNormalizeAndApplyJSON(t *testing.T) {
 // form; a field added to dynamo.Source fails it until the fixture sets it.
 func TestConfigTextRoundTrip(t *testing.T) {
 	src := dynamo.Source{ID: "a", URL: "http://x/", Kind: dynamo.KindFeed, Interval: dynamo.Duration(90e9), Policy: "smart",
-		Category: "c", TitlePrefix: "P ", Subscribers: 7, Timezone: "UTC", Paused: true}
+		Category: "c", TitlePrefix: "P ", Subscribers: 7, Timezone: "UTC", Paused: true,
+		SelectorSyntax: "xpath", ItemSelector: "//li", TitleSelector: "h2", LinkSelector: "a/@href", DescriptionSelector: "p",
+		DateSelector: "time", AuthorSelector: ".by", ImageSelector: "img/@src", EnclosureSelector: "a[@class='mp3']/@href"}
 	var copied dynamo.Source
 	for _, name := range dynamo.ConfigFields() {
 		text, set := src.ConfigText(name)
@@ -110,6 +124,35 @@ func TestConfigTextRoundTrip(t *testing.T) {
 	}
 	if _, set := (&dynamo.Source{}).ConfigText("paused"); set {
 		t.Error("a zero field reads as set")
+	}
+}
+
+// The stores keep the selectors as one text.
+func TestSelectorsText(t *testing.T) {
+	src := dynamo.Source{SelectorSyntax: "xpath", ItemSelector: "//li[@class='a \"b\"']", TitleSelector: "h2"}
+	var back dynamo.Source
+	if err := back.SetSelectorsText(src.SelectorsText()); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, src) {
+		t.Errorf("through text: %+v, want %+v", back, src)
+	}
+	if (&dynamo.Source{}).SelectorsText() != "" {
+		t.Error("no selectors should write nothing")
+	}
+}
+
+func TestKeepWarnings(t *testing.T) {
+	var ws []dynamo.Warning
+	for i := range 150 {
+		ws = append(ws, dynamo.Warning{Line: i + 1, Message: "m"})
+	}
+	kept := dynamo.KeepWarnings(ws)
+	if len(kept) != dynamo.MaxPollWarnings || kept[len(kept)-1].Message != "51 more warnings not kept" || kept[98].Line != 99 {
+		t.Errorf("kept %d, last %v", len(kept), kept[len(kept)-1])
+	}
+	if got := dynamo.KeepWarnings(ws[:3]); len(got) != 3 {
+		t.Errorf("a few warnings should be kept as they are")
 	}
 }
 

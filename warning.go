@@ -16,3 +16,17 @@ func (w Warning) String() string {
 	}
 	return fmt.Sprintf("line %d: %s", w.Line, w.Message)
 }
+
+// MaxPollWarnings bounds the warnings a source keeps of its last poll: the
+// first ones point at the mistakes, a page broken throughout repeats them.
+const MaxPollWarnings = 100
+
+// KeepWarnings bounds warnings to MaxPollWarnings, the last one counting
+// those left out.
+func KeepWarnings(ws []Warning) []Warning {
+	if len(ws) <= MaxPollWarnings {
+		return ws
+	}
+	kept := append([]Warning(nil), ws[:MaxPollWarnings-1]...)
+	return append(kept, Warning{Message: fmt.Sprintf("%d more warnings not kept", len(ws)-MaxPollWarnings+1)})
+}

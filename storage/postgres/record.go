@@ -74,11 +74,12 @@ func writeUpdate(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.
 			last_change = $7, last_status = $8, errors = $9, last_error = $10, schedule = $11,
 			lease_owner = '', lease_expires = '0001-01-01 00:00:00+00',
 			last_version_at = coalesce($12, last_version_at),
-			poll_counts = jsonb_set(poll_counts, ARRAY[$13::text], to_jsonb(coalesce((poll_counts->>$13::text)::int, 0) + 1))
+			poll_counts = jsonb_set(poll_counts, ARRAY[$13::text], to_jsonb(coalesce((poll_counts->>$13::text)::int, 0) + 1)),
+			poll_warnings = $14
 		WHERE id = $1`,
 		rec.SourceID, st.ETag, st.LastModified, st.BodyHash, stamp(st.LastPoll), stamp(st.NextPoll),
 		stamp(st.LastChange), string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule),
-		versionAt, status)
+		versionAt, status, archive.WarningsText(st.Warnings))
 	logAt := upd.Log.At
 	if logAt.IsZero() {
 		logAt = at

@@ -22,7 +22,8 @@ const sourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category,
 	s.last_status, s.errors, s.last_error, s.schedule,
 	s.title, s.last_seq, s.item_count,
 	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
-	s.last_version_at, s.poll_counts, s.lease_owner, s.lease_expires`
+	s.last_version_at, s.poll_counts, s.lease_owner, s.lease_expires,
+	s.selectors, s.poll_warnings`
 
 func scanSource(row pgx.Row) (dynamo.Source, error) {
 	var (
@@ -33,6 +34,8 @@ func scanSource(row pgx.Row) (dynamo.Source, error) {
 		schedule   []byte
 		polls      map[string]int
 		duplicates int64
+		selectors  string
+		warnings   string
 	)
 	st, sum := &s.State, &s.Summary
 	err := row.Scan(&s.ID, &s.URL, &kind, &interval, &s.Policy, &s.Category, &s.TitlePrefix,
@@ -40,9 +43,16 @@ func scanSource(row pgx.Row) (dynamo.Source, error) {
 		&st.ETag, &st.LastModified, &st.BodyHash, &st.LastPoll, &st.NextPoll, &st.LastChange,
 		&status, &st.Errors, &st.LastError, &schedule,
 		&sum.Title, &sum.Versions, &sum.Items, &duplicates,
-		&sum.LastVersionAt, &polls, &sum.LeaseOwner, &sum.LeaseExpires)
+		&sum.LastVersionAt, &polls, &sum.LeaseOwner, &sum.LeaseExpires,
+		&selectors, &warnings)
 	if err != nil {
 		return s, err
+	}
+	if err := s.SetSelectorsText(selectors); err != nil {
+		return s, err
+	}
+	if st.Warnings, err = archive.ParseWarnings(warnings); err != nil {
+		return s, fmt.Errorf("source %s: %w", s.ID, err)
 	}
 	s.Kind = dynamo.SourceKind(kind)
 	s.Interval = dynamo.Duration(interval)
@@ -89,18 +99,20 @@ func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO sources (id, url, kind, interval_ns, policy, category, title_prefix,
 				subscribers, timezone, paused, created_at,
-				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule,
+				selectors, poll_warnings)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 			ON CONFLICT (id) DO UPDATE SET url = $2, kind = $3, interval_ns = $4, policy = $5, category = $6,
 				title_prefix = $7, subscribers = $8, timezone = $9, paused = $10, created_at = $11,
 				etag = $12, last_modified = $13, body_hash = $14, last_poll = $15, next_poll = $16,
 				last_change = $17, last_status = $18, errors = $19, last_error = $20, schedule = $21,
-				removed = false, lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
+				selectors = $22, poll_warnings = $23, removed = false, lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
 			WHERE sources.removed`,
 			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category, src.TitlePrefix,
 			src.Subscribers, src.Timezone, src.Paused, src.CreatedAt,
 			st.ETag, st.LastModified, st.BodyHash, stamp(st.LastPoll), stamp(st.NextPoll), stamp(st.LastChange),
-			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule))
+			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule),
+			src.SelectorsText(), archive.WarningsText(st.Warnings))
 		if err != nil {
 			return err
 		}
@@ -155,10 +167,10 @@ func (s *Store) listSources(ctx context.Context, what, where string) ([]dynamo.S
 func (s *Store) UpdateSource(ctx context.Context, src *dynamo.Source) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE sources SET url = $2, kind = $3, interval_ns = $4, policy = $5,
-				category = $6, title_prefix = $7, subscribers = $8, timezone = $9, paused = $10
+				category = $6, title_prefix = $7, subscribers = $8, timezone = $9, paused = $10, selectors = $11
 			WHERE id = $1 AND NOT removed`,
 			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category,
-			src.TitlePrefix, src.Subscribers, src.Timezone, src.Paused)
+			src.TitlePrefix, src.Subscribers, src.Timezone, src.Paused, src.SelectorsText())
 		if err != nil {
 			return err
 		}

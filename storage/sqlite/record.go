@@ -68,10 +68,11 @@ func writeUpdate(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result 
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE sources SET etag = ?, last_modified = ?, body_hash = ?, last_poll = ?,
 			next_poll = ?, last_change = ?, last_status = ?, errors = ?, last_error = ?, schedule = ?,
-			lease_owner = '', lease_expires = ?, last_version_at = coalesce(?, last_version_at)
+			lease_owner = '', lease_expires = ?, last_version_at = coalesce(?, last_version_at), poll_warnings = ?
 		WHERE id = ?`,
 		st.ETag, st.LastModified, st.BodyHash, dbTime(st.LastPoll), dbTime(st.NextPoll), dbTime(st.LastChange),
-		string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule), zeroTime, versionAt, rec.SourceID)
+		string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule), zeroTime, versionAt,
+		archive.WarningsText(st.Warnings), rec.SourceID)
 	if err != nil {
 		return fmt.Errorf("write poll state: %w", err)
 	}

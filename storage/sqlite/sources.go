@@ -21,7 +21,7 @@ const sourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category,
 	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
 	s.last_version_at,
 	(SELECT json_group_object(p.status, p.n) FROM poll_counts p WHERE p.source_id = s.id),
-	s.lease_owner, s.lease_expires`
+	s.lease_owner, s.lease_expires, s.selectors, s.poll_warnings`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -35,6 +35,7 @@ func scanSource(row scanner) (dynamo.Source, error) {
 		polls                              string
 		created, lastPoll, nextPoll, lastC int64
 		lastVersion, leaseExpires          int64
+		selectors, warnings                string
 	)
 	st, sum := &s.State, &s.Summary
 	err := row.Scan(&s.ID, &s.URL, &kind, &interval, &s.Policy, &s.Category, &s.TitlePrefix,
@@ -42,9 +43,15 @@ func scanSource(row scanner) (dynamo.Source, error) {
 		&st.ETag, &st.LastModified, &st.BodyHash, &lastPoll, &nextPoll, &lastC,
 		&status, &st.Errors, &st.LastError, &schedule,
 		&sum.Title, &sum.Versions, &sum.Items, &sum.Duplicates,
-		&lastVersion, &polls, &sum.LeaseOwner, &leaseExpires)
+		&lastVersion, &polls, &sum.LeaseOwner, &leaseExpires, &selectors, &warnings)
 	if err != nil {
 		return s, err
+	}
+	if err := s.SetSelectorsText(selectors); err != nil {
+		return s, err
+	}
+	if st.Warnings, err = archive.ParseWarnings(warnings); err != nil {
+		return s, fmt.Errorf("source %s: %w", s.ID, err)
 	}
 	s.Kind, s.Interval, s.Paused = dynamo.SourceKind(kind), dynamo.Duration(interval), paused
 	st.LastStatus = dynamo.PollStatus(status)
@@ -96,18 +103,20 @@ func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
 	err := s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO sources (id, url, kind, interval_ns, policy, category, title_prefix,
 				subscribers, timezone, paused, created_at,
-				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
+				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule,
+				selectors, poll_warnings)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?23, ?24)
 			ON CONFLICT (id) DO UPDATE SET url = ?2, kind = ?3, interval_ns = ?4, policy = ?5, category = ?6,
 				title_prefix = ?7, subscribers = ?8, timezone = ?9, paused = ?10, created_at = ?11,
 				etag = ?12, last_modified = ?13, body_hash = ?14, last_poll = ?15, next_poll = ?16,
 				last_change = ?17, last_status = ?18, errors = ?19, last_error = ?20, schedule = ?21,
-				removed = 0, lease_owner = '', lease_expires = ?22
+				selectors = ?23, poll_warnings = ?24, removed = 0, lease_owner = '', lease_expires = ?22
 			WHERE sources.removed`,
 			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category, src.TitlePrefix,
 			src.Subscribers, src.Timezone, boolInt(src.Paused), dbTime(src.CreatedAt),
 			st.ETag, st.LastModified, st.BodyHash, dbTime(st.LastPoll), dbTime(st.NextPoll), dbTime(st.LastChange),
-			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule), zeroTime)
+			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule), zeroTime,
+			src.SelectorsText(), archive.WarningsText(st.Warnings))
 		if err != nil {
 			return err
 		}
@@ -163,10 +172,10 @@ func (s *Store) listSources(ctx context.Context, what, where string) ([]dynamo.S
 func (s *Store) UpdateSource(ctx context.Context, src *dynamo.Source) error {
 	err := s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
 		res, err := tx.ExecContext(ctx, `UPDATE sources SET url = ?, kind = ?, interval_ns = ?, policy = ?,
-				category = ?, title_prefix = ?, subscribers = ?, timezone = ?, paused = ?
+				category = ?, title_prefix = ?, subscribers = ?, timezone = ?, paused = ?, selectors = ?
 			WHERE id = ? AND NOT removed`,
 			src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category,
-			src.TitlePrefix, src.Subscribers, src.Timezone, boolInt(src.Paused), src.ID)
+			src.TitlePrefix, src.Subscribers, src.Timezone, boolInt(src.Paused), src.SelectorsText(), src.ID)
 		if err != nil {
 			return err
 		}

@@ -143,7 +143,8 @@ func testRecordPollWithoutDocument(t *testing.T, s dynamo.Store) {
 	record(t, s, "a", t0, doc("a", t0, item(1, "One")))
 	at := t0.Add(time.Hour)
 	state := dynamo.PollState{LastPoll: at, NextPoll: at.Add(2 * time.Hour), LastChange: t0,
-		LastStatus: dynamo.StatusError, Errors: 1, LastError: "connection refused"}
+		LastStatus: dynamo.StatusError, Errors: 1, LastError: "connection refused",
+		Warnings: []dynamo.Warning{{Line: 3, Message: "kept from the last page read"}}}
 	res := recordWith(t, s, "a", at, nil, func(r dynamo.PollResult) dynamo.PollUpdate {
 		if r.Version != nil || r.Seen != 0 || len(r.NewItems) != 0 {
 			t.Errorf("decide saw %+v for a poll without document", r)

@@ -14,13 +14,17 @@ import (
 // back unchanged, with an empty summary.
 func testSourceRoundTrip(t *testing.T, s dynamo.Store) {
 	ctx := context.Background()
-	want := &dynamo.Source{ID: "full", URL: "http://127.0.0.1/full?a=1&b=ü", Kind: dynamo.KindFeed,
+	want := &dynamo.Source{ID: "full", URL: "http://127.0.0.1/full?a=1&b=ü", Kind: dynamo.KindSelectors,
 		Interval: dynamo.Duration(90 * time.Second), Policy: "smart", Category: "news", TitlePrefix: "Full: ",
 		Subscribers: 7, Timezone: "Europe/Vienna", Paused: true, CreatedAt: t0.Add(-24 * time.Hour),
+		SelectorSyntax: "xpath", ItemSelector: `//li[@class="news ü"]`, TitleSelector: "h2", LinkSelector: "a/@href",
+		DescriptionSelector: "p", DateSelector: "time", AuthorSelector: "string(.//span)", ImageSelector: "img/@src",
+		EnclosureSelector: "a[@type='audio/mpeg']/@href",
 		State: dynamo.PollState{ETag: `"abc"`, LastModified: "Sun, 01 Mar 2026 11:00:00 GMT", BodyHash: "deadbeef",
 			LastPoll: t0.Add(-time.Hour), NextPoll: t0.Add(time.Hour), LastChange: t0.Add(-2 * time.Hour),
 			LastStatus: dynamo.StatusUnchanged, Errors: 2, LastError: "timeout after 10s",
-			Schedule: json.RawMessage(`{"tau":3600,"rates":[0.5,1.25],"name":"smart"}`)}}
+			Schedule: json.RawMessage(`{"tau":3600,"rates":[0.5,1.25],"name":"smart"}`),
+			Warnings: []dynamo.Warning{{Line: 0, Message: "page-wide"}, {Line: 12, Message: `<item:titel> "ü" & more`}}}}
 	if err := s.CreateSource(ctx, want); err != nil {
 		t.Fatalf("CreateSource: %v", err)
 	}
@@ -80,6 +84,7 @@ func testUpdateSource(t *testing.T, s dynamo.Store) {
 	upd.URL, upd.Kind, upd.Interval = "http://127.0.0.1/moved", dynamo.KindFeed, dynamo.Duration(2*time.Hour)
 	upd.Policy, upd.Category, upd.TitlePrefix = "hourly", "sport", "Sport: "
 	upd.Subscribers, upd.Timezone, upd.Paused = 12, "America/New_York", true
+	upd.Kind, upd.ItemSelector, upd.TitleSelector = dynamo.KindSelectors, "article", "h2 a"
 	upd.CreatedAt = t0.Add(time.Hour)
 	upd.State = dynamo.PollState{ETag: "changed", NextPoll: t0.Add(100 * time.Hour), Errors: 9}
 	upd.Summary = dynamo.SourceSummary{Versions: 99}

@@ -160,3 +160,25 @@ func share(part, whole int) float64 {
 	}
 	return float64(part) / float64(whole)
 }
+
+// WarningsText writes a poll's warnings as the stores keep them, one JSON
+// array; "" for none.
+func WarningsText(ws []dynamo.Warning) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(ws) // lines and messages always marshal
+	return string(b)
+}
+
+// ParseWarnings reads what WarningsText wrote.
+func ParseWarnings(text string) ([]dynamo.Warning, error) {
+	if text == "" {
+		return nil, nil
+	}
+	var ws []dynamo.Warning
+	if err := json.Unmarshal([]byte(text), &ws); err != nil {
+		return nil, fmt.Errorf("poll warnings: %w", err)
+	}
+	return ws, nil
+}

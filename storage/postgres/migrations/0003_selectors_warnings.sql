@@ -1,0 +1,6 @@
+-- Selector sources keep their selectors (dynamo.Source.SelectorsText, one
+-- JSON object), and every source the warnings of the last page it read
+-- (PollState.Warnings, one JSON array).
+ALTER TABLE sources
+    ADD COLUMN selectors     text NOT NULL DEFAULT '',
+    ADD COLUMN poll_warnings text NOT NULL DEFAULT '';
