@@ -40,6 +40,23 @@ type Selectors struct {
 	Enclosure   string // becomes a dynamo:enclosure extension, an absolute URL
 }
 
+// SourceSelectors are a selectors source's selectors.
+func SourceSelectors(src *dynamo.Source) Selectors {
+	return Selectors{
+		Syntax: src.SelectorSyntax, Item: src.ItemSelector, Title: src.TitleSelector, Link: src.LinkSelector,
+		Description: src.DescriptionSelector, Date: src.DateSelector, Author: src.AuthorSelector,
+		Image: src.ImageSelector, Enclosure: src.EnclosureSelector,
+	}
+}
+
+// SetOn makes src a selectors source reading the page through s.
+func (s Selectors) SetOn(src *dynamo.Source) {
+	src.Kind = dynamo.KindSelectors
+	src.SelectorSyntax, src.ItemSelector, src.TitleSelector, src.LinkSelector = s.Syntax, s.Item, s.Title, s.Link
+	src.DescriptionSelector, src.DateSelector, src.AuthorSelector = s.Description, s.Date, s.Author
+	src.ImageSelector, src.EnclosureSelector = s.Image, s.Enclosure
+}
+
 // The selector syntaxes.
 const (
 	SyntaxCSS   = "css"

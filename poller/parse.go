@@ -5,16 +5,18 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/annotate"
 	"github.com/dynamo-feeds/dynamo/nativefeed"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
 // parse reads a fetched body as the source's kind says: an annotated page
-// through the wrapper, a native feed through nativefeed; kind auto decides
-// by the body. It returns the document, with each item's fingerprint set,
-// and the feed's own ttl (zero for pages).
-func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (*dynamo.Resource, time.Duration, error) {
+// through the wrapper, a page through its selectors, a native feed through
+// nativefeed; kind auto decides by the body. It returns the document, with
+// each item's fingerprint set, the feed's own ttl (zero for pages), and
+// the warnings of a page.
+func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (*dynamo.Resource, time.Duration, []dynamo.Warning, error) {
 	loc := time.UTC
 	if src.Timezone != "" {
 		if l, err := time.LoadLocation(src.Timezone); err == nil {
@@ -29,8 +31,9 @@ func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (
 		}
 	}
 	var (
-		doc *dynamo.Resource
-		ttl time.Duration
+		doc      *dynamo.Resource
+		ttl      time.Duration
+		warnings []dynamo.Warning
 	)
 	switch kind {
 	case dynamo.KindFeed:
@@ -38,21 +41,34 @@ func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (
 			URL: resp.URL, RSSID: src.ID, Location: loc, Now: at,
 		})
 		if err != nil {
-			return nil, 0, fmt.Errorf("read feed %s: %w", resp.URL, err)
+			return nil, 0, nil, fmt.Errorf("read feed %s: %w", resp.URL, err)
 		}
 		doc, ttl = res.Resource, res.TTL
+	case dynamo.KindSelectors:
+		c, err := annotate.SourceSelectors(src).Compile()
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("read page %s: %w", resp.URL, err)
+		}
+		res, err := annotate.Follow(resp.Body, c, annotate.Options{
+			URL: resp.URL, RSSID: src.ID, ContentType: resp.ContentType, Location: loc, Now: at,
+		})
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("read page %s: %w", resp.URL, err)
+		}
+		doc, warnings = res.Wrapped.Resource, res.Warnings
 	default:
 		if !wrapper.HasAnnotations(resp.Body) {
-			return nil, 0, fmt.Errorf("read page %s: no annotations found (SPEC §2); is it a feed? set kind to feed or auto", resp.URL)
+			return nil, 0, nil, fmt.Errorf("read page %s: no annotations found (SPEC §2); is it a feed? set kind to feed or auto", resp.URL)
 		}
 		res := wrapper.Wrap(resp.Body, wrapper.Options{
 			URL: resp.URL, RSSID: src.ID, ContentType: resp.ContentType, Location: loc, Now: at,
 		})
-		doc = res.Resource
+		doc, warnings = res.Resource, res.Warnings
 	}
 	for i := range doc.Items {
 		it := &doc.Items[i]
 		it.Fingerprint = fingerprints.fingerprint(it.Title, it.Description, src.TitlePrefix)
 	}
-	return doc, ttl, nil
+	return doc, ttl, warnings, nil
 }
+

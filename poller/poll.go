@@ -19,6 +19,10 @@ type read struct {
 	document *dynamo.Resource // nil unless a body was parsed
 	notBelow time.Time        // the origin's freshness floor
 	err      error            // why the poll failed
+	// parsed says a body was read, and warnings what reading it found:
+	// they replace the source's kept warnings.
+	parsed   bool
+	warnings []dynamo.Warning
 }
 
 // poll fetches a leased source, records what it found and returns the
@@ -96,7 +100,8 @@ func (p *Poller) retrieve(ctx context.Context, src *dynamo.Source, at time.Time)
 	case resp.BodyHash == src.State.BodyHash && src.State.BodyHash != "":
 		r.status = dynamo.StatusUnchanged
 	default:
-		doc, ttl, err := p.parse(src, resp, at)
+		doc, ttl, warnings, err := p.parse(src, resp, at)
+		r.parsed, r.warnings = true, warnings
 		if err != nil {
 			r.status, r.err = dynamo.StatusError, err
 			return r
@@ -115,6 +120,9 @@ func (p *Poller) update(src *dynamo.Source, r read, res dynamo.PollResult, at ti
 	state := src.State
 	state.LastPoll = at
 	state.LastStatus = r.status
+	if r.parsed {
+		state.Warnings = dynamo.KeepWarnings(r.warnings)
+	}
 	ps, err := policySource(src)
 	if err != nil {
 		p.cfg.Logger.Warn("schedule state unreadable; starting afresh", "source", src.ID, "err", err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/annotate"
 	"github.com/dynamo-feeds/dynamo/discovery"
 )
 
@@ -48,7 +49,16 @@ type Service struct {
 // Normalize and Validate, with the service's policies).
 func (s *Service) Check(src *dynamo.Source) error {
 	src.Normalize()
-	return src.Validate(s.Policies)
+	if err := src.Validate(s.Policies); err != nil {
+		return err
+	}
+	if src.Kind == dynamo.KindSelectors {
+		// That the selectors parse is known only to what reads them.
+		if _, err := annotate.SourceSelectors(src).Compile(); err != nil {
+			return dynamo.Invalidf("%v", err)
+		}
+	}
+	return nil
 }
 
 // resolve resolves kind auto with the configured Resolver, if any. Its

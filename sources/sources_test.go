@@ -94,6 +94,24 @@ func TestCreateChangeApply(t *testing.T) {
 	}
 }
 
+// A selectors source's selectors must parse to be registered.
+func TestSelectorsSourceChecked(t *testing.T) {
+	svc := newService(t)
+	ctx := context.Background()
+	src := dynamo.NewSource("council", "http://example.org/news")
+	src.Kind, src.ItemSelector, src.TitleSelector = dynamo.KindSelectors, "ul.news > li", "a["
+	if _, err := svc.Create(ctx, src); !errors.Is(err, dynamo.ErrInvalid) || !strings.Contains(err.Error(), `title selector "a[" is not a CSS selector`) {
+		t.Errorf("an unparsable selector: %v, want ErrInvalid naming it", err)
+	}
+	src.TitleSelector = "a"
+	if _, err := svc.Create(ctx, src); err != nil {
+		t.Fatalf("a selectors source: %v", err)
+	}
+	if got, err := svc.Store.Source(ctx, "council"); err != nil || got.Kind != dynamo.KindSelectors || got.ItemSelector != "ul.news > li" {
+		t.Errorf("stored %+v (%v)", got, err)
+	}
+}
+
 func TestImport(t *testing.T) {
 	svc := newService(t)
 	ctx := context.Background()
