@@ -71,4 +71,3 @@ func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (
 	}
 	return doc, ttl, warnings, nil
 }
-
