@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/annotate"
 )
 
@@ -16,13 +18,15 @@ func init() {
 	register("annotate", "suggest the annotations of a page that has none (prints the annotated page)", runAnnotate)
 }
 
-const annotateUsage = `usage: dynamo annotate [--base URL] [--tz ZONE] [--timeout DURATION] [--explain] FILE|URL|-
+const annotateUsage = `usage: dynamo annotate [--base URL] [--tz ZONE] [--timeout DURATION] [--explain] [--selectors] FILE|URL|-
 
 Finds the list of items on an HTML page (a list, a table, cards, a
 definition list, a legacy table layout), chooses each item's title, link,
 description and date, and prints the page with the annotations inserted as
 comments. Every byte outside the inserted comments is the page's own, so
 the result can be diffed and deployed; "dynamo wrap" of it gives the items.
+With --selectors it prints instead the same choice as a selectors source
+(JSON, as POST /api/sources takes it): for pages one cannot edit.
 What was chosen, and the page's other lists, are noted on standard error;
 --explain says why, with the other candidates and why they lost. The exit
 code is 1 when the page cannot be read or holds no list, 2 for a mistake on
@@ -33,7 +37,7 @@ flags:
 
 type annotateConfig struct {
 	wrapConfig
-	explain bool
+	explain, selectors bool
 }
 
 func runAnnotate(ctx context.Context, args []string, s stdio) int {
@@ -68,11 +72,47 @@ func runAnnotate(ctx context.Context, args []string, s stdio) int {
 	for _, w := range in.warnings {
 		fmt.Fprintf(s.err, "%s: %s\n", in.name, w)
 	}
-	if _, err := s.out.Write(res.Page); err != nil {
+	out := res.Page
+	if cfg.selectors {
+		if out, err = selectorsSource(res, base, in.name, s.err); err != nil {
+			fmt.Fprintf(s.err, "dynamo annotate: %s: %v\n", in.name, err)
+			return 1
+		}
+	}
+	if _, err := s.out.Write(out); err != nil {
 		fmt.Fprintf(s.err, "dynamo annotate: writing the output: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// selectorsSource writes the suggester's choice as a selectors source, in
+// the JSON the admin API takes: its settings as dynamo.ConfigFields names
+// them, with its url and a derived id when the page's URL is known.
+func selectorsSource(res *annotate.Result, base, name string, errOut io.Writer) ([]byte, error) {
+	sel, note, err := res.Selectors()
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		fmt.Fprintf(errOut, "%s: %s\n", name, note)
+	}
+	src := dynamo.NewSource("", "")
+	if u, err := url.Parse(base); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		src.URL, src.ID = base, dynamo.DeriveSourceID(base)
+	}
+	sel.SetOn(src)
+	fields := map[string]string{}
+	for _, f := range dynamo.ConfigFields() {
+		if text, set := src.ConfigText(f); set {
+			fields[f] = text
+		}
+	}
+	out, err := json.MarshalIndent(fields, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
 }
 
 // prefixWriter starts every line with a prefix, as warnings are printed.
@@ -102,6 +142,7 @@ func parseAnnotateArgs(args []string, errOut io.Writer) (cfg annotateConfig, cod
 	tz := fs.String("tz", "UTC", "IANA time `zone` of dates written on the page without one")
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "time allowed to fetch a URL, redirects and body included")
 	fs.BoolVar(&cfg.explain, "explain", false, "say on standard error which structure was chosen, the other candidates and why they lost")
+	fs.BoolVar(&cfg.selectors, "selectors", false, "print the choice as a selectors source (JSON for POST /api/sources) instead of the annotated page")
 	positional, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return cfg, code, false

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/annotate"
 	"github.com/dynamo-feeds/dynamo/internal/verify"
 )
 
@@ -90,5 +92,33 @@ func TestAnnotateFailures(t *testing.T) {
 		if code != tt.code || !strings.Contains(errOut, tt.msg) || out != "" {
 			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit %d and %q", tt.args, code, len(out), errOut, tt.code, tt.msg)
 		}
+	}
+}
+
+// --selectors prints a selectors source the admin API takes, which reads
+// the page's items.
+func TestAnnotateSelectors(t *testing.T) {
+	code, out, errOut := run(t, "", "annotate", "--selectors", "--base", "https://dnr.westland.example/news", corpusPath("gov-press-ul.html"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	src := dynamo.NewSource("", "")
+	if err := src.ApplyJSON([]byte(out)); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if err := src.Validate(nil); err != nil || src.Kind != dynamo.KindSelectors || src.URL != "https://dnr.westland.example/news" {
+		t.Fatalf("%+v: %v", src, err)
+	}
+	c, err := annotate.SourceSelectors(src).Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(corpusPath("gov-press-ul.html"))
+	f, err := annotate.Follow(page, c, annotate.Options{URL: src.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if items := f.Wrapped.Resource.Items; len(items) != 7 || items[6].Title != "Governor names new State Parks director" {
+		t.Errorf("items %+v", items)
 	}
 }
