@@ -27,6 +27,11 @@ import (
 // (Entry.Extra); Write binds it to the prefix "dynamo".
 const Namespace = "https://github.com/dynamo-feeds/dynamo/ns/opml"
 
+// FreshRSSNamespace is the namespace of FreshRSS's attributes on outlines
+// (Entry.FreshRSS), such as the XPath expressions of its "HTML + XPath"
+// feeds; Write binds it to the prefix "frss", as FreshRSS does.
+const FreshRSSNamespace = "https://freshrss.org/opml"
+
 // Limits of Parse. The largest subscription lists people keep hold a few
 // thousand feeds in well under a megabyte.
 const (
@@ -46,6 +51,13 @@ type Entry struct {
 	// Extra holds the outline's attributes in Namespace, by local name
 	// (Dynamo's source settings); nil when it has none.
 	Extra map[string]string
+	// Type is the outline's type when it says the subscription is not a
+	// feed (FreshRSS's "HTML+XPath"), as written; "" for a feed (rss,
+	// atom, none), which Write writes as "rss".
+	Type string
+	// FreshRSS holds the outline's attributes in FreshRSSNamespace, by
+	// local name (xPathItem, xPathItemTitle…); nil when it has none.
+	FreshRSS map[string]string
 }
 
 // Parse reads an OPML document and returns its subscriptions, in document
@@ -163,13 +175,20 @@ func (p *parser) end(t xml.EndElement) error {
 // folder for the outlines inside it.
 func (p *parser) outline(attrs []xml.Attr) error {
 	a := map[string]string{}
-	var extra map[string]string
+	var extra, frss map[string]string
 	for _, at := range attrs {
 		if at.Name.Space == Namespace || strings.EqualFold(at.Name.Space, "dynamo") {
 			if extra == nil {
 				extra = map[string]string{}
 			}
 			extra[at.Name.Local] = at.Value
+			continue
+		}
+		if at.Name.Space == FreshRSSNamespace || strings.EqualFold(at.Name.Space, "frss") {
+			if frss == nil {
+				frss = map[string]string{}
+			}
+			frss[at.Name.Local] = at.Value
 			continue
 		}
 		if at.Name.Space != "" {
@@ -204,8 +223,18 @@ func (p *parser) outline(attrs []xml.Attr) error {
 	}
 	p.entries = append(p.entries, Entry{
 		Title: title, XMLURL: feed, HTMLURL: strings.TrimSpace(a["htmlurl"]), Category: category, Extra: extra,
+		Type: nonFeedType(a["type"]), FreshRSS: frss,
 	})
 	return nil
+}
+
+// nonFeedType is an outline's type when it is not a feed's.
+func nonFeedType(t string) string {
+	switch t = strings.TrimSpace(t); strings.ToLower(t) {
+	case "", "rss", "atom", "link", "feed":
+		return ""
+	}
+	return t
 }
 
 // joinPath returns the category path of the open folders.
@@ -259,7 +288,7 @@ func (f *folder) sub(name string) *folder {
 // entry needs an XMLURL, and Extra's keys must be XML names.
 func Write(w io.Writer, entries []Entry) error {
 	root := &folder{}
-	namespaced := false
+	namespaced, freshRSS := false, false
 	for i, e := range entries {
 		if strings.TrimSpace(e.XMLURL) == "" {
 			return fmt.Errorf("opml: entry %d (%q) has no xmlUrl", i+1, e.Title)
@@ -269,6 +298,12 @@ func Write(w io.Writer, entries []Entry) error {
 				return fmt.Errorf("opml: entry %d (%q): %q is not an XML attribute name", i+1, e.Title, k)
 			}
 			namespaced = true
+		}
+		for k := range e.FreshRSS {
+			if !isName(k) {
+				return fmt.Errorf("opml: entry %d (%q): %q is not an XML attribute name", i+1, e.Title, k)
+			}
+			freshRSS = true
 		}
 		f := root
 		if c := NormalizeCategory(e.Category); c != "" {
@@ -284,6 +319,9 @@ func Write(w io.Writer, entries []Entry) error {
 	if namespaced {
 		b.WriteString(` xmlns:dynamo="` + Namespace + `"`)
 	}
+	if freshRSS {
+		b.WriteString(` xmlns:frss="` + FreshRSSNamespace + `"`)
+	}
 	b.WriteString(">\n  <head>\n    <title>Dynamo sources</title>\n  </head>\n  <body>\n")
 	writeFolder(&b, root, 2)
 	b.WriteString("  </body>\n</opml>\n")
@@ -298,7 +336,12 @@ func Write(w io.Writer, entries []Entry) error {
 func writeFolder(b *bytes.Buffer, f *folder, depth int) {
 	indent := strings.Repeat("  ", depth)
 	for _, e := range f.entries {
-		b.WriteString(indent + `<outline type="rss"`)
+		typ := e.Type
+		if typ == "" {
+			typ = "rss"
+		}
+		b.WriteString(indent + "<outline")
+		attr(b, "type", typ)
 		attr(b, "text", e.Title)
 		attr(b, "title", e.Title)
 		attr(b, "xmlUrl", strings.TrimSpace(e.XMLURL))
@@ -312,6 +355,14 @@ func writeFolder(b *bytes.Buffer, f *folder, depth int) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			attr(b, "dynamo:"+k, e.Extra[k])
+		}
+		keys = keys[:0]
+		for k := range e.FreshRSS {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			attr(b, "frss:"+k, e.FreshRSS[k])
 		}
 		b.WriteString("/>\n")
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 )
@@ -35,8 +36,35 @@ func WriteSources(w io.Writer, sources []dynamo.Source, base string) error {
 	return Write(w, entries)
 }
 
-// SourceEntry is one source's outline (see WriteSources).
+// freshRSSSelectors map FreshRSS's XPath attributes to a selectors
+// source's settings. FreshRSS's xPathItemTimeFormat, xPathItemCategories
+// and xPathItemUid have no counterpart (Dynamo reads dates leniently and
+// derives ids) and are not kept.
+var freshRSSSelectors = []struct{ attr, field string }{
+	{"xPathItem", "item_selector"},
+	{"xPathItemTitle", "title_selector"},
+	{"xPathItemContent", "description_selector"},
+	{"xPathItemUri", "link_selector"},
+	{"xPathItemTimestamp", "date_selector"},
+	{"xPathItemAuthor", "author_selector"},
+	{"xPathItemThumbnail", "image_selector"},
+}
+
+// FreshRSSXPath is the outline type of FreshRSS's "HTML + XPath" feeds: a
+// page read through XPath expressions, Dynamo's kind selectors.
+const FreshRSSXPath = "HTML+XPath"
+
+// SourceEntry is one source's outline (see WriteSources). A selectors
+// source in XPath is written as FreshRSS writes an "HTML + XPath" feed, so
+// that FreshRSS, and Dynamo, read it back: type HTML+XPath, the page as
+// xmlUrl and htmlUrl, its selectors in frss: attributes, its refresh
+// interval (when not the default; negative when paused, as FreshRSS mutes
+// a feed) as frss:ttl, and in dynamo: attributes
+// only the settings a FreshRSS import would not give.
 func SourceEntry(src *dynamo.Source, base string) Entry {
+	if src.Kind == dynamo.KindSelectors && src.SelectorSyntax == "xpath" {
+		return freshRSSEntry(src)
+	}
 	title := src.Summary.Title
 	if title == "" {
 		title = src.ID
@@ -62,6 +90,42 @@ func SourceEntry(src *dynamo.Source, base string) Entry {
 	return e
 }
 
+// freshRSSEntry writes a selectors source in XPath as FreshRSS writes an
+// "HTML + XPath" feed.
+func freshRSSEntry(src *dynamo.Source) Entry {
+	title := src.Summary.Title
+	if title == "" {
+		title = src.ID
+	}
+	e := Entry{Title: title, XMLURL: src.URL, HTMLURL: src.URL, Category: src.Category, Type: FreshRSSXPath,
+		FreshRSS: map[string]string{}, Extra: map[string]string{}}
+	implied := map[string]bool{"kind": true, "url": true, "selector_syntax": true}
+	for _, m := range freshRSSSelectors {
+		implied[m.field] = true
+		if text, set := src.ConfigText(m.field); set {
+			e.FreshRSS[m.attr] = text
+		}
+	}
+	secs := int64(time.Duration(src.Interval) / time.Second)
+	switch {
+	case src.Paused: // FreshRSS's muted feed
+		e.FreshRSS["ttl"] = strconv.FormatInt(-secs, 10)
+	case src.Interval != dynamo.DefaultInterval:
+		e.FreshRSS["ttl"] = strconv.FormatInt(secs, 10)
+	}
+	implied["interval"], implied["paused"] = true, true
+	if src.ID == dynamo.DeriveSourceID(src.URL) {
+		implied["id"] = true
+	}
+	for _, name := range dynamo.ConfigFields() {
+		text, set := src.ConfigText(name)
+		if set && !implied[name] && (name != "category" || NormalizeCategory(text) != text) {
+			e.Extra[name] = text
+		}
+	}
+	return e
+}
+
 // EntrySource makes the source an entry describes: the feed at its xmlUrl,
 // in its category, with the settings of its dynamo: attributes, and
 // otherwise the defaults of a registration, except that an entry without
@@ -70,9 +134,22 @@ func SourceEntry(src *dynamo.Source, base string) Entry {
 // derived says so. The source is neither normalized nor validated; an
 // attribute that does not read, or is not a setting, is an error wrapping
 // dynamo.ErrInvalid.
+//
+// A FreshRSS "HTML + XPath" outline (type HTML+XPath) is a selectors
+// source on its xmlUrl, its frss:xPath… attributes its selectors, its
+// frss:ttl its interval (a negative one pauses it); FreshRSS's other kinds of scraped feed (XML+XPath,
+// JSON+DotNotation…) are refused with the reason.
 func EntrySource(e Entry) (src *dynamo.Source, derived bool, err error) {
 	src = dynamo.NewSource("", strings.TrimSpace(e.XMLURL))
 	src.Kind, src.Category = dynamo.KindFeed, e.Category
+	switch {
+	case strings.EqualFold(e.Type, FreshRSSXPath):
+		if err := freshRSSSource(src, e); err != nil {
+			return src, false, err
+		}
+	case e.Type != "":
+		return src, false, dynamo.Invalidf("outline type %s is not one Dynamo reads: it follows feeds, annotated pages, and HTML+XPath pages", e.Type)
+	}
 	fields := dynamo.ConfigFields()
 	var unknown []string
 	for k := range e.Extra {
@@ -97,4 +174,29 @@ func EntrySource(e Entry) (src *dynamo.Source, derived bool, err error) {
 		src.ID = dynamo.DeriveSourceID(strings.TrimSpace(src.URL))
 	}
 	return src, derived, nil
+}
+
+// freshRSSSource makes src the selectors source an HTML+XPath outline
+// describes.
+func freshRSSSource(src *dynamo.Source, e Entry) error {
+	src.Kind, src.SelectorSyntax = dynamo.KindSelectors, "xpath"
+	for _, m := range freshRSSSelectors {
+		if v, ok := e.FreshRSS[m.attr]; ok {
+			if err := src.SetConfigText(m.field, v); err != nil {
+				return fmt.Errorf("frss:%s: %w", m.attr, err)
+			}
+		}
+	}
+	if ttl := strings.TrimSpace(e.FreshRSS["ttl"]); ttl != "" {
+		secs, err := strconv.Atoi(ttl)
+		switch {
+		case err != nil:
+			return dynamo.Invalidf("frss:ttl %q is not a number of seconds", ttl)
+		case secs > 0:
+			src.Interval = dynamo.Duration(time.Duration(secs) * time.Second)
+		case secs < 0: // FreshRSS's muted feed
+			src.Paused, src.Interval = true, dynamo.Duration(time.Duration(-secs)*time.Second)
+		}
+	}
+	return nil
 }

@@ -55,3 +55,32 @@ func TestEntrySource(t *testing.T) {
 		}
 	}
 }
+
+// FreshRSS's "HTML + XPath" outlines are selectors sources, and selectors
+// sources in XPath are written back as FreshRSS writes them.
+func TestFreshRSSOutlines(t *testing.T) {
+	e := opml.Entry{Title: "Town", XMLURL: "https://town.example/news", HTMLURL: "https://town.example/news", Category: "Local",
+		Type: "HTML+XPath", FreshRSS: map[string]string{"xPathItem": "//article", "xPathItemTitle": "descendant::h2",
+			"xPathItemUri": "descendant::a/@href", "xPathItemThumbnail": "descendant::img/@src", "xPathItemAuthor": `"Anonymous"`,
+			"xPathItemTimeFormat": "d/m/Y", "ttl": "-1800"}}
+	src, derived, err := opml.EntrySource(e)
+	if err != nil || !derived {
+		t.Fatalf("%v (derived %v)", err, derived)
+	}
+	if src.Kind != dynamo.KindSelectors || src.SelectorSyntax != "xpath" || src.ItemSelector != "//article" || src.TitleSelector != "descendant::h2" ||
+		src.LinkSelector != "descendant::a/@href" || src.ImageSelector != "descendant::img/@src" || src.AuthorSelector != `"Anonymous"` ||
+		!src.Paused || time.Duration(src.Interval) != 30*time.Minute || src.ID != "town.example-news" {
+		t.Errorf("source %+v", src)
+	}
+	back := opml.SourceEntry(src, "http://dynamo.example")
+	delete(e.FreshRSS, "xPathItemTimeFormat") // not kept
+	e.Title = src.ID                          // the channel's title once polled; the id before
+	if !reflect.DeepEqual(back, opml.Entry{Title: e.Title, XMLURL: e.XMLURL, HTMLURL: e.HTMLURL, Category: e.Category, Type: e.Type, FreshRSS: e.FreshRSS, Extra: map[string]string{}}) {
+		t.Errorf("written back as %+v", back)
+	}
+	for _, typ := range []string{"XML+XPath", "JSON+DotNotation"} {
+		if _, _, err := opml.EntrySource(opml.Entry{XMLURL: "https://x.example/", Type: typ}); err == nil || !strings.Contains(err.Error(), "outline type "+typ+" is not one Dynamo reads") {
+			t.Errorf("type %s: %v", typ, err)
+		}
+	}
+}

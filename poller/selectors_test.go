@@ -1,8 +1,10 @@
 package poller_test
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"reflect"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/annotate"
+	"github.com/dynamo-feeds/dynamo/opml"
+	"github.com/dynamo-feeds/dynamo/sources"
 )
 
 // A selectors source is polled like any page: its items archived, its
@@ -146,5 +150,78 @@ func TestCorpusSelectorSources(t *testing.T) {
 				t.Errorf("%s: item %d archived as %q %s, annotate gives %q %s", id, i+1, doc.Items[i].Title, doc.Items[i].Link, want[i].Title, want[i].Link)
 			}
 		}
+	}
+}
+
+// freshRSSOPML is an export of FreshRSS with one "HTML + XPath" feed and
+// one ordinary feed, in a folder.
+const freshRSSOPML = `<?xml version="1.0" encoding="UTF-8"?>
+<opml version="2.0">
+	<head><title>FreshRSS</title></head>
+	<body>
+		<outline text="Council">
+			<outline xmlns:frss="https://freshrss.org/opml" text="Notices – Clearwater County" type="HTML+XPath"
+				xmlUrl="ORIGIN/notices" htmlUrl="ORIGIN/notices"
+				frss:xPathItem="//dl[@class='notices']/dt" frss:xPathItemTitle="normalize-space(a)"
+				frss:xPathItemUri="a/@href" frss:xPathItemContent="following-sibling::dd[2]"
+				frss:xPathItemTimestamp="following-sibling::dd[1]" frss:ttl="7200"/>
+		</outline>
+	</body>
+</opml>`
+
+const noticesPage = `<html><head><title>Notices – Clearwater County</title></head><body>
+<dl class="notices">
+<dt><a href="/n/31.pdf">Notice of Hearing: Old Mill Road</a></dt><dd class="posted">Posted: 03/13/2024</dd><dd>The Board will hear comments on April 2.</dd>
+<dt><a href="/n/30.pdf">Invitation to Bid: Gravel</a></dt><dd class="posted">Posted: 03/08/2024</dd><dd>Sealed bids are due on March 28.</dd>
+</dl></body></html>`
+
+// FreshRSS-style OPML in, a polled selectors source, the same OPML out.
+func TestFreshRSSOPMLRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/notices", page{body: noticesPage})
+	in := strings.ReplaceAll(freshRSSOPML, "ORIGIN", o.URL)
+	entries, err := opml.Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &sources.Service{Store: st}
+	results, err := svc.Import(ctx, entries, nil)
+	if err != nil || len(results) != 1 || results[0].Outcome != sources.ImportRegistered {
+		t.Fatalf("import: %+v (%v)", results, err)
+	}
+	id := results[0].ID
+	src, err := st.Source(ctx, id)
+	if err != nil || src.Kind != dynamo.KindSelectors || src.SelectorSyntax != "xpath" || src.Category != "Council" || time.Duration(src.Interval) != 2*time.Hour {
+		t.Fatalf("imported %+v (%v)", src, err)
+	}
+	p := newPoller(t, st)
+	if out := pollNow(t, p, id); out.Status != dynamo.StatusChanged || out.NewItems != 2 {
+		t.Fatalf("poll: %+v", out)
+	}
+	doc, _, err := st.Document(ctx, id, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := doc.Items[0].Date()
+	if doc.Items[0].Title != "Notice of Hearing: Old Mill Road" || doc.Items[0].Link != o.URL+"/n/31.pdf" ||
+		doc.Items[0].Description != "The Board will hear comments on April 2." || d.Format("2006-01-02") != "2024-03-13" {
+		t.Errorf("item %+v", doc.Items[0])
+	}
+	list, err := st.Sources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := opml.WriteSources(&out, list, "http://dynamo.example"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := opml.Parse(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, entries) {
+		t.Errorf("OPML out\n %+v\nwant what came in\n %+v\n%s", back, entries, out.String())
 	}
 }
