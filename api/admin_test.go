@@ -2,9 +2,11 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -342,4 +344,41 @@ func TestHealthAndMetrics(t *testing.T) {
 	}
 	e.store.Close()
 	e.get("/healthz").must(t, http.StatusServiceUnavailable, "healthz with the store closed")
+}
+
+// GET /api/sources/{id} says the warnings of the page read last, with
+// their lines.
+func TestSourceWarnings(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, open func(testing.TB) dynamo.Store) {
+		e := newEnv(t, open(t))
+		ctx := context.Background()
+		src := &dynamo.Source{ID: "w", URL: "http://127.0.0.1/w", Kind: dynamo.KindHTML, Interval: dynamo.DefaultInterval}
+		if err := e.store.CreateSource(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Warnings []dynamo.Warning `json:"warnings"`
+		}
+		e.getJSON("/api/sources/w", &got)
+		if got.Warnings == nil || len(got.Warnings) != 0 {
+			t.Errorf("warnings of a source never polled: %v, want []", got.Warnings)
+		}
+		now := time.Now()
+		if _, err := e.store.LeaseSource(ctx, "w", "p", now, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		want := []dynamo.Warning{{Line: 7, Message: "unknown annotation <item:titel> ignored; did you mean <item:title>?"}}
+		_, err := e.store.RecordPoll(ctx, dynamo.PollRecord{SourceID: "w", Owner: "p", At: now}, func(dynamo.PollResult) dynamo.PollUpdate {
+			return dynamo.PollUpdate{State: dynamo.PollState{LastPoll: now, NextPoll: now.Add(time.Hour), LastStatus: dynamo.StatusUnchanged, Warnings: want},
+				Log: dynamo.PollLogEntry{At: now, Status: dynamo.StatusUnchanged}}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.getJSON("/api/sources/w", &got)
+		if !reflect.DeepEqual(got.Warnings, want) {
+			t.Errorf("warnings %v, want %v", got.Warnings, want)
+		}
+	})
 }

@@ -109,6 +109,9 @@ type sourceDetail struct {
 	*dynamo.Source
 	Schedule policy.Summary        `json:"schedule"`
 	Polls    []dynamo.PollLogEntry `json:"polls"`
+	// Warnings are the warnings of the last page read (the state's), an
+	// empty list when there are none, where an operator looks first.
+	Warnings []dynamo.Warning `json:"warnings"`
 }
 
 // getSource answers GET /api/sources/{id}.
@@ -127,7 +130,11 @@ func (s *Server) getSource(w http.ResponseWriter, r *http.Request) {
 	if polls == nil {
 		polls = []dynamo.PollLogEntry{}
 	}
-	writeJSON(w, http.StatusOK, sourceDetail{Source: src, Schedule: scheduleSummary(src, s.cfg.Now()), Polls: polls})
+	warnings := src.State.Warnings
+	if warnings == nil {
+		warnings = []dynamo.Warning{}
+	}
+	writeJSON(w, http.StatusOK, sourceDetail{Source: src, Schedule: scheduleSummary(src, s.cfg.Now()), Polls: polls, Warnings: warnings})
 }
 
 func (s *Server) source(ctx context.Context, id string) (*dynamo.Source, error) {
