@@ -35,7 +35,7 @@ func BenchmarkPlay(b *testing.B) {
 		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(len(page)))
 			for b.Loop() {
-				play(page, wrapper.Options{URL: "https://x.example/"}, "bench")
+				play(page, wrapper.Options{URL: "https://x.example/"}, "bench", nil)
 			}
 		})
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/dynamo-feeds/dynamo"
 )
 
 // chromiumPath is Debian's Chromium, which scripts/test.sh installs.
@@ -331,4 +333,75 @@ func TestBrowser(t *testing.T) {
 		screenshot(t, ctx, "search")
 		audit(t, ctx, "search")
 	})
+
+	t.Run("suggest annotations and follow the page", func(t *testing.T) {
+		page, err := os.ReadFile(filepath.Join("..", "annotate", "testdata", "corpus", "gov-press-ul.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.site.mu.Lock()
+		e.site.pages["/press.html"] = sitePage{page, "text/html; charset=utf-8"}
+		e.site.mu.Unlock()
+		step(t, ctx, "paste a page with no annotations and ask for suggestions",
+			chromedp.Navigate(base+"/ui/playground"),
+			chromedp.WaitVisible(chromedp.ID("page")),
+			chromedp.SetValue(chromedp.ID("page"), string(page)),
+			chromedp.SetValue(chromedp.ID("url"), e.site.URL+"/press.html"),
+			chromedp.Click(chromedp.CSS(`form.stack button[value="suggest"]`)),
+			chromedp.WaitVisible(chromedp.ID("suggest-h")))
+		changed := value(t, ctx, "count changed lines", chromedp.Evaluate[int](`document.querySelectorAll("table.diff tr.add").length`))
+		inserted := value(t, ctx, "count insertions", chromedp.Evaluate[int](`document.querySelectorAll("table.diff ins").length`))
+		if changed != 7 || inserted < 21 {
+			t.Errorf("the diff shows %d changed lines and %d insertions; want the 7 items' lines, each with a title, a link and a date", changed, inserted)
+		}
+		items := value(t, ctx, "read the items", chromedp.Text(chromedp.CSS("#items-h + ol.items")))
+		if !strings.Contains(items, "index 7") || !strings.Contains(items, "Governor names new State Parks director") {
+			t.Errorf("the feed of the suggestion shows %.300q", items)
+		}
+		screenshot(t, ctx, "playground-suggest")
+		audit(t, ctx, "playground-suggest")
+		step(t, ctx, "follow the page as it is",
+			chromedp.Click(chromedp.CSS(`form[action="/ui/sources"] button`)),
+			chromedp.WaitVisible(chromedp.CSS("p.flash")))
+		if facts := value(t, ctx, "read the source", chromedp.Text(chromedp.CSS("dl.facts"))); !strings.Contains(facts, "selectors") {
+			t.Errorf("the registered source says %q", facts)
+		}
+		audit(t, ctx, "source-selectors")
+	})
+
+	t.Run("a source's warnings, and its page in the playground", func(t *testing.T) {
+		page := "<html><head><title>Club</title></head><body>\n<!-- <item:titel index=\"1\"> -->Raffle<!-- </item:titel> -->\n" +
+			"<!-- <item:title index=\"2\"> -->Quiz<!-- </item:title> -->\n</body></html>\n"
+		e.site.mu.Lock()
+		e.site.pages["/club.html"] = sitePage{[]byte(page), "text/html; charset=utf-8"}
+		e.site.mu.Unlock()
+		bctx := context.Background()
+		if err := e.store.CreateSource(bctx, &dynamo.Source{ID: "club", URL: e.site.URL + "/club.html", Kind: dynamo.KindHTML, Interval: dynamo.DefaultInterval}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.poller.PollNow(bctx, "club"); err != nil {
+			t.Fatal(err)
+		}
+		step(t, ctx, "load the sources", chromedp.Navigate(base+"/ui/"), chromedp.WaitVisible(chromedp.CSS("a.warn-mark")))
+		audit(t, ctx, "sources-warned")
+		step(t, ctx, "open the warned source", chromedp.Click(chromedp.CSS("a.warn-mark")), chromedp.WaitVisible(chromedp.ID("warnings-h")))
+		listed := value(t, ctx, "read the warnings", chromedp.Text(chromedp.CSS("ul.warnings")))
+		if !strings.Contains(listed, "line 2: unknown annotation <item:titel> ignored; did you mean <item:title>?") {
+			t.Errorf("the source page lists %q", listed)
+		}
+		screenshot(t, ctx, "source-warnings")
+		audit(t, ctx, "source-warnings")
+		step(t, ctx, "open the warning's line in the playground",
+			chromedp.Click(chromedp.CSS("ul.warnings li a")),
+			chromedp.WaitVisible(chromedp.CSS("tr.has-warning")))
+		if target := value(t, ctx, "read the target", chromedp.Evaluate[string](`document.querySelector(":target") ? document.querySelector(":target").id : ""`)); target != "L2" {
+			t.Errorf("the playground opened at %q, want L2", target)
+		}
+		inline := value(t, ctx, "read the inline warning", chromedp.Text(chromedp.CSS("tr.has-warning .warn-inline")))
+		if !strings.Contains(inline, "did you mean <item:title>?") {
+			t.Errorf("the playground shows %q on the line", inline)
+		}
+		audit(t, ctx, "playground-source")
+	})
+
 }

@@ -143,7 +143,7 @@ func FuzzPlay(f *testing.F) {
 	}
 	f.Add([]byte("<!-- <item:title index=\"1\"> -->a<!-- <item:description index=\"1\"> -->b\r\n<!-- </item:title> -->"))
 	f.Fuzz(func(t *testing.T, page []byte) {
-		res := play(page, wrapper.Options{URL: "https://x.example/"}, "fuzz")
+		res := play(page, wrapper.Options{URL: "https://x.example/"}, "fuzz", nil)
 		var b strings.Builder
 		warned := 0
 		for i, l := range res.Lines {

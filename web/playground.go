@@ -25,12 +25,14 @@ const exampleHost = "https://www.example.org"
 
 type playgroundData struct {
 	Page     string // the page as the textarea shows it
+	Original string // the page as pasted, when the textarea shows it annotated
 	URL      string // the page's URL, for resolving its links
 	FetchURL string
 	TimeZone string
 	CanFetch bool
 	Error    string
 	Result   *playResult
+	Suggest  *suggestView // what "Suggest annotations" found
 	Guide    []guideExample
 }
 
@@ -40,6 +42,7 @@ type playResult struct {
 	Charset      string
 	CharsetFrom  string
 	Resource     *dynamo.Resource
+	Items        []itemView // the items, with the indexes they were written with
 	Warnings     []dynamo.Warning
 	PageWarnings []dynamo.Warning // those with no line of their own
 	Annotations  []annotationRow
@@ -47,6 +50,13 @@ type playResult struct {
 	XMLData      string
 	Feeds        []feedView
 	pageText     string // the page decoded, for the text box
+}
+
+// itemView is an item with the index its annotations were written with,
+// which is what the webmaster looks for ("index 6"), not its position.
+type itemView struct {
+	dynamo.Item
+	Written string
 }
 
 type annotationRow struct {
@@ -65,41 +75,66 @@ type feedView struct {
 }
 
 // playgroundPage shows the form and, when a page was given (pasted,
-// fetched or chosen among the examples), what Dynamo makes of it.
+// fetched, a source's, or one of the examples), what Dynamo makes of it:
+// what the wrapper extracts, or, asked to, the annotations Dynamo
+// suggests and the selectors that would follow the page as it is.
 func (h *Server) playgroundPage(w http.ResponseWriter, r *http.Request) {
 	d := playgroundData{CanFetch: h.cfg.Fetch != nil, Guide: guide}
 	status := http.StatusOK
-	var page []byte
-	var opts wrapper.Options
-	var source string
-	if r.Method == http.MethodPost {
+	var (
+		page   []byte
+		opts   wrapper.Options
+		source string
+		err    error
+		follow *dynamo.Source // a selectors source to read the page through
+	)
+	do := "show"
+	switch q := r.URL.Query(); {
+	case r.Method == http.MethodPost:
 		r.Body = http.MaxBytesReader(w, r.Body, 2*MaxPageBytes+maxFormBytes)
 		if err := r.ParseForm(); err != nil {
 			d.Error = fmt.Sprintf("The form could not be read (a page may have at most %d bytes).", MaxPageBytes)
 			h.render(w, r, http.StatusRequestEntityTooLarge, "playground.html", view{Title: "Annotation playground", Section: "playground", Data: d})
 			return
 		}
-		var err error
+		if v := r.PostFormValue("do"); v != "" {
+			do = v
+		}
 		if r.PostFormValue("action") == "fetch" {
 			page, opts, source, err = h.fetchPage(r.Context(), r.PostFormValue("fetch_url"), &d)
 		} else {
 			page, opts, source, err = pastedPage(r, &d)
 		}
-		if err != nil {
-			d.Error = err.Error()
-			status = http.StatusBadRequest
-		}
-	} else if name := r.URL.Query().Get("example"); name != "" {
-		var err error
-		page, opts, source, err = examplePage(name, &d)
-		if err != nil {
-			d.Error = err.Error()
-			status = http.StatusNotFound
-		}
+		status = http.StatusBadRequest
+	case q.Get("example") != "":
+		page, opts, source, err = examplePage(q.Get("example"), &d)
+		status = http.StatusNotFound
+	case q.Get("source") != "":
+		page, opts, source, follow, err = h.sourceInput(r.Context(), q.Get("source"), &d)
+		status = http.StatusBadRequest
+	}
+	if err != nil {
+		d.Error = err.Error()
+	} else {
+		status = http.StatusOK
 	}
 	if page != nil && d.Error == "" {
-		d.Result = play(page, opts, source)
-		d.Page = d.Result.pageText
+		switch do {
+		case "download":
+			if h.download(w, page, opts) {
+				return
+			}
+			d.Error = "Dynamo found no list of items on this page, so there is no annotated page to download."
+		case "suggest":
+			h.suggest(page, opts, source, &d)
+		default:
+			if follow != nil {
+				h.followSource(page, opts, source, follow, &d)
+			} else {
+				d.Result = play(page, opts, source, nil)
+				d.Page = d.Result.pageText
+			}
+		}
 	}
 	h.render(w, r, status, "playground.html", view{Title: "Annotation playground", Section: "playground", Data: d})
 }
@@ -188,19 +223,28 @@ func checkHTTPURL(raw string) error {
 	return nil
 }
 
-// play runs the wrapper on a page and prepares what the page shows.
-func play(page []byte, opts wrapper.Options, source string) *playResult {
+// play runs the wrapper on a page and prepares what the page shows; extra
+// are warnings found besides the wrapper's (a selector source's own).
+func play(page []byte, opts wrapper.Options, source string, extra []dynamo.Warning) *playResult {
 	res := wrapper.Wrap(page, opts)
+	warnings := res.Warnings
+	if len(extra) > 0 {
+		warnings = append(append([]dynamo.Warning(nil), extra...), warnings...)
+		sort.SliceStable(warnings, func(i, j int) bool { return warnings[i].Line < warnings[j].Line })
+	}
 	out := &playResult{
 		Source:      source,
 		Charset:     res.Charset,
 		CharsetFrom: res.CharsetFrom,
 		Resource:    res.Resource,
-		Warnings:    res.Warnings,
-		Lines:       highlight(res.Text, res.Annotations, res.Warnings),
+		Warnings:    warnings,
+		Lines:       highlight(res.Text, res.Annotations, warnings),
 		pageText:    res.Text,
 	}
-	for _, w := range res.Warnings {
+	for i, it := range res.Resource.Items {
+		out.Items = append(out.Items, itemView{Item: it, Written: res.Indexes[i]})
+	}
+	for _, w := range warnings {
 		if w.Line <= 0 || w.Line > len(out.Lines) {
 			out.PageWarnings = append(out.PageWarnings, w)
 		}

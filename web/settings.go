@@ -24,16 +24,25 @@ type settingField struct {
 
 // settingLabels names each configuration field for people.
 var settingLabels = map[string]struct{ label, hint string }{
-	"id":           {"Id", "names the collection and its feeds for good: letters, digits, '.', '_', '-'; empty to derive one from the URL"},
-	"url":          {"URL", "the annotated page or the feed to poll, http or https"},
-	"kind":         {"Kind", "auto finds out: annotations make html, a feed makes feed, else the site's feed is discovered"},
-	"interval":     {"Interval", "how often to poll (the flat policy) and where the others start: 90s, 15m, 2h, 1d"},
-	"policy":       {"Policy", "empty follows the global policy"},
-	"category":     {"Category", "groups sources for /aggregate?category="},
-	"title_prefix": {"Title prefix", "removed from titles before near-duplicate detection"},
-	"subscribers":  {"Subscribers", "weighs the source in ranking policies"},
-	"timezone":     {"Time zone", "IANA name in which dates without a zone are read, such as Europe/Paris"},
-	"paused":       {"Paused", "a paused source is not polled"},
+	"id":                   {"Id", "names the collection and its feeds for good: letters, digits, '.', '_', '-'; empty to derive one from the URL"},
+	"url":                  {"URL", "the annotated page, the feed, or the page read through selectors, http or https"},
+	"kind":                 {"Kind", "auto finds out: annotations make html, a feed makes feed, else the site's feed is discovered; selectors reads a page one cannot annotate through the selectors below"},
+	"interval":             {"Interval", "how often to poll (the flat policy) and where the others start: 90s, 15m, 2h, 1d"},
+	"policy":               {"Policy", "empty follows the global policy"},
+	"category":             {"Category", "groups sources for /aggregate?category="},
+	"title_prefix":         {"Title prefix", "removed from titles before near-duplicate detection"},
+	"subscribers":          {"Subscribers", "weighs the source in ranking policies"},
+	"timezone":             {"Time zone", "IANA name in which dates without a zone are read, such as Europe/Paris"},
+	"paused":               {"Paused", "a paused source is not polled"},
+	"selector_syntax":      {"Selector syntax", "kind selectors only: css (the default) or xpath (XPath 1.0, as FreshRSS's HTML + XPath feeds)"},
+	"item_selector":        {"Item selector", "kind selectors: where the items are, in the whole page (ul.news > li, //article)"},
+	"title_selector":       {"Title selector", "from each item (h2 a, descendant::h2)"},
+	"link_selector":        {"Link selector", "from each item: a link (its href), or an element holding one"},
+	"description_selector": {"Description selector", "from each item; its HTML is sanitized"},
+	"date_selector":        {"Date selector", "from each item: a text holding a date (Posted on 3 July 2024)"},
+	"author_selector":      {"Author selector", "from each item; becomes dc:creator"},
+	"image_selector":       {"Image selector", "from each item: an img, or an element holding one"},
+	"enclosure_selector":   {"Enclosure selector", "from each item: a link to a podcast's audio, say; becomes dynamo:enclosure"},
 }
 
 // settingFields lists src's configuration fields for a form; the id is
@@ -51,7 +60,9 @@ func (h *Server) settingFields(src *dynamo.Source, withID bool) []settingField {
 		}
 		switch name {
 		case "kind":
-			f.Options = []string{string(dynamo.KindAuto), string(dynamo.KindHTML), string(dynamo.KindFeed)}
+			f.Options = []string{string(dynamo.KindAuto), string(dynamo.KindHTML), string(dynamo.KindFeed), string(dynamo.KindSelectors)}
+		case "selector_syntax":
+			f.Options = []string{"", "css", "xpath"}
 		case "policy":
 			f.Options = append([]string{""}, h.policies()...)
 		case "paused":
