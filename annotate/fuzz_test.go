@@ -63,3 +63,40 @@ func FuzzSuggest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFollow checks that selectors, CSS and XPath, never panic on any
+// page, and that the page is unchanged outside the annotations inserted
+// where they match.
+func FuzzFollow(f *testing.F) {
+	pages, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.html"))
+	for _, p := range pages[:min(len(pages), 10)] {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("<ul><li><a href=a>One</a><li><a href=b>Two <b>2</b></a><li>x</ul>"))
+	f.Add([]byte("<div><h3>T</h3><p>d</p></div><div><h3>U</h3><p>e <!-- x --!> f</p></div><noscript><!--"))
+	var sels []*annotate.Compiled
+	for _, s := range []annotate.Selectors{
+		{Item: "li, div, tr, article", Title: "a, h3, b, td", Link: "a", Description: "p", Date: "time, span"},
+		{Syntax: "xpath", Item: "//*[a]", Title: "normalize-space(a)", Link: "a/@href", Description: "following-sibling::*[1]", Image: ".//img/@src", Enclosure: "a/@href"},
+		{Syntax: "xpath", Item: "//div | //li | //div//p", Title: ".", Description: "//p"},
+	} {
+		c, err := s.Compile()
+		if err != nil {
+			f.Fatal(err)
+		}
+		sels = append(sels, c)
+	}
+	f.Fuzz(func(t *testing.T, page []byte) {
+		for _, c := range sels {
+			res, err := annotate.Follow(page, c, annotate.Options{URL: "http://example.com/news/"})
+			if err != nil {
+				continue
+			}
+			if back := annotate.RemoveInserted(res.Page, res.Inserted); !bytes.Equal(back, page) {
+				t.Fatalf("removing the inserted annotations does not give the page back")
+			}
+		}
+	})
+}

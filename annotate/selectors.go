@@ -327,8 +327,10 @@ type Followed struct {
 	// Wrapped is Page read by the wrapper: the XMLData.
 	Wrapped *wrapper.Result
 	// Warnings are the selectors' warnings and the wrapper's, in line
-	// order; their lines are the page's.
-	Warnings []dynamo.Warning
+	// order; their lines are the page's. SelectorWarnings are the first
+	// alone.
+	Warnings         []dynamo.Warning
+	SelectorWarnings []dynamo.Warning
 }
 
 // Follow reads a page through selectors. It fails when the page cannot be
@@ -363,7 +365,8 @@ func Follow(raw []byte, c *Compiled, opts Options) (*Followed, error) {
 	out := &Followed{}
 	out.Page, out.Inserted = insert(p, spans)
 	out.Wrapped = wrapper.Wrap(out.Page, wrapper.Options{URL: opts.URL, ContentType: opts.ContentType, Location: f.chooser.loc, RSSID: opts.RSSID, Now: opts.Now})
-	out.Warnings = append(f.warnings, out.Wrapped.Warnings...)
+	out.SelectorWarnings = f.warnings
+	out.Warnings = append(append([]dynamo.Warning(nil), f.warnings...), out.Wrapped.Warnings...)
 	sort.SliceStable(out.Warnings, func(i, j int) bool { return out.Warnings[i].Line < out.Warnings[j].Line })
 	return out, nil
 }
