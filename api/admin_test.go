@@ -37,7 +37,7 @@ func TestCreateSourceValidation(t *testing.T) {
 			{"no url", `{"id":"x"}`, 400, "url is required"},
 			{"relative url", `{"url":"/news.html"}`, 400, "absolute http or https URL"},
 			{"ftp url", `{"url":"ftp://example.org/x"}`, 400, "absolute http or https URL"},
-			{"unknown kind", `{"url":"http://example.org/","kind":"rss"}`, 400, `kind "rss" is unknown: want auto, html or feed`},
+			{"unknown kind", `{"url":"http://example.org/","kind":"rss"}`, 400, `kind "rss" is unknown: want auto, html, feed or selectors`},
 			{"bad interval", `{"url":"http://example.org/","interval":"soon"}`, 400, "want e.g. 90s, 15m, 2h"},
 			{"interval too short", `{"url":"http://example.org/","interval":"1s"}`, 400, "interval 1s must be from 10s to 30d"},
 			{"interval too long", `{"url":"http://example.org/","interval":"90d"}`, 400, "must be from 10s to 30d"},

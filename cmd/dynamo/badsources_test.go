@@ -37,7 +37,9 @@ var badSources = []struct {
 	{"unknown policy", map[string]any{"policy": "bogus"}, `policy "bogus" is unknown: want one of flat, smart`},
 	{"time zone on Mars", map[string]any{"timezone": "Mars/Olympus"}, `timezone "Mars/Olympus" is not an IANA time zone name`},
 	{"negative subscribers", map[string]any{"subscribers": -5}, "subscribers must be 0 or more, not -5"},
-	{"unknown kind", map[string]any{"kind": "rss"}, `kind "rss" is unknown: want auto, html or feed`},
+	{"unknown kind", map[string]any{"kind": "rss"}, `kind "rss" is unknown: want auto, html, feed or selectors`},
+	{"unparsable selector", map[string]any{"kind": "selectors", "item_selector": "li[", "title_selector": "a"}, `item selector "li[" is not a CSS selector`},
+	{"selectors on a feed", map[string]any{"kind": "feed", "item_selector": "li"}, "selectors are set but kind is feed"},
 	{"long category", map[string]any{"category": strings.Repeat("c", 300)}, "category and title_prefix must be at most 256 bytes"},
 }
 
