@@ -111,7 +111,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	t := buildTree(p.text, maphash.MakeSeed(), func(body string) []existingTag { return wrapper.CommentTags(body) }, true)
+	t := buildTree(p.text, maphash.MakeSeed(), func(body string) []existingTag { return wrapper.CommentTags(body) }, false)
 	cands := findCandidates(t)
 	for _, c := range cands {
 		c.prescore()
@@ -149,7 +149,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	if best.fields.sampled {
 		best.fields = ch.choose(best, 0)
 	}
-	res := &Result{List: structureOf(best, true), raw: raw, opts: opts, best: best, page: p, tree: t}
+	res := &Result{List: structureOf(best, true), raw: raw, opts: opts, best: best, page: p}
 	ex := existingAnnotations(t)
 	g := newGuard(p.text)
 	spans, notes := itemSpans(best.fields, ex, g)

@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"strings"
 
@@ -40,10 +41,14 @@ func (r *Result) Selectors() (Selectors, string, error) {
 		}
 		sel.Date = relXPath(recordOf(fc, d), d)
 	}
-	doc, back, _ := domOf(r.page, r.tree)
-	heads := map[*node]bool{}
+	// The selectors need every attribute, which the suggester does not:
+	// the page is read again keeping them, and records are matched by
+	// their offsets.
+	t := buildTree(r.page.text, maphash.MakeSeed(), nil, true)
+	doc, back, _ := domOf(r.page, t)
+	heads := map[int]bool{}
 	for _, rec := range r.best.records {
-		heads[rec.nodes[0]] = true
+		heads[rec.nodes[0].start] = true
 	}
 	item, err := r.itemXPath(doc, back, head, heads)
 	if err != nil {
@@ -230,7 +235,7 @@ func predicate(rel string) string {
 // itemXPath finds the shortest path that selects exactly the records' first
 // nodes: from the parent up, anchored at an ancestor with an id free of
 // digits where there is one, else at /html/body.
-func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head *node, heads map[*node]bool) (string, error) {
+func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head *node, heads map[int]bool) (string, error) {
 	step := head.tag
 	if r.best.kind == "runs" {
 		step = xpathStep(head, false, false)
@@ -244,8 +249,8 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 	common := map[*node]bool{}
 	for _, a := range ancestors {
 		shared := true
-		for h := range heads {
-			shared = shared && isAncestor(a, h)
+		for _, rec := range r.best.records {
+			shared = shared && isAncestor(a, rec.nodes[0])
 		}
 		common[a] = shared
 	}
@@ -277,7 +282,8 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 			}
 			all := true
 			for _, m := range got {
-				all = all && heads[back[m.node]]
+				n := back[m.node]
+				all = all && n != nil && heads[n.start]
 			}
 			if all {
 				return expr, nil
