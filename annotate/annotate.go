@@ -65,7 +65,6 @@ type Result struct {
 	opts Options
 	best *candidate
 	page *page
-	tree *treeBuilder
 }
 
 // Structure describes a candidate structure for --explain.
