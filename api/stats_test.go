@@ -69,18 +69,20 @@ func TestStatsCountDuplicatesAndShowSchedules(t *testing.T) {
 		}
 		// echo, by hand: λ = 24·(12 + 1)/(24 + 24) = 6.5 a day (the prior
 		// weighs one item over 24 hours); the 12 items spread evenly over
-		// the 24 hours observed, so each hourly rate is (0.5 + 6.5/24)/2;
+		// the 24 hours observed, so each hourly rate is half an item in an
+		// hour with the prior of two items at the mean rate m = 6.5/24:
+		// (0.5 + 2)/(1 + 2/m);
 		// τ = 0.5·1h + 0.5·24h; both days had updates, and with two days
 		// observed and none on today's weekday P(today) = Ū = 1.
 		s := echo.Schedule
 		if s == nil {
 			t.Fatal("echo has no schedule in the stats")
 		}
-		if s.Rate != 6.5 || s.Capacity != 15 || s.Polls != 2 || s.Tau != 45000 {
+		if math.Abs(s.Rate-6.5) > 1e-12 || s.Capacity != 15 || s.Polls != 2 || s.Tau != 45000 {
 			t.Errorf("echo schedule %+v, want λ 6.5, S 15, 2 polls, τ 45000 s", s)
 		}
 		for h, r := range s.HourlyRates {
-			if want := math.Round((0.5+6.5/24)/2*1e4) / 1e4; r != want {
+			if want := (0.5 + 2) / (1 + 2/(6.5/24)); math.Abs(r-want) > 1e-12 {
 				t.Errorf("hourly rate at %02d h = %v, want %v", h, r, want)
 			}
 		}

@@ -17,12 +17,7 @@ import (
 // each item's fingerprint set, the feed's own ttl (zero for pages), and
 // the warnings of a page.
 func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (*dynamo.Resource, time.Duration, []dynamo.Warning, error) {
-	loc := time.UTC
-	if src.Timezone != "" {
-		if l, err := time.LoadLocation(src.Timezone); err == nil {
-			loc = l
-		}
-	}
+	loc := p.location(src)
 	kind := src.Kind
 	if kind == dynamo.KindAuto || kind == "" {
 		kind = dynamo.KindHTML

@@ -123,7 +123,7 @@ func (p *Poller) update(src *dynamo.Source, r read, res dynamo.PollResult, at ti
 	if r.parsed {
 		state.Warnings = dynamo.KeepWarnings(r.warnings)
 	}
-	ps, err := policySource(src)
+	ps, err := p.policySource(src)
 	if err != nil {
 		p.cfg.Logger.Warn("schedule state unreadable; starting afresh", "source", src.ID, "err", err)
 	}
@@ -150,6 +150,7 @@ func (p *Poller) update(src *dynamo.Source, r read, res dynamo.PollResult, at ti
 			Changed:   res.Version != nil,
 			ItemDates: itemDates(res.NewItems),
 			NotBefore: r.notBelow,
+			Location:  ps.Location,
 		})
 	}
 	if raw, err := policy.MarshalState(*learnt); err == nil {

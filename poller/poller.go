@@ -82,6 +82,9 @@ type Poller struct {
 	// loop and poll-now share this process's owner, so the store alone
 	// cannot keep them from polling one source at once.
 	busy map[string]chan struct{}
+	// zones caches the sources' time zones by name: the plan reads one per
+	// source each cycle, and time.LoadLocation reads the zone database.
+	zones sync.Map // string → *time.Location
 }
 
 // following is the policy a source follows and its interval.
@@ -383,7 +386,7 @@ func (p *Poller) plan(ctx context.Context, now time.Time) error {
 		if !pol.Budgeted() && !(switched && src.State.Errors == 0) {
 			continue
 		}
-		ps, err := policySource(src)
+		ps, err := p.policySource(src)
 		if err != nil {
 			p.cfg.Logger.Warn("schedule state unreadable; starting afresh", "source", src.ID, "err", err)
 		}
@@ -412,12 +415,29 @@ func (p *Poller) plan(ctx context.Context, now time.Time) error {
 
 // policySource is what a policy knows of src. An unreadable learnt state
 // is reported and replaced by a fresh one, so the source is still polled.
-func policySource(src *dynamo.Source) (policy.Source, error) {
+func (p *Poller) policySource(src *dynamo.Source) (policy.Source, error) {
 	state, err := policy.LoadState(src.State.Schedule)
 	return policy.Source{
 		ID:          src.ID,
 		Interval:    time.Duration(src.Interval),
 		Subscribers: src.Subscribers,
+		Location:    p.location(src),
 		State:       &state,
 	}, err
+}
+
+// location is src's time zone, UTC when it names none or none that loads.
+func (p *Poller) location(src *dynamo.Source) *time.Location {
+	if src.Timezone == "" {
+		return time.UTC
+	}
+	if loc, ok := p.zones.Load(src.Timezone); ok {
+		return loc.(*time.Location)
+	}
+	loc, err := time.LoadLocation(src.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	p.zones.Store(src.Timezone, loc)
+	return loc
 }

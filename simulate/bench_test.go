@@ -12,7 +12,7 @@ import (
 // baseline: the difference is what each policy's learning and planning
 // cost on top of the replay.
 func BenchmarkRun(b *testing.B) {
-	tr, err := Synthetic(100, 1, 14)
+	tr, err := Synthetic(Poisson, 100, 1, 14)
 	if err != nil {
 		b.Fatal(err)
 	}

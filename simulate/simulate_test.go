@@ -3,7 +3,7 @@ package simulate
 import (
 	"context"
 	"errors"
-	"slices"
+	"reflect"
 	"testing"
 	"time"
 
@@ -20,7 +20,11 @@ func at(h, m int) time.Time {
 // day): the first read at 00:00; at 06:00 three postings are new, the
 // oldest (01:00) has scrolled out and 02:00 and 03:00 are read 4h and 3h
 // late; at 12:00 the 07:00 posting is read 5h late; 18:00 finds nothing.
-// Mean delay 4h, p95 (nearest rank of 3) 5h, 3 pending at most.
+// Over the postings retrieved: mean 4h, p50 4h, p95 and p99 5h (nearest
+// rank of 3, 4, 5). Over all postings, the missed one counts until 06:00,
+// which found it gone: 5, 4, 3 and 5 hours, mean 4.25h, p50 4h (the 2nd
+// of 3, 4, 5, 5), p95 and p99 5h. 3 pending at most; no posting waited
+// more than a day.
 func TestRunHandWorked(t *testing.T) {
 	tr := &Trace{
 		Start: day0, End: day0.Add(24 * time.Hour),
@@ -30,8 +34,11 @@ func TestRunHandWorked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Result{Policy: policy.Flat, Budget: 4, Polls: 4, Postings: 4, Missed: 1, MeanDelay: 4 * 3600, P95Delay: 5 * 3600, MaxPending: 3}
-	if len(res) != 1 || res[0] != want {
+	want := Result{Policy: policy.Flat, Budget: 4, Polls: 4, Postings: 4, Missed: 1,
+		MeanDelay: 4 * 3600, P50Delay: 4 * 3600, P95Delay: 5 * 3600, P99Delay: 5 * 3600,
+		AllMeanDelay: 4.25 * 3600, AllP50Delay: 4 * 3600, AllP95Delay: 5 * 3600, AllP99Delay: 5 * 3600,
+		MaxPending: 3}
+	if len(res) != 1 || !reflect.DeepEqual(res[0], want) {
 		t.Errorf("got %+v\nwant %+v", res, want)
 	}
 }
@@ -91,7 +98,7 @@ func TestRunRejects(t *testing.T) {
 }
 
 func TestRunCancelled(t *testing.T) {
-	tr, err := Synthetic(20, 1, 14)
+	tr, err := Synthetic(Poisson, 20, 1, 14)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +113,7 @@ func TestRunCancelled(t *testing.T) {
 // budget policies keep their budget, results do not depend on the number
 // of workers, and progress reaches its total.
 func TestRunAllPolicies(t *testing.T) {
-	tr, err := Synthetic(40, 3, 14)
+	tr, err := Synthetic(Poisson, 40, 3, 14)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +138,11 @@ func TestRunAllPolicies(t *testing.T) {
 			t.Errorf("%s/%d: implausible %+v", r.Policy, r.Budget, r)
 		}
 		p, _ := policy.ByName(r.Policy, policy.Config{})
-		if want := r.Budget * measuredDays; p.Budgeted() && (r.Polls > want*103/100 || r.Polls < want*95/100) {
+		// Budget policies keep their budget; the allocation policies
+		// overshoot by a few percent, because each cycle re-plans from
+		// rates learnt since and a source whose allocation grows is polled
+		// earlier than the previous plan said.
+		if want := r.Budget * measuredDays; p.Budgeted() && (r.Polls > want*105/100 || r.Polls < want*95/100) {
 			t.Errorf("%s/%d: %d polls, budget %d", r.Policy, r.Budget, r.Polls, want)
 		}
 	}
@@ -140,41 +151,104 @@ func TestRunAllPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(res, again) {
+	if !reflect.DeepEqual(res, again) {
 		t.Error("results depend on the number of workers")
 	}
 }
 
-// The orderings the literature reports, and what at-risk claims, on a
-// fixed synthetic workload at equal budget: min-missing misses least of
-// the three allocation policies, min-delay has the least delay of them,
-// and at-risk misses fewer than min-missing with less delay than
-// min-delay. docs/SCHEDULING.md shows the same on a larger workload.
-func TestRunOrderings(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a few seconds of simulation")
+// A feed of "the last 3 hours" loses what a poll comes too late for,
+// whatever the count: postings at 01:00, 02:00 and 05:00, polls every 6
+// hours. At 06:00 the 01:00 and 02:00 postings are older than 3 hours:
+// missed, charged 5h and 4h; 05:00 is read 1h late.
+func TestRunTimeWindow(t *testing.T) {
+	tr := &Trace{
+		Start: day0, End: day0.Add(24 * time.Hour),
+		Feeds: []Feed{{ID: "a", Window: 3 * time.Hour, Postings: []time.Time{at(1, 0), at(2, 0), at(5, 0)}}},
 	}
-	tr, err := Synthetic(100, 1, 21)
+	res, err := Run(context.Background(), tr, Options{Policies: []string{policy.Flat}, Budgets: []int{4}, Warmup: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{policy.Uniform, policy.MinDelay, policy.MinMissing, policy.AtRisk}
-	res, err := Run(context.Background(), tr, Options{Policies: names, Budgets: []int{400}})
+	if r := res[0]; r.Missed != 2 || r.MeanDelay != 3600 || r.AllMeanDelay != 10*3600/3.0 {
+		t.Errorf("got %+v, want 2 missed, 1h over retrieved, 10h/3 over all", r)
+	}
+	bad := &Trace{Start: day0, End: day0.Add(time.Hour), Feeds: []Feed{{ID: "b"}}}
+	if _, err := Run(context.Background(), bad, Options{Warmup: -1}); err == nil {
+		t.Error("a feed with neither capacity nor window was accepted")
+	}
+}
+
+// A feed starves when a posting waits more than a day for a poll: with a
+// budget of one poll every 36 hours, the 01:00 posting waits until 36:00.
+func TestRunStarved(t *testing.T) {
+	tr := &Trace{
+		Start: day0, End: day0.Add(48 * time.Hour),
+		Feeds: []Feed{
+			{ID: "slow", Capacity: 5, Postings: []time.Time{at(1, 0)}},
+			{ID: "silent", Capacity: 5},
+		},
+	}
+	res, err := Run(context.Background(), tr, Options{Policies: []string{policy.Flat}, Budgets: []int{1}, Warmup: -1, Config: policy.Config{}, PerFeed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]Result{}
-	for _, r := range res {
-		by[r.Policy] = r
+	r := res[0]
+	// Two feeds, one poll a day: flat polls each every 48 hours.
+	if r.Starved != 1 || r.StarvedShare != 1 || r.Feeds[0].MaxWait != 47*3600 || r.Feeds[1].Postings != 0 {
+		t.Errorf("got %+v, want the posting feed starved (the silent one does not count)", r)
 	}
-	u, d, m, a := by[policy.Uniform], by[policy.MinDelay], by[policy.MinMissing], by[policy.AtRisk]
-	if !(m.Missed < d.Missed && m.Missed < u.Missed) {
-		t.Errorf("min-missing missed %d, min-delay %d, uniform %d", m.Missed, d.Missed, u.Missed)
+}
+
+// Push-capable feeds: every posting arrives Latency after it is made,
+// except the lost ones, which wait for the next push or the safety poll;
+// polls are only safety polls, taken from the budget, and the other feeds
+// get the polls the push feeds no longer need.
+func TestRunPush(t *testing.T) {
+	tr, err := Synthetic(Blog, 60, 4, 14)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !(d.MeanDelay < m.MeanDelay && d.MeanDelay < u.MeanDelay) {
-		t.Errorf("mean delay: min-delay %v, min-missing %v, uniform %v", d.MeanDelay, m.MeanDelay, u.MeanDelay)
+	opts := Options{Policies: []string{policy.AtRisk, policy.MinDelay}, Budgets: []int{120}, Push: PushModel{Latency: 30 * time.Second, Loss: -1}}
+	without, err := Run(context.Background(), tr, opts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !(a.Missed < m.Missed && a.MeanDelay < d.MeanDelay) {
-		t.Errorf("at-risk missed %d (min-missing %d), mean delay %v (min-delay %v)", a.Missed, m.Missed, a.MeanDelay, d.MeanDelay)
+	pushed := 0
+	MarkPush(tr, 0.5, 4)
+	for _, f := range tr.Feeds {
+		if f.Push {
+			pushed++
+		}
+	}
+	if pushed < 20 || pushed > 40 {
+		t.Fatalf("%d of 60 feeds marked push-capable, want about half", pushed)
+	}
+	with, err := Run(context.Background(), tr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range with {
+		w := without[i]
+		safety := pushed * 7 // one safety poll a day over the 7 measured days
+		if r.Pushes == 0 || r.PushPolls < safety*9/10 || r.PushPolls > safety*11/10 {
+			t.Errorf("%s: %d pushes, %d safety polls, want about %d", r.Policy, r.Pushes, r.PushPolls, safety)
+		}
+		if r.Polls > w.Polls*102/100 || !(r.AllMeanDelay < 0.8*w.AllMeanDelay) || r.Missed > w.Missed {
+			t.Errorf("%s: with push %d polls, delay %.0f s, %d missed; without %d polls, %.0f s, %d missed",
+				r.Policy, r.Polls, r.AllMeanDelay, r.Missed, w.Polls, w.AllMeanDelay, w.Missed)
+		}
+	}
+	// A lossless hub at no latency: the push feeds' postings wait for
+	// nothing.
+	opts.Push = PushModel{Latency: time.Nanosecond, Loss: -1}
+	opts.PerFeed = true
+	res, err := Run(context.Background(), tr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range tr.Feeds {
+		if fr := res[0].Feeds[i]; f.Push && (fr.Missed != 0 || fr.AllMeanDelay > 1e-6) {
+			t.Errorf("push feed %s: %+v", f.ID, fr)
+		}
 	}
 }

@@ -65,7 +65,7 @@ func TestParseTraceErrors(t *testing.T) {
 }
 
 func TestTraceRoundTrip(t *testing.T) {
-	tr, err := Synthetic(15, 9, 3)
+	tr, err := Synthetic(Poisson, 15, 9, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -29,33 +30,34 @@ func TestPolicyAllocate(t *testing.T) {
 			// 0|0|1 → C.
 			name: "spec example json",
 			args: []string{"--policy", "min-missing", "--budget", "5", "--feed", "12:5", "--feed", "3:10", "--feed", "1:5", "--json"},
-			want: `{"policy":"min-missing","budget":5,"feeds":[{"rate":12,"capacity":5,"weight":1,"polls":3,"missed":0},{"rate":3,"capacity":10,"weight":1,"polls":1,"missed":0},{"rate":1,"capacity":5,"weight":1,"polls":1,"missed":0}],"missed":0}` + "\n",
+			want: `{"policy":"min-missing","budget":5,"kappa":null,"feeds":[{"rate":12,"capacity":5,"weight":1,"m":3,"polls":3,"missed":0},{"rate":3,"capacity":10,"weight":1,"m":1,"polls":1,"missed":0},{"rate":1,"capacity":5,"weight":1,"m":1,"polls":1,"missed":0}],"missed":0}` + "\n",
 		},
 		{
 			name: "spec example text",
 			args: []string{"--policy", "min-missing", "--budget", "5", "--feed", "12:5", "--feed", "3:10", "--feed", "1:5"},
 			want: `min-missing: 5 polls per period over 3 feeds
- feed       rate  capacity   weight  polls   missed
-    1         12         5        1      3        0
-    2          3        10        1      1        0
-    3          1         5        1      1        0
-total                                   5        0
+ feed       rate  capacity   weight         m  polls   missed
+    1         12         5        1    3.0000      3        0
+    2          3        10        1    1.0000      1        0
+    3          1         5        1    1.0000      1        0
+total                                             5        0
 `,
 		},
 		{
-			// Uniform: 2 each would be 4, the fifth to the first; A misses
-			// 12 − 3·5 < 0 → 0, B 3 − 1·1 = 2.
+			// Uniform: κ = 2.5 each, rounded to 3 and 2 (the remainder to
+			// the first); A misses 12 − 3·5 < 0 → 0, B 3 − 2·1 = 1.
 			name: "uniform",
 			args: []string{"--policy", "uniform", "--budget", "5", "--feed", "12:5", "--feed", "3:1", "--json"},
-			want: `{"policy":"uniform","budget":5,"feeds":[{"rate":12,"capacity":5,"weight":1,"polls":3,"missed":0},{"rate":3,"capacity":1,"weight":1,"polls":2,"missed":1}],"missed":1}` + "\n",
+			want: `{"policy":"uniform","budget":5,"kappa":2.5,"feeds":[{"rate":12,"capacity":5,"weight":1,"m":2.5,"polls":3,"missed":0},{"rate":3,"capacity":1,"weight":1,"m":2.5,"polls":2,"missed":1}],"missed":1}` + "\n",
 		},
 		{
 			// min-delay: √(1·12) : √(4·0.75) = 3.46 : 1.73 of 4 polls is
-			// 2.67 and 1.33, rounded to 3 and 1; the second collects its
-			// 0.75 postings with its one poll.
+			// κ = 4/(√12 + √3) = 0.7698 and m = 2.67 and 1.33, rounded to
+			// 3 and 1; the second collects its 0.75 postings with its one
+			// poll. JSON carries κ and m at full precision.
 			name: "min-delay weights",
 			args: []string{"--policy=min-delay", "--budget=4", "--feed=12:5", "--feed=0.75:1:4", "--json"},
-			want: `{"policy":"min-delay","budget":4,"feeds":[{"rate":12,"capacity":5,"weight":1,"polls":3,"missed":0},{"rate":0.75,"capacity":1,"weight":4,"polls":1,"missed":0}],"missed":0}` + "\n",
+			want: `{"policy":"min-delay","budget":4,"kappa":0.769800358919501,"feeds":[{"rate":12,"capacity":5,"weight":1,"m":2.6666666666666665,"polls":3,"missed":0},{"rate":0.75,"capacity":1,"weight":4,"m":1.3333333333333333,"polls":1,"missed":0}],"missed":0}` + "\n",
 		},
 		{
 			// Fractions are printed as they are, without float noise:
@@ -63,10 +65,10 @@ total                                   5        0
 			name: "fractional missed",
 			args: []string{"--policy", "min-missing", "--budget", "0", "--feed", "0.7:2", "--feed", "0.4:1"},
 			want: `min-missing: 0 polls per period over 2 feeds
- feed       rate  capacity   weight  polls   missed
-    1        0.7         2        1      0      0.7
-    2        0.4         1        1      0      0.4
-total                                   0      1.1
+ feed       rate  capacity   weight         m  polls   missed
+    1        0.7         2        1    0.0000      0      0.7
+    2        0.4         1        1    0.0000      0      0.4
+total                                             0      1.1
 `,
 		},
 	}
@@ -120,28 +122,28 @@ func TestPolicyWeekday(t *testing.T) {
 	// 0.1·4/34 = 0.012.
 	history := "0100000010000001000000100000"
 	code, out, errOut := schedRun(t, "", "policy", "weekday", "--start", "2026-02-03", "--history", history)
-	want := `date        weekday       p
-2026-03-03  Tuesday    0.01
-2026-03-04  Wednesday  0.91
-2026-03-05  Thursday   0.01
-2026-03-06  Friday     0.01
-2026-03-07  Saturday   0.01
-2026-03-08  Sunday     0.01
-2026-03-09  Monday     0.01
+	want := `date        weekday         p
+2026-03-03  Tuesday    0.0143
+2026-03-04  Wednesday  0.9138
+2026-03-05  Thursday   0.0133
+2026-03-06  Friday     0.0129
+2026-03-07  Saturday   0.0125
+2026-03-08  Sunday     0.0121
+2026-03-09  Monday     0.0118
 next update: 2026-03-04
 `
 	if code != 0 || out != want {
 		t.Errorf("exit %d, stderr %q\ngot:\n%s\nwant:\n%s", code, errOut, out, want)
 	}
 	code, out, _ = schedRun(t, "", "policy", "weekday", "--start", "2026-02-03", "--history", history, "--days", "2", "--json")
-	wantJSON := `{"days":[{"date":"2026-03-03","weekday":"Tuesday","p":0.01},{"date":"2026-03-04","weekday":"Wednesday","p":0.91}],"next":"2026-03-04"}` + "\n"
+	wantJSON := `{"days":[{"date":"2026-03-03","weekday":"Tuesday","p":0.014285714285714285,"p_rounded":0.0143,"likely":false},{"date":"2026-03-04","weekday":"Wednesday","p":0.9137931034482759,"p_rounded":0.9138,"likely":true}],"next":"2026-03-04"}` + "\n"
 	if code != 0 || out != wantJSON {
 		t.Errorf("json: exit %d\ngot  %s\nwant %s", code, out, wantJSON)
 	}
 	// Daily for a week, then silent for a week: Ū = 7/14 and β = 1/2
 	// give exactly 0.5 on the next Monday, which is the predicted day.
 	code, out, _ = schedRun(t, "", "policy", "weekday", "--start", "2026-03-02", "--history", "11111110000000", "--days", "1", "--json")
-	if want := `{"days":[{"date":"2026-03-16","weekday":"Monday","p":0.5}],"next":"2026-03-16"}` + "\n"; code != 0 || out != want {
+	if want := `{"days":[{"date":"2026-03-16","weekday":"Monday","p":0.5,"p_rounded":0.5,"likely":true}],"next":"2026-03-16"}` + "\n"; code != 0 || out != want {
 		t.Errorf("one half: got %s want %s", out, want)
 	}
 	// Nothing likely: next is null, and the text says so.
@@ -156,6 +158,101 @@ next update: 2026-03-04
 	_, out, _ = schedRun(t, "", "policy", "weekday", "--start", "2026-03-02", "--history", "0000000", "--days", "3")
 	if !strings.HasSuffix(out, "next update: none predicted in the next 3 days\n") {
 		t.Errorf("no update text: %q", out)
+	}
+}
+
+// Lee et al.'s worked example gives P = 0.356 and 0.804 for two
+// consecutive days. With the specification's formula and its counting
+// of the coming days before d as observed days without an update, only
+// one set of counts gives both (searched over histories of 1 to 9 weeks):
+// 25 days with updates, the first day predicted seen 6 times with 2
+// updates after 45 days observed (P = 0.9·2/6 + 0.1·25/45), the next 6
+// times with 5 updates after 46 (P = 0.9·5/6 + 0.1·25/46). A six-week
+// history from a Sunday with those counts, forecast over the seventh
+// week, gives them on its Wednesday and Thursday; JSON carries them at
+// full precision and rounded to four decimals.
+func TestPolicyWeekdayLeeExample(t *testing.T) {
+	// Sunday to Saturday, six weeks: updates Sun 1, Mon 5, Tue 5, Wed 2,
+	// Thu 5, Fri 5, Sat 2 times, 25 in all.
+	history := "1010111" + "0100111" + "0110110" + "0111010" + "0111100" + "0110110"
+	code, out, errOut := schedRun(t, "", "policy", "weekday", "--start", "2026-02-01", "--history", history, "--days", "5", "--json")
+	var got struct {
+		Days []struct {
+			Date     string
+			Weekday  string
+			P        float64
+			PRounded float64 `json:"p_rounded"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Days) != 5 {
+		t.Fatalf("exit %d, %v, stderr %q: %s", code, err, errOut, out)
+	}
+	wed, thu := got.Days[3], got.Days[4]
+	if wed.Weekday != "Wednesday" || wed.PRounded != 0.3556 || wed.P != 0.9*2/6+0.1*25/45.0 {
+		t.Errorf("Wednesday: %+v, want P = 0.3556", wed)
+	}
+	if thu.Weekday != "Thursday" || thu.PRounded != 0.8043 || math.Abs(thu.P-(0.9*5/6+0.1*25/46.0)) > 1e-15 {
+		t.Errorf("Thursday: %+v, want P = 0.8043", thu)
+	}
+	if !strings.Contains(out, `"p_rounded":0.3556`) || !strings.Contains(out, `"p_rounded":0.8043`) {
+		t.Errorf("JSON lacks 0.3556 and 0.8043: %s", out)
+	}
+}
+
+// policy rank ranks steady feeds as at-risk or hourly would at --at. At
+// noon, with 4 polls a day over 4 feeds, θ = (24/4)²·(Σ√(r/2))² with r
+// in items an hour; each feed's waiting after w hours of steady posting
+// is r·w²/2 item-hours, so the feed silent longest at its rate leads.
+func TestPolicyRank(t *testing.T) {
+	args := []string{"policy", "rank", "--policy", "at-risk", "--budget", "4", "--at", "2026-03-02T12:00:00Z",
+		"--feed", "12:5:3h", "--feed", "3:10:6h", "--feed", "1:5:20h", "--feed", "100:10:5m", "--json"}
+	code, out, errOut := schedRun(t, "", args...)
+	var got struct {
+		Budget int
+		Theta  float64 `json:"theta_item_hours"`
+		Ranks  []struct {
+			Rank     float64
+			Waiting  float64 `json:"waiting_item_hours"`
+			Pending  float64
+			Eligible bool
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Ranks) != 4 {
+		t.Fatalf("exit %d, %v, stderr %q: %s", code, err, errOut, out)
+	}
+	var sum float64
+	for _, r := range []float64{12, 3, 1, 100} {
+		sum += math.Sqrt(r / 24 / 2)
+	}
+	// (Steady's rates carry a prior of one item over a thousand years.)
+	if theta := 36 * sum * sum; math.Abs(got.Theta-theta) > 1e-5*theta {
+		t.Errorf("θ = %v, want %v", got.Theta, theta)
+	}
+	for i, want := range []struct{ rate, hours float64 }{{12, 3}, {3, 6}, {1, 20}} {
+		r := got.Ranks[i]
+		waiting := want.rate / 24 * want.hours * want.hours / 2
+		if math.Abs(r.Waiting-waiting) > 1e-3 || math.Abs(r.Pending-want.rate/24*want.hours) > 1e-3 || !r.Eligible {
+			t.Errorf("feed %d: %+v, want waiting %v", i+1, r, waiting)
+		}
+	}
+	if !(got.Ranks[2].Rank > got.Ranks[0].Rank && got.Ranks[2].Rank > got.Ranks[1].Rank) || got.Ranks[3].Eligible {
+		t.Errorf("ranks %+v: want feed 3 first and feed 4 in the politeness gap", got.Ranks)
+	}
+	code, out, _ = schedRun(t, "", args[:len(args)-1]...)
+	if code != 0 || !strings.Contains(out, "at-risk at 2026-03-02T12:00:00Z: 4 polls a day over 4 feeds") || !strings.Contains(out, "no (gap)") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+	for _, bad := range [][]string{
+		{"--policy", "min-delay", "--feed", "1:1:1h"},
+		{"--policy", "hourly"},
+		{"--policy", "hourly", "--feed", "1:1"},
+		{"--policy", "hourly", "--feed", "1:0:1h"},
+		{"--policy", "hourly", "--feed", "1:1:soon"},
+		{"--policy", "hourly", "--feed", "1:1:1h", "--at", "noon"},
+	} {
+		if code, _, errOut := schedRun(t, "", append([]string{"policy", "rank"}, bad...)...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, errOut)
+		}
 	}
 }
 

@@ -23,14 +23,16 @@ a 2026-03-02T07:00:00Z
 
 func TestSimulateTrace(t *testing.T) {
 	code, out, errOut := schedRun(t, handTrace, "simulate", "--trace", "-", "--policy", "flat", "--budget", "4", "--warmup", "0", "--json")
-	want := `{"results":[{"policy":"flat","budget":4,"polls":4,"postings":4,"missed":1,"mean_delay_s":14400,"p95_delay_s":18000,"max_pending":3}]}` + "\n"
+	// Over all postings the missed 01:00 posting counts until 06:00,
+	// which found it gone: 5, 4, 3 and 5 hours, mean 4.25 h.
+	want := `{"results":[{"policy":"flat","budget":4,"polls":4,"push_polls":0,"pushes":0,"postings":4,"missed":1,"mean_delay_s":14400,"p50_delay_s":14400,"p95_delay_s":18000,"p99_delay_s":18000,"all_mean_delay_s":15300,"all_p50_delay_s":14400,"all_p95_delay_s":18000,"all_p99_delay_s":18000,"max_pending":3,"starved_feeds":0,"starved_share":0}]}` + "\n"
 	if code != 0 || out != want {
 		t.Errorf("exit %d, stderr %q\ngot  %s\nwant %s", code, errOut, out, want)
 	}
 	code, out, _ = schedRun(t, handTrace, "simulate", "--trace", "-", "--policy", "flat", "--budget", "4", "--warmup", "0")
 	wantText := `1 feeds, 2026-03-02 to 2026-03-03
-policy         budget    polls  postings   missed  missed%   mean (h)    p95 (h)  max pending
-flat                4        4         4        1    25.00       4.00       5.00            3
+policy         budget    polls  postings   missed  missed%  mean (h)   p95 (h)  all mean   all p50   all p95   all p99  pending starved%
+flat                4        4         4        1    25.00      4.00      5.00      4.25      4.00      5.00      5.00        3      0.0
 `
 	if code != 0 || out != wantText {
 		t.Errorf("text: exit %d\ngot:\n%s\nwant:\n%s", code, out, wantText)
@@ -84,6 +86,14 @@ func TestSimulateErrors(t *testing.T) {
 		{"a 2026-03-02T01:00:00Z\nb soon\n", []string{"--trace", "-"}, 1, "stdin: trace line 2"},
 		{"a 2026-03-02T01:00:00Z\n", []string{"--trace", "-", "--days", "x"}, 2, "invalid value"},
 		{"a 2026-03-02T01:00:00Z\n", []string{"--trace", "-", "--seed", "4"}, 2, "--seed shapes a synthetic trace"},
+		{"", []string{"--synthetic", "3", "--shape", "lumpy"}, 1, `unknown shape "lumpy"`},
+		{"", []string{"--synthetic", "3", "--budget", "3", "--budget-per-feed", "1"}, 2, "not both"},
+		{"", []string{"--synthetic", "3", "--budget-per-feed", "0"}, 2, `--budget-per-feed "0"`},
+		{"", []string{"--synthetic", "3", "--push", "2"}, 2, "--push 2: want a share"},
+		{"", []string{"--synthetic", "3", "--push-loss", "1"}, 2, "--push-loss 1"},
+		{"", []string{"--synthetic", "3", "--config", `{"miss_hours":-1}`}, 2, "miss_hours -1"},
+		{"", []string{"--synthetic", "3", "--config", `{"guard":"soon"}`}, 2, "guard"},
+		{"", []string{"--synthetic", "3", "--config", `{"psychic":1}`}, 2, `unknown field "psychic"`},
 	}
 	for _, tt := range tests {
 		code, out, errOut := schedRun(t, tt.stdin, append([]string{"simulate"}, tt.args...)...)
@@ -94,8 +104,35 @@ func TestSimulateErrors(t *testing.T) {
 	// A feed without a capacity line is simulated with the default and a
 	// warning naming the file.
 	code, _, errOut := schedRun(t, "a 2026-03-02T01:00:00Z\n", "simulate", "--trace", "-", "--warmup", "0", "--policy", "flat")
-	if code != 0 || !strings.Contains(errOut, "stdin: feed a has no capacity line") {
+	if code != 0 || !strings.Contains(errOut, "stdin: feed a has no capacity or window line") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// Shapes, budgets per feed, push-capable feeds and a tuned configuration
+// (durations written as Go durations) reach the simulator; the text names
+// the push-capable feeds and adds their columns.
+func TestSimulateShapesAndPush(t *testing.T) {
+	args := []string{"simulate", "--synthetic", "30", "--shape", "blog", "--seed", "3", "--days", "10", "--policy", "at-risk,min-delay",
+		"--budget-per-feed", "2,4", "--push", "0.5", "--config", `{"miss_hours":2,"lookahead":"30m","push_safety":"12h"}`}
+	code, out, errOut := schedRun(t, "", append(args, "--json")...)
+	var got struct{ Results []simulate.Result }
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v, stderr %q", code, err, errOut)
+	}
+	if len(got.Results) != 4 || got.Results[0].Budget != 60 || got.Results[2].Budget != 120 {
+		t.Fatalf("results %+v", got.Results)
+	}
+	for _, r := range got.Results {
+		// With a 12-hour safety poll, the push feeds get two a day over
+		// the 3 days measured.
+		if r.PushPolls == 0 || r.Pushes == 0 || r.PushPolls > 2*3*30 {
+			t.Errorf("%s/%d: %d safety polls, %d pushes", r.Policy, r.Budget, r.PushPolls, r.Pushes)
+		}
+	}
+	code, out, _ = schedRun(t, "", args...)
+	if code != 0 || !strings.Contains(out, "push-capable") || !strings.Contains(out, "push polls") {
+		t.Errorf("text: exit %d\n%s", code, out)
 	}
 }
 

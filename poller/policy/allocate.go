@@ -40,22 +40,48 @@ const (
 // No feed gets more than its Cap; polls that no feed may take are left
 // over, so the sum is the budget unless the caps forbid it.
 func Allocate(policy string, budget int, feeds []Feed) ([]int, error) {
+	a, err := AllocateExact(policy, budget, feeds)
+	return a.Polls, err
+}
+
+// Allocation is an allocation in full: the whole polls each feed gets,
+// the real numbers they were rounded from, and κ.
+type Allocation struct {
+	Polls []int
+	// Exact are the real-valued polls before rounding: κ·√(ω·λ) for
+	// min-delay (a feed held to its Cap keeps the Cap), κ for uniform.
+	// min-missing's greedy gives whole polls only: Exact are its polls.
+	Exact []float64
+	// Kappa is κ: min-delay's factor (its value for the feeds below their
+	// cap), uniform's equal share; 0 for min-missing, which has none.
+	Kappa float64
+}
+
+// AllocateExact is Allocate with the real-valued allocation and κ beside
+// the whole polls (Han et al. report κ and m_i; `dynamo policy allocate
+// --json` prints them).
+func AllocateExact(policy string, budget int, feeds []Feed) (Allocation, error) {
 	if err := checkAllocation(budget, feeds); err != nil {
-		return nil, err
+		return Allocation{}, err
 	}
+	equal := func(Feed) float64 { return 1 }
 	switch policy {
 	case Uniform:
-		return proportional(budget, feeds, func(Feed) float64 { return 1 }), nil
+		return proportional(budget, feeds, equal), nil
 	case MinDelay:
-		polls := proportional(budget, feeds, func(f Feed) float64 { return math.Sqrt(f.Weight * f.Rate) })
 		if slices.ContainsFunc(feeds, func(f Feed) bool { return f.Weight*f.Rate > 0 }) {
-			return polls, nil
+			return proportional(budget, feeds, func(f Feed) float64 { return math.Sqrt(f.Weight * f.Rate) }), nil
 		}
-		return proportional(budget, feeds, func(Feed) float64 { return 1 }), nil
+		return proportional(budget, feeds, equal), nil
 	case MinMissing:
-		return minMissing(budget, feeds), nil
+		polls := minMissing(budget, feeds)
+		exact := make([]float64, len(polls))
+		for i, p := range polls {
+			exact[i] = float64(p)
+		}
+		return Allocation{Polls: polls, Exact: exact}, nil
 	}
-	return nil, fmt.Errorf("allocate: %q is not an allocation policy (want %s, %s or %s)", policy, Uniform, MinDelay, MinMissing)
+	return Allocation{}, fmt.Errorf("allocate: %q is not an allocation policy (want %s, %s or %s)", policy, Uniform, MinDelay, MinMissing)
 }
 
 // Missed is how many of a feed's λ postings per period its polls miss when
@@ -102,13 +128,13 @@ func capLeft(f Feed, polls int) int {
 // proportional shares budget in proportion to share(f), capped per feed,
 // in whole polls by largest remainders (ties to the feed listed first).
 // Feeds with a zero share get nothing.
-func proportional(budget int, feeds []Feed, share func(Feed) float64) []int {
+func proportional(budget int, feeds []Feed, share func(Feed) float64) Allocation {
 	shares := make([]float64, len(feeds))
 	for i, f := range feeds {
 		shares[i] = share(f)
 	}
-	exact, total := waterFill(budget, feeds, shares)
-	return largestRemainders(exact, total, feeds, shares)
+	exact, total, kappa := waterFill(budget, feeds, shares)
+	return Allocation{Polls: largestRemainders(exact, total, feeds, shares), Exact: exact, Kappa: kappa}
 }
 
 // largestRemainders rounds exact shares to whole polls that sum to total:
@@ -167,9 +193,9 @@ func largestRemainders(exact []float64, total int, feeds []Feed, shares []float6
 
 // waterFill gives each feed κ·share, κ chosen so that they sum to the
 // budget, except that feeds reaching their cap keep the cap and the rest is
-// shared among the others. It returns the exact shares and the whole
-// number of polls they add up to.
-func waterFill(budget int, feeds []Feed, shares []float64) ([]float64, int) {
+// shared among the others. It returns the exact shares, the whole number
+// of polls they add up to, and κ (0 if every feed is capped).
+func waterFill(budget int, feeds []Feed, shares []float64) ([]float64, int, float64) {
 	exact := make([]float64, len(feeds))
 	var order []int
 	capacity := 0
@@ -190,7 +216,7 @@ func waterFill(budget int, feeds []Feed, shares []float64) ([]float64, int) {
 		total = min(budget, capacity)
 	}
 	if len(order) == 0 {
-		return exact, 0
+		return exact, 0, 0
 	}
 	// Feeds whose cap binds first are those with the smallest cap/share.
 	ratio := func(i int) float64 {
@@ -219,12 +245,12 @@ func waterFill(budget int, feeds []Feed, shares []float64) ([]float64, int) {
 			for _, j := range order[k:] {
 				exact[j] = kappa * shares[j]
 			}
-			break
+			return exact, total, kappa
 		}
 		exact[i] = float64(feeds[i].Cap)
 		left -= exact[i]
 	}
-	return exact, total
+	return exact, total, 0
 }
 
 func cmpFloat(a, b float64) int {

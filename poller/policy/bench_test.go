@@ -63,10 +63,10 @@ func benchSources(n int) []Source {
 	return sources
 }
 
-// One cycle's Plan over 10,000 sources, per policy; flat, which only
+// One cycle's Plan over 100,000 sources, per policy; flat, which only
 // looks at each source's last poll, is the baseline.
 func BenchmarkPlan(b *testing.B) {
-	sources := benchSources(10_000)
+	sources := benchSources(100_000)
 	now := t0.AddDate(0, 0, 14).Add(7 * time.Hour)
 	for _, name := range Names() {
 		p, err := ByName(name, Config{})

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -34,21 +35,37 @@ func (a allocator) Plan(sources []Source, now time.Time) Plan {
 		return plan
 	}
 	window, budget := a.window(len(sources))
-	feeds := make([]Feed, len(sources))
+	// Push-capable sources get their safety polls, taken from the budget;
+	// the others share the rest.
+	var polled []int
+	pushed := 0
 	for i := range sources {
-		feeds[i] = a.feed(&sources[i], window)
+		if sources[i].Push && sources[i].polled() {
+			plan.Next[i] = pushNext(a.cfg, sources[i], now)
+			pushed++
+			continue
+		}
+		polled = append(polled, i)
+	}
+	if len(polled) == 0 {
+		return plan
+	}
+	budget = max(budget-int(math.Round(float64(pushed)*float64(window)/float64(a.cfg.PushSafety))), 0)
+	feeds := make([]Feed, len(polled))
+	for k, i := range polled {
+		feeds[k] = a.feed(&sources[i], window)
 	}
 	polls, err := Allocate(a.name, budget, feeds)
 	if err != nil {
 		// Unreachable with feeds built by a.feed; should it happen, no
 		// source is lost: each waits for the next plan.
-		for i, src := range sources {
-			plan.Next[i] = budgetNext(a.cfg, src, now)
+		for _, i := range polled {
+			plan.Next[i] = budgetNext(a.cfg, sources[i], now)
 		}
 		return plan
 	}
-	for i := range sources {
-		plan.Next[i] = a.next(&sources[i], polls[i], window, now)
+	for k, i := range polled {
+		plan.Next[i] = a.next(&sources[i], polls[k], window, now)
 	}
 	return plan
 }
@@ -91,31 +108,37 @@ func (a allocator) next(src *Source, polls int, window time.Duration, now time.T
 // ranking runs the cycle-by-cycle policies (hourly, at-risk): every cycle
 // it takes the cycle's share of the budget, k polls, and gives them to the
 // sources that most deserve one among those not polled within the
-// politeness gap. Sources that waited MaxWait come first, oldest first;
-// the rest go by rank, highest first, ties to the source listed first.
+// politeness gap. Sources that waited MaxWait (at-risk: its guard) come
+// first, oldest first, with the safety polls of push-capable sources; the
+// rest go by rank, highest first, ties to the source listed first.
 // Sources never polled are due at once, outside the budget.
 //
 // hourly ranks by expected_new_items × (1 + C × subscribers), the expected
 // new items being the hourly rates integrated since the last poll, and
 // spreads the budget evenly over the period.
 //
-// at-risk ranks by how due a source is, for delay and for capacity at
-// once, both measured so that 1 means "due":
+// at-risk ranks by what polling now is worth, in item-hours of delay, and
+// divides it by θ so that 1 means "due by the square-root law":
 //
-//	rank = (W/θ + RiskWeight × (E/S + L(E, S))) × (1 + C × subscribers)
+//	rank = (W + μ·S·P(N ≥ S+1)) / θ × (1 + C × subscribers)
 //
-// W is the expected waiting so far of the source's pending postings (the
-// hourly rates integrated as ∫ r(s)·(now − s) ds, in item-hours), and θ
-// the waiting the square-root law allows between polls (see sqrtLawWait):
-// ranking by W/θ spends the budget as min-delay would, but at the hours
-// each source actually posts. E is the postings expected by the next
-// cycle, when the source would get its next chance, S its capacity and
-// L(E, S) = E[(N−S)+], N ~ Poisson(E), the postings expected to have
-// scrolled out by then: a source filling its window rises in the ranking
-// before it overflows, and the more so the closer its busy hours. Its
-// budget follows the time of day: a share Shape of it goes to each cycle
-// in proportion to the postings all its sources are expected to make in
-// that cycle, the rest evenly.
+// W is the waiting so far of the source's pending postings, ∫ r(s)·(now−s)
+// ds over the rate model since its last poll or push (the time of day,
+// the weekday in the source's zone, the current level, any burst in
+// progress). For steady postings at rate r polled every I, W reaches
+// r·I²/2 at each poll, and polling every source when its W reaches the
+// same threshold θ is min-delay's square-root law, here at the hours and
+// on the days each source actually posts (see sqrtLawWait for θ).
+// μ·S·P(N ≥ S+1) is the same for missed postings: N is the postings the
+// source will have made by Lookahead from now (Poisson, counted in
+// clusters of its cluster size c, so N/c ~ Poisson(E/c)), S its capacity,
+// and μ (MissHours) the delay a missed posting is worth. For steady
+// postings this is the renewal index of a poll's cost: a poll of a window
+// that has overflowed collects S postings that the next ones would lose.
+// The budget follows the time of day: a share Shape of it goes to each
+// cycle in proportion to the postings all its sources are expected to
+// make in that cycle, the rest evenly. No source waits more than the
+// guard (see Config.Guard) while the budget allows it.
 type ranking struct {
 	name string
 	cfg  Config
@@ -128,6 +151,74 @@ func (r ranking) Next(src Source, now time.Time) time.Time {
 	return budgetNext(r.cfg, src, now)
 }
 
+// Rank is how a ranking policy (hourly, at-risk) sees one source in one
+// cycle.
+type Rank struct {
+	// Rank orders the sources that may be polled: at-risk's is in units
+	// of θ (1: due by the square-root law), hourly's in expected items.
+	Rank float64 `json:"rank"`
+	// Waiting is W, the pending postings' waiting so far in item-hours;
+	// Risk the missed postings' part of the rank before dividing by θ,
+	// μ·S·P(N ≥ S+1), in item-hours too (at-risk only).
+	Waiting float64 `json:"waiting_item_hours"`
+	Risk    float64 `json:"risk_item_hours"`
+	// Pending is the postings expected since the last poll or push.
+	Pending float64 `json:"pending"`
+	// Eligible: polled before, out of the politeness gap and past its
+	// floors. Guarded: waited its guard (or MaxWait), or due for a push
+	// safety poll: it comes before every ranked source.
+	Eligible bool `json:"eligible"`
+	Guarded  bool `json:"guarded"`
+	// Poll: polled this cycle.
+	Poll bool `json:"poll"`
+}
+
+// Cycle is what a ranking policy decides at one moment: each source's rank
+// (in the order given), the polls of the cycle and the square-root law's
+// θ (item-hours; at-risk only).
+type Cycle struct {
+	Ranks []Rank  `json:"ranks"`
+	Polls int     `json:"polls"`
+	Theta float64 `json:"theta_item_hours"`
+}
+
+// Ranks is the decision of the ranking policy `name` (hourly or at-risk)
+// at now, in full: Plan polls exactly the sources it marks. `dynamo policy
+// rank` prints it.
+func Ranks(name string, cfg Config, sources []Source, now time.Time) (Cycle, error) {
+	p, err := ByName(name, cfg)
+	if err != nil {
+		return Cycle{}, err
+	}
+	r, ok := p.(ranking)
+	if !ok {
+		return Cycle{}, fmt.Errorf("ranks: %q is not a ranking policy (want %s or %s)", name, Hourly, AtRisk)
+	}
+	return r.decide(sources, now), nil
+}
+
+func (r ranking) Plan(sources []Source, now time.Time) Plan {
+	replan := now.Add(r.cfg.Cycle)
+	plan := Plan{Next: make([]time.Time, len(sources)), Replan: replan}
+	c := r.decide(sources, now)
+	for i := range sources {
+		src := &sources[i]
+		switch {
+		case !src.polled() || c.Ranks[i].Poll:
+			plan.Next[i] = settle(now, now, src)
+		case src.Push:
+			// Its safety poll, or the next plan's if this one had no room.
+			plan.Next[i] = pushNext(r.cfg, *src, now)
+			if !plan.Next[i].After(now) {
+				plan.Next[i] = settle(replan, now, src)
+			}
+		default:
+			plan.Next[i] = settle(replan, now, src)
+		}
+	}
+	return plan
+}
+
 // candidate is a source eligible for a poll this cycle.
 type candidate struct {
 	index    int
@@ -136,81 +227,111 @@ type candidate struct {
 	rank     float64
 }
 
-func (r ranking) Plan(sources []Source, now time.Time) Plan {
-	replan := now.Add(r.cfg.Cycle)
-	plan := Plan{Next: make([]time.Time, len(sources)), Replan: replan}
+// decide ranks the sources and picks the cycle's polls.
+func (r ranking) decide(sources []Source, now time.Time) Cycle {
+	c := Cycle{Ranks: make([]Rank, len(sources))}
 	if len(sources) == 0 {
-		return plan
+		return c
 	}
 	budget := r.cfg.budgetFor(len(sources))
-	var theta float64
+	free, ranked := r.freeBudget(sources, budget)
+	guard := r.cfg.MaxWait
 	if r.name == AtRisk {
-		theta = sqrtLawWait(sources, budget, r.cfg.Period)
+		c.Theta = sqrtLawWait(sources, free, r.cfg.Period)
+		guard = min(guard, r.guard(ranked, free))
 	}
 	var candidates []candidate
 	for i := range sources {
 		src := &sources[i]
-		plan.Next[i] = settle(replan, now, src)
+		rk := &c.Ranks[i]
 		if !src.polled() {
-			plan.Next[i] = settle(now, now, src)
-			continue
+			continue // due at once, outside the budget
 		}
 		last := src.state().LastRetrieval
+		if src.Push {
+			// Safety polls come first, like starving sources.
+			if !pushNext(r.cfg, *src, now).After(now) {
+				rk.Eligible, rk.Guarded = true, true
+				candidates = append(candidates, candidate{index: i, last: last, starving: true})
+			}
+			continue
+		}
+		r.rank(src, now, c.Theta, rk)
 		if src.floor().After(now) || now.Sub(last) < r.cfg.Gap {
 			continue
 		}
-		c := candidate{index: i, last: last, starving: now.Sub(last) >= r.cfg.MaxWait}
-		if !c.starving {
-			c.rank = r.rank(src, now, theta)
-		}
-		candidates = append(candidates, c)
+		rk.Eligible = true
+		rk.Guarded = now.Sub(last) >= guard
+		candidates = append(candidates, candidate{index: i, last: last, starving: rk.Guarded, rank: rk.Rank})
 	}
-	k := r.pollsThisCycle(sources, budget, now)
-	for _, c := range topK(candidates, k) {
-		plan.Next[c.index] = now
+	c.Polls = r.pollsThisCycle(sources, budget, now)
+	for _, cand := range topK(candidates, c.Polls) {
+		c.Ranks[cand.index].Poll = true
 	}
-	return plan
+	return c
 }
 
-// rank is how much src deserves a poll now under the policy.
-func (r ranking) rank(src *Source, now time.Time, theta float64) float64 {
-	s := src.state()
-	rates := s.HourlyRates()
-	pending := expected(rates, s.LastRetrieval, now)
-	if r.name == Hourly {
-		return pending * src.boost(r.cfg)
+// freeBudget is the budget per period left to the sources polled for
+// their postings once push-capable sources have their safety polls, and
+// how many sources share it.
+func (r ranking) freeBudget(sources []Source, budget int) (float64, int) {
+	pushed := 0
+	for i := range sources {
+		if sources[i].Push && sources[i].polled() {
+			pushed++
+		}
 	}
-	// If not polled now, the source's next chance is a cycle away.
-	soon := pending + expected(rates, now, now.Add(r.cfg.Cycle))
+	safety := float64(pushed) * float64(r.cfg.Period) / float64(r.cfg.PushSafety)
+	return max(float64(budget)-safety, 1), len(sources) - pushed
+}
+
+// guard is how long at-risk lets a source wait: Config.Guard, unless
+// polling every one of the n sources that often would take more than
+// GuardShare of the free budget; then the promise cannot be kept (a
+// longer guard would still let postings wait more than a day, and cost
+// what the ranking would spend better), and only MaxWait holds.
+func (r ranking) guard(n int, free float64) time.Duration {
+	need := float64(n) * float64(r.cfg.Period) / float64(r.cfg.Guard)
+	if need > r.cfg.GuardShare*free {
+		return r.cfg.MaxWait
+	}
+	return r.cfg.Guard
+}
+
+// rank fills in how much src deserves a poll now under the policy.
+func (r ranking) rank(src *Source, now time.Time, theta float64, rk *Rank) {
+	s := src.state()
+	if r.name == Hourly {
+		rk.Pending = expected(s.HourlyRates(), s.LastRetrieval, now)
+		rk.Rank = rk.Pending * src.boost(r.cfg)
+		return
+	}
+	m := s.model(src.Location, now)
+	rk.Pending, rk.Waiting = m.integrate(s.lastSeen(), now)
+	coming, _ := m.integrate(now, now.Add(r.cfg.Lookahead))
 	capacity := float64(s.CapacityOrDefault())
-	delayDue := waited(rates, s.LastRetrieval, now) / theta
-	fullDue := soon/capacity + overflow(soon, capacity)
-	return (delayDue + r.cfg.RiskWeight*fullDue) * src.boost(r.cfg)
+	cluster := s.ClusterSize()
+	overflowing := tailProb((rk.Pending+coming)/cluster, (capacity+1)/cluster)
+	rk.Risk = r.cfg.MissHours * capacity * overflowing
+	rk.Rank = (rk.Waiting + rk.Risk) / theta * src.boost(r.cfg)
 }
 
 // sqrtLawWait is θ, the waiting (in item-hours) that the square-root law
 // lets the postings of a source build up between two of its polls: with
 // intervals I = √(2θ/r) (min-delay's optimum for Poisson postings at r an
 // hour), the budget B per period P is spent when Σ P/I = B, so
-// θ = (P/B)² · (Σ √(r/2))².
-func sqrtLawWait(sources []Source, budget int, period time.Duration) float64 {
+// θ = (P/B)² · (Σ √(r/2))², over the sources polled for their postings
+// (push-capable ones only get safety polls).
+func sqrtLawWait(sources []Source, budget float64, period time.Duration) float64 {
 	var sum float64
 	for i := range sources {
+		if sources[i].Push && sources[i].polled() {
+			continue
+		}
 		sum += math.Sqrt(sources[i].state().Rate() / 24 / 2)
 	}
-	perPoll := period.Hours() / float64(max(budget, 1))
+	perPoll := period.Hours() / max(budget, 1)
 	return max(perPoll*perPoll*sum*sum, 1e-9)
-}
-
-// waited is the expected waiting so far, in item-hours, of the postings
-// made in (from, now]: ∫ r(s)·(now − s) ds.
-func waited(rates [24]float64, from, now time.Time) float64 {
-	var total float64
-	forEachHour(from.UTC(), now.UTC(), func(start time.Time, hours float64) {
-		mid := start.Add(time.Duration(hours * float64(time.Hour) / 2))
-		total += rates[start.Hour()] * hours * now.Sub(mid).Hours()
-	})
-	return total
 }
 
 // topK returns the k candidates that come first: starving ones, oldest
@@ -308,34 +429,28 @@ func (r ranking) budgetShare(sources []Source, start time.Time, cycles int64) fu
 	}
 }
 
-// overflow is E[(N−S)+] for N ~ Poisson(mean): the postings expected to
-// have scrolled out of a source showing S items, mean postings after its
-// last poll.
-func overflow(mean, capacity float64) float64 {
+func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+
+// tailProb is P(N ≥ k) for N ~ Poisson(mean), k real (rounded up): the
+// exact sum up to a mean of 200, the normal approximation (with
+// continuity correction) above.
+func tailProb(mean, k float64) float64 {
+	n := int(math.Ceil(k))
+	if n <= 0 {
+		return 1
+	}
 	if mean <= 0 {
 		return 0
 	}
-	sd := math.Sqrt(mean)
-	switch {
-	case capacity > mean+12*sd+12:
-		return 0 // the tail beyond S is negligible
-	case mean > 200:
-		// The normal approximation, with continuity correction, where
-		// summing the Poisson terms would be long and e^−mean underflows.
-		z := (capacity + 0.5 - mean) / sd
-		return sd*normalPDF(z) + (mean-capacity)*(1-normalCDF(z))
+	if mean > 200 {
+		z := (float64(n) - 0.5 - mean) / math.Sqrt(mean)
+		return 1 - normalCDF(z)
 	}
-	// E[(N−S)+] = mean − Σ_{j=1..S} P(N ≥ j).
 	pmf := math.Exp(-mean)
 	cdf := pmf
-	collected := 0.0
-	for j := 1; j <= int(capacity); j++ {
-		collected += 1 - cdf
+	for j := 1; j < n; j++ {
 		pmf *= mean / float64(j)
 		cdf += pmf
 	}
-	return max(mean-collected, 0)
+	return max(1-cdf, 0)
 }
-
-func normalPDF(z float64) float64 { return math.Exp(-z*z/2) / math.Sqrt(2*math.Pi) }
-func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }

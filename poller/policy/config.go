@@ -45,16 +45,32 @@ type Config struct {
 	// C weighs subscribers in rankings and in min-delay's weights:
 	// rank = expected_new_items × (1 + C × subscribers). Default 0 (ignore).
 	C float64 `json:"c,omitempty"`
-	// RiskWeight weighs at-risk's capacity urgency (how full a source's
-	// window will be by the next cycle) against its delay urgency, both
-	// scaled so that 1 means "due". Higher misses fewer postings and
-	// delays the others more. Default 1: weighed equally (see
-	// docs/SCHEDULING.md for the sweep behind it).
-	RiskWeight float64 `json:"risk_weight,omitempty"`
+	// MissHours is μ, what a missed posting is worth to at-risk in hours
+	// of delay: it weighs its windows' overflow against its postings'
+	// waiting. Default see Default (docs/SCHEDULING.md has the sweep).
+	MissHours float64 `json:"miss_hours,omitempty"`
+	// Lookahead is how far at-risk looks for a window's overflow: a
+	// source not polled now gets its next chance a cycle or two later.
+	// Default see Default.
+	Lookahead time.Duration `json:"lookahead,omitempty"`
 	// Shape is the share of at-risk's budget that follows the time of day
 	// (the rest is spread evenly over the period). Default 0.5; set it
 	// negative for 0 (an even spread), since 0 means "default".
 	Shape float64 `json:"shape,omitempty"`
+
+	// Guard bounds how long at-risk lets a source go without a poll, so
+	// that no posting waits more than a day: a source not polled for
+	// Guard comes before every ranked one. When polling every source that
+	// often would take more than GuardShare of the budget (about one poll
+	// a source a day and a half: the guard alone would eat the budget),
+	// the guard is off and MaxWait alone holds. Defaults 23h50m (a day
+	// less a cycle) and 0.55.
+	Guard      time.Duration `json:"guard,omitempty"`
+	GuardShare float64       `json:"guard_share,omitempty"`
+
+	// PushSafety is how often every policy polls a source whose postings
+	// are pushed (Source.Push), in case a push was lost. Default 24h.
+	PushSafety time.Duration `json:"push_safety,omitempty"`
 
 	// WeekdayDays is how many days after today the weekday policy
 	// considers; a source unlikely to publish on any of them is checked on
@@ -80,8 +96,12 @@ func Default() Config {
 		Cycle:       10 * time.Minute,
 		Gap:         10 * time.Minute,
 		MaxWait:     7 * 24 * time.Hour,
-		RiskWeight:  1,
+		MissHours:   1,
+		Lookahead:   20 * time.Minute,
 		Shape:       0.5,
+		Guard:       24*time.Hour - 10*time.Minute,
+		GuardShare:  0.55,
+		PushSafety:  24 * time.Hour,
 		WeekdayDays: 7,
 		ErrorBase:   time.Minute,
 		ErrorMax:    6 * time.Hour,
@@ -111,14 +131,20 @@ func (c Config) WithDefaults() Config {
 	setDuration(&c.MaxWait, d.MaxWait)
 	setDuration(&c.ErrorBase, d.ErrorBase)
 	setDuration(&c.ErrorMax, d.ErrorMax)
+	setDuration(&c.Guard, d.Guard)
+	setDuration(&c.Lookahead, d.Lookahead)
+	setDuration(&c.PushSafety, d.PushSafety)
+	if c.GuardShare == 0 {
+		c.GuardShare = d.GuardShare
+	}
 	if c.Alpha == 0 {
 		c.Alpha = d.Alpha
 	}
 	if c.Backoff == 0 {
 		c.Backoff = d.Backoff
 	}
-	if c.RiskWeight == 0 {
-		c.RiskWeight = d.RiskWeight
+	if c.MissHours == 0 {
+		c.MissHours = d.MissHours
 	}
 	switch {
 	case c.Shape == 0:
@@ -144,6 +170,7 @@ func (c Config) Validate() error {
 		{"interval", c.Interval}, {"min", c.Min}, {"max", c.Max}, {"period", c.Period},
 		{"cycle", c.Cycle}, {"gap", c.Gap}, {"max_wait", c.MaxWait},
 		{"error_base", c.ErrorBase}, {"error_max", c.ErrorMax},
+		{"guard", c.Guard}, {"push_safety", c.PushSafety}, {"lookahead", c.Lookahead},
 	} {
 		if d.v < 0 {
 			return fmt.Errorf("policy config: %s %v is negative", d.name, d.v)
@@ -164,8 +191,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("policy config: backoff %v is outside [0, 100]", c.Backoff)
 	case !inRange(c.C, 0, 1e6):
 		return fmt.Errorf("policy config: c %v is outside [0, 1e6]", c.C)
-	case !inRange(c.RiskWeight, 0, 1e6):
-		return fmt.Errorf("policy config: risk_weight %v is outside [0, 1e6]", c.RiskWeight)
+	case !inRange(c.MissHours, 0, 1e6):
+		return fmt.Errorf("policy config: miss_hours %v is outside [0, 1e6]", c.MissHours)
+	case !inRange(c.GuardShare, 0, 1):
+		return fmt.Errorf("policy config: guard_share %v is outside [0, 1]", c.GuardShare)
 	case !inRange(c.Shape, 0, 1):
 		return fmt.Errorf("policy config: shape %v is outside [0, 1]", c.Shape)
 	case c.WeekdayDays < 1 || c.WeekdayDays > 366:

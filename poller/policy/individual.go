@@ -15,6 +15,9 @@ func (p flat) Next(src Source, now time.Time) time.Time {
 	if last.IsZero() {
 		return settle(now, now, &src)
 	}
+	if src.Push {
+		return pushNext(p.cfg, src, now)
+	}
 	return settle(last.Add(src.interval(p.cfg)), now, &src)
 }
 
@@ -34,6 +37,9 @@ func (p smart) Next(src Source, now time.Time) time.Time {
 	s := src.state()
 	if s.LastRetrieval.IsZero() {
 		return settle(now, now, &src)
+	}
+	if src.Push {
+		return pushNext(p.cfg, src, now)
 	}
 	return settle(s.LastRetrieval.Add(p.wait(src)), now, &src)
 }

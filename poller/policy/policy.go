@@ -83,6 +83,16 @@ type Source struct {
 	// NotBefore is a floor set from outside the state, e.g. a Retry-After
 	// that holds a whole host back. No policy polls before it.
 	NotBefore time.Time
+	// Push says that the source's postings are pushed to Dynamo (a WebSub
+	// subscription is active): every policy then polls it only for
+	// safety, Config.PushSafety after its last poll, and budget policies
+	// give the polls it no longer needs to the other sources. Its pushes
+	// reach the state through State.Pushed.
+	Push bool
+	// Location is the source's time zone: the weekday model counts its
+	// days there. Nil means the zone the state was learnt in (UTC if
+	// none).
+	Location *time.Location
 	// State is what was learnt; nil for a source never polled.
 	State *State
 }
@@ -164,10 +174,25 @@ func planEach(p Policy, sources []Source, now time.Time) Plan {
 
 // budgetNext is Next for budget policies: a source never polled is due at
 // once (its first read teaches its capacity and rates, and users expect a
-// new source to show up); any other waits for the next plan.
+// new source to show up); a push-capable one waits for its safety poll;
+// any other waits for the next plan.
 func budgetNext(cfg Config, src Source, now time.Time) time.Time {
 	if !src.polled() {
 		return settle(now, now, &src)
 	}
+	if src.Push {
+		return pushNext(cfg, src, now)
+	}
 	return settle(now.Add(cfg.Cycle), now, &src)
+}
+
+// pushNext is the safety poll of a push-capable source: PushSafety after
+// its last poll (at once if never polled). Pushes do not put it off: only
+// a poll shows what a lost push left out.
+func pushNext(cfg Config, src Source, now time.Time) time.Time {
+	last := src.state().LastRetrieval
+	if last.IsZero() {
+		return settle(now, now, &src)
+	}
+	return settle(last.Add(cfg.PushSafety), now, &src)
 }

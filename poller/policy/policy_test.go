@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -278,4 +279,75 @@ func TestBudgetPoliciesProperties(t *testing.T) {
 			}
 		})
 	}
+}
+
+// at-risk's guard: at 4 polls a source a day, polling every source daily
+// takes a quarter of the budget, so a source silent for a day less a
+// cycle comes first, whatever its rank; at one poll a source a day the
+// guard would take it all, so it is off and ranks decide.
+func TestAtRiskGuard(t *testing.T) {
+	now := t0.Add(30 * 24 * time.Hour)
+	states := make([]State, 40)
+	sources := make([]Source, len(states))
+	for i := range states {
+		states[i] = Steady(50, 100, now.Add(-2*time.Hour))
+		sources[i] = Source{State: &states[i]}
+	}
+	states[39] = Steady(0.01, 10, now.Add(-24*time.Hour+10*time.Minute))
+	for _, tt := range []struct {
+		budget  int
+		guarded bool
+	}{{4 * 40, true}, {40, false}} {
+		c, err := Ranks(AtRisk, Config{Budget: tt.budget}, sources, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow := c.Ranks[39]
+		if slow.Guarded != tt.guarded || (tt.guarded && !slow.Poll) {
+			t.Errorf("budget %d: the silent source %+v, want guarded %v", tt.budget, slow, tt.guarded)
+		}
+		for i, r := range c.Ranks[:39] {
+			if !tt.guarded && r.Rank < slow.Rank {
+				t.Errorf("budget %d: busy source %d ranks %v below the silent one's %v", tt.budget, i, r.Rank, slow.Rank)
+			}
+		}
+	}
+}
+
+// at-risk weighs a window about to overflow: of two sources with the same
+// rate and waiting, the one whose window is nearly full ranks higher by
+// μ·S·P(N ≥ S+1), and Ranks reports both parts.
+func TestAtRiskRisk(t *testing.T) {
+	now := t0.Add(12 * time.Hour)
+	roomy := Steady(240, 500, now.Add(-50*time.Minute))
+	tight := Steady(240, 5, now.Add(-50*time.Minute))
+	c, err := Ranks(AtRisk, Config{Budget: 96}, []Source{{State: &roomy}, {State: &tight}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w := c.Ranks[0], c.Ranks[1]
+	// 10 an hour for 50 minutes: 8.33 pending, 8.33·(50/60)/2 = 3.47
+	// item-hours waiting; within the 20-minute lookahead 11.67 expected,
+	// so a window of 5 has overflowed for certain: risk 1 h × 5 × ~1.
+	if math.Abs(r.Pending-25.0/3) > 1e-3 || math.Abs(r.Waiting-125.0/36) > 1e-3 || r.Risk > 1e-9 {
+		t.Errorf("roomy source: %+v", r)
+	}
+	if math.Abs(w.Risk-5*tailPoisson(35.0/3, 6)) > 1e-6 || !(w.Rank > r.Rank) {
+		t.Errorf("tight source: %+v, roomy %+v", w, r)
+	}
+	if _, err := Ranks(MinDelay, Config{}, nil, now); err == nil {
+		t.Error("Ranks accepted an allocation policy")
+	}
+}
+
+// tailPoisson is P(N ≥ k) for N ~ Poisson(mean), summed plainly.
+func tailPoisson(mean float64, k int) float64 {
+	p, cdf := math.Exp(-mean), 0.0
+	for j := range k {
+		if j > 0 {
+			p *= mean / float64(j)
+		}
+		cdf += p
+	}
+	return 1 - cdf
 }

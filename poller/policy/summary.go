@@ -7,19 +7,29 @@ import (
 
 // Summary is what a source's learnt state says, in the units an operator
 // reads: the admin API and the stats show it so that one can see why a
-// source is scheduled as it is.
+// source is scheduled as it is. Numbers are given at full precision.
 type Summary struct {
 	Rate        float64     `json:"rate_per_day"` // λ, postings a day
 	Capacity    int         `json:"capacity"`     // S, items shown (0: not read yet)
 	HourlyRates [24]float64 `json:"hourly_rates"` // postings an hour at each UTC hour
 	PeakHour    int         `json:"peak_hour"`    // the UTC hour it posts most in
-	Tau         float64     `json:"tau_s"`        // smart's τ, seconds
-	DaysStart   string      `json:"days_start"`   // first day of the weekday history
-	Days        string      `json:"days"`         // one 0/1 a day: did it publish
-	Next        string      `json:"weekday_next"` // weekday's predicted next update day, "" if none
-	Polls       int         `json:"polls"`        // successful polls learnt from
-	Errors      int         `json:"errors"`       // consecutive failed polls
-	RetryAt     time.Time   `json:"retry_at,omitzero"`
+	// DayFactors are how much busier than average each weekday is
+	// (Sunday first), in the source's zone (Zone, "" for UTC).
+	DayFactors [7]float64 `json:"day_factors"`
+	Zone       string     `json:"zone"`
+	// ClusterSize is the mean number of items posted together (1 for a
+	// steady source); BurstRate the excess rate of a burst found in
+	// progress at the last poll, in items an hour, as it stands now.
+	ClusterSize float64   `json:"cluster_size"`
+	BurstRate   float64   `json:"burst_rate_h"`
+	Tau         float64   `json:"tau_s"`        // smart's τ, seconds
+	DaysStart   string    `json:"days_start"`   // first day of the weekday history
+	Days        string    `json:"days"`         // one 0/1 a day: did it publish
+	Next        string    `json:"weekday_next"` // weekday's predicted next update day, "" if none
+	Polls       int       `json:"polls"`        // successful polls learnt from
+	Pushes      int       `json:"pushes"`       // pushes learnt from
+	Errors      int       `json:"errors"`       // consecutive failed polls
+	RetryAt     time.Time `json:"retry_at,omitzero"`
 }
 
 // Summarize describes the state as of now, with smart's τ from cfg and
@@ -30,26 +40,27 @@ func (s *State) Summarize(cfg Config, interval time.Duration, now time.Time) Sum
 		interval = cfg.Interval
 	}
 	sum := Summary{
-		Rate:      round4(s.Rate()),
-		Capacity:  s.Capacity,
-		PeakHour:  s.PeakHour(),
-		Tau:       math.Round(s.Tau(cfg.Alpha, interval).Seconds()),
-		DaysStart: s.DaysStart,
-		Days:      s.Days,
-		Polls:     s.Polls,
-		Errors:    s.Errors,
-		RetryAt:   s.RetryAt,
+		Rate:        s.Rate(),
+		Capacity:    s.Capacity,
+		HourlyRates: s.HourlyRates(),
+		PeakHour:    s.PeakHour(),
+		DayFactors:  s.DayFactors(),
+		Zone:        s.Zone,
+		ClusterSize: s.ClusterSize(),
+		Tau:         s.Tau(cfg.Alpha, interval).Seconds(),
+		DaysStart:   s.DaysStart,
+		Days:        s.Days,
+		Polls:       s.Polls,
+		Pushes:      s.Pushes,
+		Errors:      s.Errors,
+		RetryAt:     s.RetryAt,
 	}
-	for h, r := range s.HourlyRates() {
-		sum.HourlyRates[h] = round4(r)
+	if now.After(s.BurstAt) && s.BurstRate > 0 {
+		sum.BurstRate = s.BurstRate * math.Exp(-now.Sub(s.BurstAt).Hours()/burstFade.Hours())
 	}
-	start, history, _ := s.History(now)
+	start, history, _ := s.History(now, nil)
 	if next, ok := Predicted(Forecast(start, history, cfg.WeekdayDays)); ok {
 		sum.Next = next.Format(time.DateOnly)
 	}
 	return sum
 }
-
-// round4 keeps four decimals: the rates are estimates, and more digits
-// would only hide them.
-func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

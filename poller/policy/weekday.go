@@ -38,7 +38,7 @@ type DayForecast struct {
 // falls on w; with no such day yet, β(d) = Ū (nothing is known of that
 // weekday, so it is taken as average).
 func Forecast(start time.Time, history []bool, days int) []DayForecast {
-	start = dayDate(dayNumber(start))
+	start = dayDate(dayNumberIn(start, nil))
 	var ones int64
 	var seen, updated [7]int64
 	first := int(start.Weekday())
@@ -97,7 +97,8 @@ func Predicted(forecast []DayForecast) (time.Time, bool) {
 // the end of the hour they usually publish in: the first of today and the
 // next WeekdayDays days whose P reaches 0.5. A source unlikely to publish on
 // any of them is checked on the last; one with less than a week of history
-// is checked daily while it is learnt.
+// is checked daily while it is learnt. Days are the source's own
+// (Source.Location): a Paris source's Monday starts at Paris's midnight.
 type weekday struct{ cfg Config }
 
 func (weekday) Name() string   { return Weekday }
@@ -108,17 +109,21 @@ func (p weekday) Next(src Source, now time.Time) time.Time {
 	if s.LastRetrieval.IsZero() {
 		return settle(now, now, &src)
 	}
-	start, history, seenToday := s.History(now)
+	if src.Push {
+		return pushNext(p.cfg, src, now)
+	}
+	loc := src.Location
+	if loc == nil {
+		loc = s.location()
+	}
+	start, history, seenToday := s.History(now, loc)
 	// Today and the WeekdayDays days after it, so that a weekly source
 	// seen today is expected again on the last of them.
 	forecast := Forecast(start, history, p.cfg.WeekdayDays+1)
-	// The poll goes at the end of the usual hour, when that hour's posting
-	// is most likely out.
-	slot := time.Duration(s.PeakHour()+1) * time.Hour
 	warming := len(history) < weekdayWarmup
 	var fallback time.Time
 	for j, f := range forecast {
-		at := f.Date.Add(slot)
+		at := peakEnd(dayNumberIn(f.Date, nil), s.PeakHour(), loc)
 		if !at.After(s.LastRetrieval) || (j == 0 && seenToday) {
 			continue // already polled after that slot, or today is done
 		}
@@ -133,6 +138,18 @@ func (p weekday) Next(src Source, now time.Time) time.Time {
 		fallback = s.LastRetrieval.Add(time.Duration(p.cfg.WeekdayDays) * 24 * time.Hour)
 	}
 	return settle(fallback, now, &src)
+}
+
+// peakEnd is the end of the source's usual hour (peak, a UTC hour) within
+// its local day n, when that hour's posting is most likely out.
+func peakEnd(n int64, peak int, loc *time.Location) time.Time {
+	midnight := localMidnight(n, loc)
+	offsetHours := int(zoneOffset(loc, midnight.Add(12*time.Hour)) / 3600)
+	local := ((peak+1+offsetHours)%24 + 24) % 24
+	if local == 0 {
+		local = 24
+	}
+	return midnight.Add(time.Duration(local) * time.Hour)
 }
 
 func (p weekday) Plan(sources []Source, now time.Time) Plan { return planEach(p, sources, now) }
