@@ -43,6 +43,46 @@ news 2026-03-02T08:00:00Z
 	}
 }
 
+// Windows by time, hubs and zones: a feed may show the items of a time,
+// with or without a count; "hub" marks it push-capable; "zone" gives its
+// time zone, an IANA name or a fixed offset.
+func TestParseTraceWindowsHubsZones(t *testing.T) {
+	in := `window day 24h
+hub day https://hub.example/
+zone day Europe/Paris
+capacity both 20
+window both 90m
+zone both UTC-05:00
+day 2026-03-02T09:15:00Z
+both 2026-03-02T10:00:00Z
+`
+	tr, warnings, err := ParseTrace(strings.NewReader(in))
+	if err != nil || len(warnings) > 0 {
+		t.Fatal(err, warnings)
+	}
+	day, both := tr.Feeds[0], tr.Feeds[1]
+	if day.Capacity != 0 || day.Window != 24*time.Hour || !day.Push || day.Zone.String() != "Europe/Paris" {
+		t.Errorf("day: %+v", day)
+	}
+	if _, off := time.Date(2026, 3, 2, 0, 0, 0, 0, both.Zone).Zone(); both.Capacity != 20 || both.Window != 90*time.Minute || both.Push || off != -5*3600 {
+		t.Errorf("both: %+v (offset %d)", both, off)
+	}
+	var buf bytes.Buffer
+	if err := WriteTrace(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := ParseTrace(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range tr.Feeds {
+		g := back.Feeds[i]
+		if g.Capacity != f.Capacity || g.Window != f.Window || g.Push != f.Push || g.Zone.String() != f.Zone.String() {
+			t.Errorf("feed %s written and read back as %+v", f.ID, g)
+		}
+	}
+}
+
 func TestParseTraceErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", "no feeds"},
@@ -54,6 +94,11 @@ func TestParseTraceErrors(t *testing.T) {
 		{"a 1\nb 99999999999\n", "line 2: time \"99999999999\" is outside"},
 		{"a NaN\n", "NaN"},
 		{"span 2026-03-02T00:00:00Z 2026-03-01T00:00:00Z\n", "not after its start"},
+		{"window a 30s\n", "window \"30s\" of feed a"},
+		{"window a forever\n", "window \"forever\""},
+		{"zone a Mars/Olympus\n", "zone \"Mars/Olympus\""},
+		{"zone a UTC+25:00\n", "zone \"UTC+25:00\""},
+		{"hub a\n", `time "a"`},
 		{strings.Repeat("x", maxTraceLine+1) + " 1\n", "token too long"},
 	}
 	for _, tt := range tests {
@@ -65,7 +110,7 @@ func TestParseTraceErrors(t *testing.T) {
 }
 
 func TestTraceRoundTrip(t *testing.T) {
-	tr, err := Synthetic(Poisson, 15, 9, 3)
+	tr, err := Synthetic(Mixed, 15, 9, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +127,7 @@ func TestTraceRoundTrip(t *testing.T) {
 	}
 	for i, f := range tr.Feeds {
 		g := back.Feeds[i]
-		if g.ID != f.ID || g.Capacity != f.Capacity || len(g.Postings) != len(f.Postings) {
+		if g.ID != f.ID || g.Capacity != f.Capacity || g.Window != f.Window || g.Zone.String() != f.Zone.String() || len(g.Postings) != len(f.Postings) {
 			t.Fatalf("feed %d: %s/%d/%d, want %s/%d/%d", i, g.ID, g.Capacity, len(g.Postings), f.ID, f.Capacity, len(f.Postings))
 		}
 		for k := range f.Postings {
@@ -100,6 +145,8 @@ func FuzzParseTrace(f *testing.F) {
 	f.Add("span 1772409600 1772496000\nb 1772442000.5\n# c\n")
 	f.Add("a 1e9\na -1\n")
 	f.Add("capacity a 1\ncapacity a 2\n\xff 1\n")
+	f.Add("window a 24h\nhub a https://hub.example/\nzone a Europe/Paris\na 1772442000\n")
+	f.Add("zone b UTC-05:00\nwindow b 90m\ncapacity b 3\nb 1772442000\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		tr, _, err := ParseTrace(strings.NewReader(in))
 		if err != nil {
@@ -109,8 +156,8 @@ func FuzzParseTrace(f *testing.F) {
 			t.Fatalf("span %v – %v", tr.Start, tr.End)
 		}
 		for _, fd := range tr.Feeds {
-			if fd.Capacity < 1 || fd.Capacity > maxFeedCapacity {
-				t.Fatalf("capacity %d", fd.Capacity)
+			if fd.Capacity < 0 || fd.Capacity > maxFeedCapacity || (fd.Capacity == 0 && fd.Window == 0) || fd.Window < 0 || fd.Window > maxFeedWindow {
+				t.Fatalf("capacity %d, window %v", fd.Capacity, fd.Window)
 			}
 			for k := 1; k < len(fd.Postings); k++ {
 				if fd.Postings[k].Before(fd.Postings[k-1]) {
