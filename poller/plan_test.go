@@ -202,3 +202,26 @@ func TestCatchUpFindsStoriesOtherProcessesStored(t *testing.T) {
 		t.Errorf("after the catch-up, Detect = %v, want %v", dups, want)
 	}
 }
+
+// Without a policy named, the poller follows smart, or at-risk when a
+// budget is set: the budget policy that holds its claim
+// (docs/SCHEDULING.md).
+func TestDefaultPolicy(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "dynamo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for _, tt := range []struct {
+		budget int
+		want   string
+	}{{0, policy.Smart}, {500, policy.AtRisk}} {
+		p, err := New(Config{Store: st, Fetcher: fetch.New(fetch.Options{}), PolicyConfig: policy.Config{Budget: tt.budget}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Policy(); got != tt.want {
+			t.Errorf("budget %d: default policy %s, want %s", tt.budget, got, tt.want)
+		}
+	}
+}

@@ -45,7 +45,8 @@ type Config struct {
 	// Workers is how many sources are polled at once; default 8.
 	Workers int
 	// Policy is the global policy until an operator switches it (the
-	// setting PolicySetting wins when present); default smart.
+	// setting PolicySetting wins when present); default smart, or at-risk
+	// when PolicyConfig sets a budget (docs/SCHEDULING.md).
 	Policy string
 	// PolicyConfig tunes every policy.
 	PolicyConfig policy.Config
@@ -107,6 +108,9 @@ func New(cfg Config) (*Poller, error) {
 	}
 	if cfg.Policy == "" {
 		cfg.Policy = policy.Smart
+		if cfg.PolicyConfig.Budget > 0 {
+			cfg.Policy = policy.AtRisk
+		}
 	}
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = 2 * time.Minute

@@ -126,6 +126,7 @@ type Result struct {
 type FeedResult struct {
 	ID       string `json:"id"`
 	Shape    string `json:"shape,omitempty"`
+	Push     bool   `json:"push,omitempty"`
 	Polls    int    `json:"polls"`
 	Postings int    `json:"postings"`
 	Missed   int    `json:"missed"`
@@ -604,7 +605,7 @@ func (r *run) finish() {
 		r.result.Postings += n
 		if r.feeds != nil {
 			fr := &r.feeds[i]
-			fr.ID, fr.Shape, fr.Postings, fr.MaxWait = f.ID, f.Shape, n, r.waited[i].Seconds()
+			fr.ID, fr.Shape, fr.Push, fr.Postings, fr.MaxWait = f.ID, f.Shape, f.Push, n, r.waited[i].Seconds()
 			fr.Learnt = r.states[i].Summarize(policy.Config{}, 0, r.horizon)
 			if n > 0 {
 				fr.AllMeanDelay /= float64(n)

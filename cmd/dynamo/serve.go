@@ -78,7 +78,7 @@ func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
 	fs.StringVar(&cfg.role, "role", "all", "all, api (web interface, feeds and admin API; no polling) or poller (polling, with /healthz and /metrics)")
 	fs.BoolVar(&cfg.allowPrivate, "allow-private", false, "allow fetching loopback, private and link-local addresses")
 	fs.BoolVar(&cfg.demo, "demo", false, "serve and register the example pages (implies --allow-private)")
-	fs.StringVar(&cfg.policy, "policy", "", "global scheduling policy until one is set through the API (default smart)")
+	fs.StringVar(&cfg.policy, "policy", "", "global scheduling policy until one is set through the API (default smart, or at-risk with --budget)")
 	fs.IntVar(&cfg.workers, "workers", 8, "sources polled at once")
 	cacheMiB := fs.Int("cache-mib", 64, "MiB of rendered feed answers kept in memory; 0 turns the cache off")
 	fs.IntVar(&cfg.tuning.Budget, "budget", 0, "polls per day that the budget policies (hourly, uniform, min-delay, min-missing, at-risk) share (default 24 per source)")

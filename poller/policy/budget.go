@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -354,6 +355,17 @@ func topK(candidates []candidate, k int) []candidate {
 	if k >= len(candidates) {
 		return candidates
 	}
+	if k > partialSelection {
+		// Many polls a cycle (a large budget over many sources): sorting
+		// all is n·log n where inserting into the best k would be n·k.
+		slices.SortFunc(candidates, func(a, b candidate) int {
+			if before(a, b) {
+				return -1
+			}
+			return 1
+		})
+		return candidates[:k]
+	}
 	// A partial selection: k is a few polls, candidates may be thousands.
 	best := make([]candidate, 0, k)
 	for _, c := range candidates {
@@ -367,6 +379,9 @@ func topK(candidates []candidate, k int) []candidate {
 	}
 	return best
 }
+
+// partialSelection is the most polls a cycle topK selects by insertion.
+const partialSelection = 64
 
 func insertSorted(list []candidate, c candidate, before func(a, b candidate) bool) []candidate {
 	i := len(list)

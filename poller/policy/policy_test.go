@@ -351,3 +351,40 @@ func tailPoisson(mean float64, k int) float64 {
 	}
 	return 1 - cdf
 }
+
+// topK picks the same sources whether it selects by insertion (few polls
+// a cycle) or sorts (many): guarded ones first, oldest first, then by
+// rank, ties to the source listed first.
+func TestTopK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var all []candidate
+	for i := range 500 {
+		all = append(all, candidate{index: i, starving: rng.IntN(10) == 0, last: t0.Add(time.Duration(rng.IntN(5)) * time.Hour), rank: float64(rng.IntN(50))})
+	}
+	naive := slices.Clone(all)
+	slices.SortStableFunc(naive, func(a, b candidate) int {
+		switch {
+		case a.starving != b.starving:
+			if a.starving {
+				return -1
+			}
+			return 1
+		case a.starving && !a.last.Equal(b.last):
+			return a.last.Compare(b.last)
+		case a.rank != b.rank:
+			return cmpFloat(b.rank, a.rank)
+		}
+		return a.index - b.index
+	})
+	for _, k := range []int{1, 7, partialSelection, partialSelection + 1, 300} {
+		got := topK(slices.Clone(all), k)
+		if len(got) != k {
+			t.Fatalf("k %d: %d picked", k, len(got))
+		}
+		for i := range got {
+			if got[i].index != naive[i].index {
+				t.Fatalf("k %d: pick %d is source %d, want %d", k, i, got[i].index, naive[i].index)
+			}
+		}
+	}
+}

@@ -9,10 +9,13 @@ import (
 // reads: the admin API and the stats show it so that one can see why a
 // source is scheduled as it is. Numbers are given at full precision.
 type Summary struct {
-	Rate        float64     `json:"rate_per_day"` // λ, postings a day
-	Capacity    int         `json:"capacity"`     // S, items shown (0: not read yet)
-	HourlyRates [24]float64 `json:"hourly_rates"` // postings an hour at each UTC hour
-	PeakHour    int         `json:"peak_hour"`    // the UTC hour it posts most in
+	Rate     float64 `json:"rate_per_day"` // λ, postings a day
+	Capacity int     `json:"capacity"`     // items shown at the last read (0: not read yet)
+	// PeakCapacity is S as the policies use it: the most items shown
+	// lately (a window bound by time shows more after a busy day).
+	PeakCapacity float64     `json:"peak_capacity"`
+	HourlyRates  [24]float64 `json:"hourly_rates"` // postings an hour at each UTC hour
+	PeakHour     int         `json:"peak_hour"`    // the UTC hour it posts most in
 	// DayFactors are how much busier than average each weekday is
 	// (Sunday first), in the source's zone (Zone, "" for UTC).
 	DayFactors [7]float64 `json:"day_factors"`
@@ -40,20 +43,21 @@ func (s *State) Summarize(cfg Config, interval time.Duration, now time.Time) Sum
 		interval = cfg.Interval
 	}
 	sum := Summary{
-		Rate:        s.Rate(),
-		Capacity:    s.Capacity,
-		HourlyRates: s.HourlyRates(),
-		PeakHour:    s.PeakHour(),
-		DayFactors:  s.DayFactors(),
-		Zone:        s.Zone,
-		ClusterSize: s.ClusterSize(),
-		Tau:         s.Tau(cfg.Alpha, interval).Seconds(),
-		DaysStart:   s.DaysStart,
-		Days:        s.Days,
-		Polls:       s.Polls,
-		Pushes:      s.Pushes,
-		Errors:      s.Errors,
-		RetryAt:     s.RetryAt,
+		Rate:         s.Rate(),
+		Capacity:     s.Capacity,
+		PeakCapacity: s.PeakCapacity,
+		HourlyRates:  s.HourlyRates(),
+		PeakHour:     s.PeakHour(),
+		DayFactors:   s.DayFactors(),
+		Zone:         s.Zone,
+		ClusterSize:  s.ClusterSize(),
+		Tau:          s.Tau(cfg.Alpha, interval).Seconds(),
+		DaysStart:    s.DaysStart,
+		Days:         s.Days,
+		Polls:        s.Polls,
+		Pushes:       s.Pushes,
+		Errors:       s.Errors,
+		RetryAt:      s.RetryAt,
 	}
 	if now.After(s.BurstAt) && s.BurstRate > 0 {
 		sum.BurstRate = s.BurstRate * math.Exp(-now.Sub(s.BurstAt).Hours()/burstFade.Hours())
