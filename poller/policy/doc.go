@@ -25,9 +25,16 @@
 //			Changed:   versionStored,
 //			ItemDates: datesOfNewItems, // optional: places postings at their hour
 //			NotBefore: maxAgeOrTTLFloor, // optional: the origin's freshness floor
+//			Location:  sourceZone, // its weekdays are counted there
 //		})
 //	}
 //	src.State.Schedule, err = policy.MarshalState(state)
+//
+// A push from the source's WebSub hub is learnt the same way, without
+// being a poll: state.Pushed(policy.Push{At: now, NewItems: n, ItemDates:
+// dates, Location: sourceZone}); while the subscription is active, the
+// Source given to a policy says Push, and every policy then polls it only
+// for safety (Config.PushSafety) and gives its polls to the others.
 //
 // # Policies: when to poll
 //
@@ -50,9 +57,11 @@
 // Config.Cycle, call Policy.Plan(sources, now) with every active source
 // under the policy and store Plan.Next[i] as source i's next poll. After a
 // poll, Next gives a provisional time (a source never polled is due now,
-// any other one cycle later) that the next Plan replaces. Allocate and
-// Forecast expose the allocation and the weekday forecast on their own,
-// for the `dynamo policy` command and the admin API.
+// any other one cycle later) that the next Plan replaces. AllocateExact,
+// Ranks and Forecast expose the allocation, a ranking cycle and the
+// weekday forecast on their own, for the `dynamo policy` command and the
+// admin API; Steady builds the state of a steady source for what-if
+// questions.
 //
 // See docs/SCHEDULING.md for the formulas, the defaults, the decisions
 // taken where the specification is silent, and the simulator's comparison
