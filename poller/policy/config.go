@@ -61,9 +61,10 @@ type Config struct {
 	// Guard bounds how long at-risk lets a source go without a poll, so
 	// that no posting waits more than a day: a source not polled for
 	// Guard comes before every ranked one. When polling every source that
-	// often would take more than GuardShare of the budget (about one poll
-	// a source a day and a half: the guard alone would eat the budget),
-	// the guard is off and MaxWait alone holds. Defaults 23h50m (a day
+	// often would take more than GuardShare of the budget (with the
+	// defaults, below about 1.8 polls a source a day, where the guard
+	// alone would eat the budget), the guard is off and MaxWait alone
+	// holds. Defaults 23h50m (a day
 	// less a cycle) and 0.55.
 	Guard      time.Duration `json:"guard,omitempty"`
 	GuardShare float64       `json:"guard_share,omitempty"`

@@ -228,6 +228,10 @@ func FuzzLoadState(f *testing.F) {
 			p.Plan([]Source{src}, now)
 		}
 		s.Learn(Observation{At: now, NewItems: 2, ItemsSeen: 5, Changed: true})
+		s.Pushed(Push{At: now.Add(time.Minute), NewItems: 1, ItemDates: []time.Time{now.Add(30 * time.Second)}})
+		if _, err := Ranks(AtRisk, Config{}, []Source{{State: &s}, src}, now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
 		if r := s.Rate(); math.IsNaN(r) || r < 0 {
 			t.Fatalf("rate %v", r)
 		}
