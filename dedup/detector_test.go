@@ -199,11 +199,15 @@ func (s sliceSource) Fingerprints(ctx context.Context, since time.Time, fn func(
 }
 
 func TestLoadRebuildsTheSameIndex(t *testing.T) {
-	set := loadLabelled(t)
+	set := loadPairs(t)
+	var items []pairItem
+	for _, g := range set.Groups {
+		items = append(items, g.Items...)
+	}
 	cfg := DefaultConfig()
 	var stored sliceSource
 	live := newDetector(t, cfg)
-	for i, it := range set.Items {
+	for i, it := range items {
 		e := entry(it.Source, fmt.Sprint(i), Fingerprint(it.Title, it.Description, set.Sources[it.Source]), epoch.Add(time.Duration(i)*time.Minute))
 		poll(live, e)
 		stored = append(stored, e)
@@ -219,7 +223,7 @@ func TestLoadRebuildsTheSameIndex(t *testing.T) {
 	if got, want := loaded.Stats().Entries, live.Stats().Entries; got != want || got == 0 || got == len(stored) {
 		t.Errorf("loaded index holds %d entries, the live one %d, of %d items", got, want, len(stored))
 	}
-	for _, it := range set.Items {
+	for _, it := range items {
 		q := Fingerprint(it.Title, it.Description, "")
 		probe := []dynamo.FingerprintEntry{entry("new-source", "q", q, epoch.Add(time.Duration(len(stored))*time.Minute))}
 		if got, want := loaded.Detect(probe), live.Detect(probe); !slices.Equal(got, want) {

@@ -95,7 +95,7 @@ func TestTitlePrefix(t *testing.T) {
 func TestWords(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"Don't STOP — now!", "dont stop now"},
-		{"U.S. economy grows 3.5%", "us economy grows 35"},
+		{"U.S. economy grows 3.5%", "us economy grows 3.5"},
 		{"1,000 jobs, 2 plants", "1000 jobs 2 plants"},
 		{"COVID-19 year-old", "covid 19 year old"},
 		{"ＦＵＬＬ width ﬁle", "full width file"},
