@@ -1,30 +1,32 @@
 // Package dedup recognizes the same story carried by several sources
-// (SPEC §8): near-duplicate items, by the Hamming distance between 64-bit
-// SimHash fingerprints of their text.
+// (SPEC §8), in two stages: candidates found fast, then a decision on the
+// texts that says which rule decided and with what score.
 //
-// Three parts, used in this order:
+//   - NewProfile reduces an item to the set of its normalized terms (case,
+//     accents, punctuation and markup folded, English inflections stemmed,
+//     stop words dropped, number words written as digits), marked with
+//     where they occur and whether they are names, numbers or dates. Wire
+//     labels on titles ("UPDATE 2-", "Soccer-", "| Reuters", "(AP)") are
+//     set apart, from a built-in list and from what SourceAffixes learns
+//     of each source's titles.
+//   - Compare (Thresholds.Compare) decides whether two profiles are one
+//     story: a few rules over weighted Jaccard similarities of their terms
+//     and of their facts, with short items held to near-identity, and
+//     corrections, reordered numbers and conflicting numbers or dates kept
+//     apart. Each Decision names its Rule and Score.
+//   - Window holds the profiles of the items first seen within the window
+//     and proposes, for a new item, those that share one of its keys:
+//     MinHash bands over its terms and over its facts, and a key of its
+//     headline. In a window of a million, a lookup decides about ten
+//     thousand candidates instead of a million (docs/benchmarks/dedup.md).
+//   - Stories groups items into stories: Detect decides a poll's new items
+//     against the window, Commit holds them once stored, Load rebuilds the
+//     window from the archive as it was recorded.
 //
-//   - Fingerprint(title, description, titlePrefix) gives an item's
-//     fingerprint when it is parsed: markup stripped, case, accents and
-//     punctuation folded, the source's title prefix removed, words stemmed
-//     and weighted (numbers and names more). Copies and light edits land a
-//     few bits apart, different stories about 31 bits apart. The poller
-//     stores it with the item (dynamo.Item.Fingerprint); 0 means the item
-//     has no text to compare.
-//   - Index holds fingerprints of items first seen within a window and
-//     answers "which lie within distance k" exactly as a linear scan would,
-//     by multi-index hashing, in time that grows far slower than the window
-//     (in a window of a million, with the caches cold, 150–200 times faster
-//     than a scan at k=3 and 13 times at DefaultK; docs/benchmarks/dedup.md).
-//     It is safe for concurrent use.
-//   - Detector applies the rules: on start it is rebuilt from the archive
-//     (Load, from dynamo.ArchiveStore.Fingerprints); for each poll, Detect
-//     returns the dynamo.Duplicate records of the source's new items (a
-//     primary is the earliest item of another source within Config.K,
-//     first seen within Config.Window) and Commit adds the new primaries to
-//     the index once the poll is stored.
+// Issue 7's detector, which decided on the distance between 64-bit SimHash
+// fingerprints alone (Fingerprint, Index, Detector), is what the poller
+// and serve still run until they are moved to Stories.
 //
-// docs/DEDUP.md explains the choices, with the measurements on the
-// labelled set in testdata that fix the features, DefaultK and the index's
-// layout.
+// docs/DEDUP.md explains the choices, with the measurements on the labelled
+// pairs in testdata that fix the rules' thresholds and the candidate keys.
 package dedup

@@ -308,20 +308,3 @@ func (job rebuild) build() *segment {
 	}
 	return newSegment(c, job.k)
 }
-
-var (
-	minTime = time.Unix(0, math.MinInt64)
-	maxTime = time.Unix(0, math.MaxInt64)
-)
-
-// unixNano is t in Unix nanoseconds, clamped to the years 1677-2262 that
-// they can represent (the zero Time means "since forever").
-func unixNano(t time.Time) int64 {
-	switch {
-	case t.Before(minTime):
-		return math.MinInt64
-	case t.After(maxTime):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
-}
