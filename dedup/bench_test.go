@@ -67,7 +67,7 @@ func BenchmarkSearch(b *testing.B) {
 	for i := range queries {
 		queries[i] = rng.Uint64()
 	}
-	for _, k := range []int{3, DefaultK} {
+	for _, k := range []int{3, DefaultK, 16, 20} {
 		b.Run(fmt.Sprintf("window=%d/k=%d/index", benchWindow, k), func(b *testing.B) {
 			ix := windowIndex(k)
 			b.ResetTimer()
