@@ -278,9 +278,21 @@ func (w *Window) forgottenLocked() []bool {
 }
 
 func (job windowRebuild) build() *keySegment {
-	var c entryColumns
-	var pairs []uint64 // key<<32 | new row, sorted within each part
-	var runs []int     // where each part's pairs start
+	// Sizes first, so that the columns are allocated once.
+	rows, terms, ids, keys := 0, 0, 0, 0
+	for _, s := range job.parts {
+		rows += s.len()
+		terms += len(s.terms)
+		ids += len(s.ids)
+		keys += len(s.keys)
+	}
+	c := entryColumns{
+		seen: make([]int64, 0, rows), src: make([]uint32, 0, rows), story: make([]uint32, 0, rows),
+		idEnd: make([]uint32, 0, rows), ids: make([]byte, 0, ids), termEnd: make([]uint32, 0, rows),
+		terms: make([]term, 0, terms), flags: make([]profileFlags, 0, rows), order: make([]uint32, 0, rows),
+	}
+	pairs := make([]uint64, 0, keys) // key<<32 | new row, sorted within each part
+	var runs []int                   // where each part's pairs start
 	for _, s := range job.parts {
 		remap := make([]uint32, s.len())
 		for row := range s.seen {
