@@ -68,6 +68,16 @@ type PollStore interface {
 	// what was stored, and writes the returned state, poll log entry and
 	// duplicates; then it releases the lease. Nothing is written when any step
 	// fails. decide must be quick and must not touch the store.
+	//
+	// With rec.Stories, a poll that stored new items is serialized with
+	// every other such poll of every process on the store, from before
+	// decide until its commit: the store numbers the new items in that
+	// order (StoryItem.Seq) and hands decide, in PollResult.StoredSince, the
+	// items other polls stored with a number above rec.StoriesAfter, first
+	// seen at or after rec.StoriesSince. A
+	// detector deciding in decide thus knows every story stored before, and
+	// none is stored while it decides: two copies of one story stored at the
+	// same moment cannot both become primaries.
 	RecordPoll(ctx context.Context, rec PollRecord, decide func(PollResult) PollUpdate) (PollResult, error)
 	// SetNextPolls moves the next poll of the given sources, for policies that
 	// plan polls across sources.
@@ -85,6 +95,12 @@ type PollRecord struct {
 	// Document is the freshly read document, or nil when nothing new was
 	// read (304, an unchanged body, or an error).
 	Document *Resource
+	// Stories asks for new items to be numbered and for the items other
+	// polls stored after StoriesAfter and first seen at or after
+	// StoriesSince (see RecordPoll), for a detector of stories.
+	Stories      bool
+	StoriesAfter int64
+	StoriesSince time.Time
 }
 
 // PollResult is what RecordPoll stored.
@@ -92,6 +108,12 @@ type PollResult struct {
 	Version  *Version       // the new version, nil when the content was not new
 	NewItems []ArchivedItem // items not seen before in this source, in page order
 	Seen     int            // items in the document read (its capacity, for policies)
+	// With PollRecord.Stories and new items: StoredSince are the items
+	// other polls stored after PollRecord.StoriesAfter (first seen at or
+	// after StoriesSince), in the order stored, and StoriesSeq is the
+	// number of this poll's last new item.
+	StoredSince []StoryItem
+	StoriesSeq  int64
 }
 
 // PollUpdate is what the poller writes in the same transaction, having seen
@@ -113,9 +135,9 @@ type ArchiveStore interface {
 	Items(ctx context.Context, q ItemQuery) ([]ArchivedItem, error)
 	// Aggregate answers queries across collections (SPEC §8).
 	Aggregate(ctx context.Context, q AggregateQuery) ([]AggregatedItem, error)
-	// Fingerprints calls fn for every item first seen at or after since that
-	// has a fingerprint, oldest first, to rebuild duplicate indexes.
-	Fingerprints(ctx context.Context, since time.Time, fn func(FingerprintEntry) error) error
+	// StoryItems calls fn for every item first seen at or after since,
+	// oldest first, with what a detector of stories reads, to rebuild it.
+	StoryItems(ctx context.Context, since time.Time, fn func(StoryItem) error) error
 	// Stats counts sources, versions, items, duplicates and polls.
 	Stats(ctx context.Context) (Stats, error)
 }
@@ -149,12 +171,18 @@ type ItemKey struct {
 
 // ArchivedItem is an item as the archive knows it.
 type ArchivedItem struct {
-	SourceID    string    `json:"source_id"`
-	Item        Item      `json:"item"`
-	FirstSeen   time.Time `json:"first_seen"`
-	LastSeen    time.Time `json:"last_seen"`
-	DuplicateOf *ItemKey  `json:"duplicate_of,omitempty"` // the primary copy of the story
-	Distance    int       `json:"distance,omitempty"`     // Hamming distance to the primary
+	SourceID  string    `json:"source_id"`
+	Item      Item      `json:"item"`
+	FirstSeen time.Time `json:"first_seen"`
+	LastSeen  time.Time `json:"last_seen"`
+	// For a copy of another source's story: the story's primary (its
+	// earliest copy), and the rule and score of the decision that made it
+	// a copy, against DuplicateMatched (see Duplicate; nil when that copy
+	// was purged since).
+	DuplicateOf      *ItemKey `json:"duplicate_of,omitempty"`
+	DuplicateRule    string   `json:"duplicate_rule,omitempty"`
+	DuplicateScore   float64  `json:"duplicate_score,omitempty"`
+	DuplicateMatched *ItemKey `json:"duplicate_matched,omitempty"`
 }
 
 // AggregatedItem is a story in an aggregate answer, with the other sources
@@ -164,18 +192,30 @@ type AggregatedItem struct {
 	AlsoIn []ItemKey `json:"also_in,omitempty"`
 }
 
-// Duplicate records that Item is a near-duplicate of Primary.
+// Duplicate records that Item is a copy of the story whose primary (its
+// earliest copy) is Primary: the detector decided Item and Matched (a copy
+// of the story, perhaps Primary) one story by Rule, with Score, a
+// similarity from 0 to 1 (docs/DEDUP.md).
 type Duplicate struct {
-	Item     ItemKey
-	Primary  ItemKey
-	Distance int
+	Item    ItemKey
+	Primary ItemKey
+	Matched ItemKey
+	Rule    string
+	Score   float64
 }
 
-// FingerprintEntry is one item's fingerprint, for duplicate indexes.
-type FingerprintEntry struct {
+// StoryItem is what a detector of stories reads of a stored item.
+type StoryItem struct {
 	Key         ItemKey
-	Fingerprint uint64
 	FirstSeen   time.Time
+	Title       string
+	Description string // HTML
+	TitlePrefix string // its source's configured title prefix
+	// DuplicateOf is the primary recorded for the item, nil for none.
+	DuplicateOf *ItemKey
+	// Seq numbers the items stored by polls that asked for it, in the
+	// order stored (see RecordPoll); 0 for others.
+	Seq int64
 }
 
 // ItemQuery selects items of one collection.

@@ -48,9 +48,6 @@ type Item struct {
 	// description because the item has no link or guid of its own; the
 	// archive then recognizes an earlier item with the same title as this one.
 	IDFromContent bool
-	// Fingerprint is the SimHash of the item's normalized text, used to find
-	// near-duplicate stories across sources; 0 when not computed.
-	Fingerprint uint64
 }
 
 // Image is a channel's or an item's picture.
@@ -211,7 +208,7 @@ func (x *xmlWriter) extensions(indent string, exts []Extension) {
 }
 
 // DecodeResource parses an XMLData document, such as one written by
-// Resource.WriteTo. Derived item fields (Text, IDFromContent, Fingerprint)
+// Resource.WriteTo. Derived item fields (Text, IDFromContent)
 // are not part of XMLData and come back empty.
 func DecodeResource(data []byte) (*Resource, error) {
 	d := xml.NewDecoder(bytes.NewReader(data))

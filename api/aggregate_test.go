@@ -87,16 +87,17 @@ func TestAggregateInEveryFormat(t *testing.T) {
 				}
 				// The copy (echo's, first seen last, so listed first) names
 				// its primary: in its description, and as the primary's id
-				// in this feed with their distance.
-				if s := summaries[0]; !strings.Contains(s, "echo") || !strings.Contains(s, "a copy (0 bits apart) of the story first seen in") || !strings.Contains(s, "news") {
+				// in this feed with the rule and score of the decision.
+				if s := summaries[0]; !strings.Contains(s, "echo") || !strings.Contains(s, "a copy (rule test-same-title, score 1.00) of the story first seen in") || !strings.Contains(s, "news") {
 					t.Errorf("the copy's description does not name its primary: %q", s)
 				}
 				if s := summaries[1]; !strings.Contains(s, "From") || strings.Contains(s, "a copy") {
 					t.Errorf("the primary's description: %q", s)
 				}
-				of, dist := extensions(t, f, body, "duplicateOf"), extensions(t, f, body, "distance")
-				if ids := of[bravo.title]; len(ids) != 1 || !strings.HasPrefix(ids[0], "news/") || len(dist[bravo.title]) != 1 || dist[bravo.title][0] != "0" {
-					t.Errorf("duplicateOf %v, distance %v; want one copy of a news item at distance 0", of, dist)
+				of, rule, score := extensions(t, f, body, "duplicateOf"), extensions(t, f, body, "rule"), extensions(t, f, body, "score")
+				if ids := of[bravo.title]; len(ids) != 1 || !strings.HasPrefix(ids[0], "news/") ||
+					!slices.Equal(rule[bravo.title], []string{"test-same-title"}) || !slices.Equal(score[bravo.title], []string{"1.00"}) {
+					t.Errorf("duplicateOf %v, rule %v, score %v; want one copy of a news item by test-same-title, 1.00", of, rule, score)
 				}
 			})
 		}

@@ -407,8 +407,10 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) {
 // aggregatedItem names the item's source and the other sources that
 // carried the story, in the description for people and as extension
 // elements for programs (dynamo:source, dynamo:alsoIn). A copy shown with
-// dups=include also names its primary and their Hamming distance
-// (dynamo:duplicateOf, the primary's id in this feed, and dynamo:distance).
+// dups=include also names its primary (dynamo:duplicateOf, the primary's
+// id in this feed) and the decision that made it a copy: its rule and
+// score (dynamo:rule, dynamo:score) and the copy it was decided against
+// (dynamo:matched, when that is not the primary and is still stored).
 func aggregatedItem(fr *feedRequest, index int, ai dynamo.AggregatedItem) dynamo.Item {
 	it := archivedItem(ai.ArchivedItem)
 	it.Index = index
@@ -433,10 +435,16 @@ func aggregatedItem(fr *feedRequest, index int, ai dynamo.AggregatedItem) dynamo
 		plain += "; also in " + strings.Join(plainNames, ", ")
 	}
 	if p := ai.DuplicateOf; p != nil {
-		exts = append(exts, ext("duplicateOf", p.SourceID+"/"+p.ItemID), ext("distance", strconv.Itoa(ai.Distance)))
-		copyOf := fmt.Sprintf("; a copy (%d bits apart) of the story first seen in ", ai.Distance)
+		score := strconv.FormatFloat(ai.DuplicateScore, 'f', 2, 64)
+		exts = append(exts, ext("duplicateOf", p.SourceID+"/"+p.ItemID), ext("rule", ai.DuplicateRule), ext("score", score))
+		copyOf := fmt.Sprintf("; a copy (rule %s, score %s) of the story first seen in ", ai.DuplicateRule, score)
 		markup += copyOf + link(p.SourceID)
 		plain += copyOf + p.SourceID
+		if m := ai.DuplicateMatched; m != nil && *m != *p {
+			exts = append(exts, ext("matched", m.SourceID+"/"+m.ItemID))
+			markup += ", decided against its copy in " + link(m.SourceID)
+			plain += ", decided against its copy in " + m.SourceID
+		}
 	}
 	it.Extensions = exts
 	it.Description += "<p>" + markup + ".</p>"

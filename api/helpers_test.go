@@ -111,8 +111,10 @@ func annotatedPage(channel string, stories ...story) []byte {
 
 // testPoller is a small but real poller: it leases the source, fetches its
 // page over loopback, wraps it and records the poll. It records a story as
-// a duplicate of another source's item with the same title, which is
-// enough to exercise the aggregate's naming of other sources.
+// a duplicate of another source's item with the same title (by a rule of
+// its own, "test-same-title", with score 1), which is enough to exercise
+// the aggregate's naming of other sources; cmd/dynamo's tests run the real
+// detector.
 type testPoller struct {
 	store    dynamo.Store
 	client   *http.Client
@@ -178,7 +180,8 @@ func (p *testPoller) PollNow(ctx context.Context, id string) (dynamo.PollOutcome
 			}
 			for _, it := range r.NewItems {
 				if primary, ok := primaries[it.Item.Title]; ok {
-					u.Duplicates = append(u.Duplicates, dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: id, ItemID: it.Item.ID}, Primary: primary})
+					u.Duplicates = append(u.Duplicates, dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: id, ItemID: it.Item.ID},
+						Primary: primary, Matched: primary, Rule: "test-same-title", Score: 1})
 				}
 			}
 			return u

@@ -19,13 +19,13 @@
 //     MinHash bands over its terms and over its facts, and a key of its
 //     headline. In a window of a million, a lookup decides about ten
 //     thousand candidates instead of a million (docs/benchmarks/dedup.md).
-//   - Stories groups items into stories: Detect decides a poll's new items
-//     against the window, Commit holds them once stored, Load rebuilds the
-//     window from the archive as it was recorded.
-//
-// Issue 7's detector, which decided on the distance between 64-bit SimHash
-// fingerprints alone (Fingerprint, Index, Detector), is what the poller
-// and serve still run until they are moved to Stories.
+//   - Stories groups items into stories: CatchUp holds what other polls
+//     stored, Detect decides a poll's new items against the window, Commit
+//     holds them once stored, Load rebuilds the window from the archive as
+//     it was recorded. The poller runs them inside the store transaction
+//     that records a poll, serialized with every other poll that stores new
+//     items (dynamo.PollRecord.Stories), so that one story stored twice at
+//     once still has one primary.
 //
 // docs/DEDUP.md explains the choices, with the measurements on the labelled
 // pairs in testdata that fix the rules' thresholds and the candidate keys.

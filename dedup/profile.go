@@ -335,3 +335,42 @@ var numberWords = map[string]string{
 	"second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
 	"seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
 }
+
+// hash is FNV-1a with a final avalanche (MurmurHash3's finalizer, mix64):
+// FNV alone leaves the high bits of short strings poorly mixed. It is
+// fixed, not randomly seeded, because terms and keys are compared across
+// processes and restarts.
+func hash(s string, seed uint64) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return mix64(h ^ seed)
+}
+
+// stem strips the commonest English inflections from a word of ASCII
+// letters, so that "recalls", "recalled", "recalling" and "recall", or
+// "approve" and "approves", are one term: outlets rewording a story
+// change the tense and number of its verbs and nouns more than anything.
+// It is deliberately crude (one suffix, a final y read as i) and leaves at
+// least three letters; words of other alphabets are left alone.
+func stem(w string) string {
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
+			return w
+		}
+	}
+	if !strings.HasSuffix(w, "ss") {
+		for _, suffix := range []string{"ing", "ed", "es", "s", "e"} {
+			if strings.HasSuffix(w, suffix) && len(w)-len(suffix) >= 3 {
+				w = w[:len(w)-len(suffix)]
+				break
+			}
+		}
+	}
+	if len(w) > 3 && strings.HasSuffix(w, "y") {
+		w = w[:len(w)-1] + "i"
+	}
+	return w
+}

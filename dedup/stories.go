@@ -4,15 +4,16 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 )
 
-// StoriesConfig says how long a story stays open to new copies and how
-// strict the decision is.
-type StoriesConfig struct {
+// Config says how long a story stays open to new copies and how strict the
+// decision is.
+type Config struct {
 	// Window: a new item joins a story when it is decided a copy of one
 	// of the story's items first seen at most this long before it. Any
 	// copy counts, not only the first, so a story carried for days stays
@@ -24,14 +25,16 @@ type StoriesConfig struct {
 	MinSimilarity float64
 }
 
-// DefaultStoriesWindow is the default Window: wire stories are picked up
-// within hours, and a few days cover weekends and slow sources, while a
-// longer window only lets daily and weekly templates meet their earlier
-// editions.
-const DefaultStoriesWindow = 3 * 24 * time.Hour
+// DefaultWindow is the default Window: wire stories are picked up within
+// hours, and a few days cover weekends and slow sources, while a longer
+// window only lets daily and weekly templates meet their earlier editions.
+const DefaultWindow = 3 * 24 * time.Hour
+
+// DefaultConfig returns DefaultWindow and the tuned thresholds.
+func DefaultConfig() Config { return Config{Window: DefaultWindow} }
 
 // Validate reports a configuration that cannot work.
-func (c StoriesConfig) Validate() error {
+func (c Config) Validate() error {
 	if c.Window <= 0 {
 		return fmt.Errorf("dedup: window must be positive, not %s: %w", c.Window, dynamo.ErrInvalid)
 	}
@@ -42,7 +45,7 @@ func (c StoriesConfig) Validate() error {
 }
 
 // thresholds returns the decision's thresholds for c.
-func (c StoriesConfig) thresholds() Thresholds {
+func (c Config) thresholds() Thresholds {
 	th := DefaultThresholds
 	if c.MinSimilarity > 0 {
 		th.Text = c.MinSimilarity
@@ -50,32 +53,12 @@ func (c StoriesConfig) thresholds() Thresholds {
 	return th
 }
 
-// Item is what the detector reads of a new or stored item.
-type Item struct {
-	Key         dynamo.ItemKey
-	FirstSeen   time.Time
-	Title       string
-	Description string // HTML
-	TitlePrefix string // the source's configured title prefix
-	// DuplicateOf, for an item read back from the store (Load), is the
-	// primary recorded for it then; nil for a primary or an item never
-	// decided. New items leave it nil.
-	DuplicateOf *dynamo.ItemKey
-}
-
-// StoryDuplicate records that Item is a copy of the story whose earliest
-// copy is Primary: Rule decided, with Score, that Item and Matched (one of
-// the story's copies, perhaps Primary) are one story.
-type StoryDuplicate struct {
-	Item, Primary, Matched dynamo.ItemKey
-	Rule                   Rule
-	Score                  float64
-}
-
 // Stories groups items into stories: a new item is decided against the
 // candidates the window proposes, and joins the story of the earliest one
-// it is a copy of. The poller calls Detect inside the store transaction
-// that records a poll and Commit once it has committed.
+// it is a copy of. The poller calls CatchUp and Detect inside the store
+// transaction that records a poll, serialized with every other poll that
+// stores new items (dynamo.PollRecord.Stories), and Commit once it has
+// committed.
 //
 // The rules, where the spec is silent (docs/DEDUP.md):
 //   - A story's primary is its earliest copy; every later copy names it.
@@ -88,8 +71,10 @@ type StoryDuplicate struct {
 //     it published), and such an item starts no second story either: it
 //     is held as a copy of its own story.
 //   - Items without a content term are neither copies nor primaries.
+//
+// Every method is safe for concurrent use.
 type Stories struct {
-	cfg StoriesConfig
+	cfg Config
 	th  Thresholds
 	lsh lshConfig
 	win *Window
@@ -101,6 +86,7 @@ type Stories struct {
 	nextStory uint32
 	newest    int64 // latest first seen committed, Unix nanoseconds
 	expiring  []storyExpiry
+	seq       int64 // the highest StoryItem.Seq held: what the store has told
 }
 
 type story struct {
@@ -116,7 +102,7 @@ type storyExpiry struct {
 }
 
 // NewStories returns a detector with an empty window.
-func NewStories(cfg StoriesConfig) (*Stories, error) {
+func NewStories(cfg Config) (*Stories, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -128,20 +114,20 @@ func NewStories(cfg StoriesConfig) (*Stories, error) {
 }
 
 // Config returns the detector's configuration.
-func (s *Stories) Config() StoriesConfig { return s.cfg }
+func (s *Stories) Config() Config { return s.cfg }
 
 // Batch is Detect's answer for one batch of items, for Commit.
 type Batch struct {
-	items    []Item
+	items    []dynamo.StoryItem
 	profiles []Profile
 	keys     [][]uint32
 	story    []uint32 // the story each item joins; 0: a new one, or none
-	dups     []StoryDuplicate
+	dups     []dynamo.Duplicate
 	skipped  []bool // no content term: neither copy nor primary
 }
 
 // Duplicates returns the copies the batch holds, to record with the poll.
-func (b *Batch) Duplicates() []StoryDuplicate { return b.dups }
+func (b *Batch) Duplicates() []dynamo.Duplicate { return b.dups }
 
 // match is the best decision found for an item so far.
 type match struct {
@@ -166,7 +152,7 @@ func (m *match) consider(c match) {
 // poll, oldest first) are copies of a story, among the stories held and
 // the batch's earlier items. It changes nothing, so it is safe inside a
 // transaction that may roll back.
-func (s *Stories) Detect(items []Item) *Batch {
+func (s *Stories) Detect(items []dynamo.StoryItem) *Batch {
 	b := &Batch{items: items, profiles: make([]Profile, len(items)), keys: make([][]uint32, len(items)),
 		story: make([]uint32, len(items)), skipped: make([]bool, len(items))}
 	s.mu.Lock()
@@ -186,7 +172,7 @@ func (s *Stories) Detect(items []Item) *Batch {
 		if m.ok {
 			b.story[i] = m.story
 			if !m.ownStoryMatch {
-				b.dups = append(b.dups, StoryDuplicate{Item: it.Key, Primary: m.primary, Matched: m.matched, Rule: m.decision.Rule, Score: m.decision.Score})
+				b.dups = append(b.dups, dynamo.Duplicate{Item: it.Key, Primary: m.primary, Matched: m.matched, Rule: string(m.decision.Rule), Score: m.decision.Score})
 			}
 		}
 	}
@@ -196,7 +182,7 @@ func (s *Stories) Detect(items []Item) *Batch {
 // bestMatch decides the item against the window's candidates. Stories are
 // looked up after the search, whose callback runs under the window's lock
 // (Commit takes the two locks the other way round).
-func (s *Stories) bestMatch(it Item, p Profile, keys []uint32) match {
+func (s *Stories) bestMatch(it dynamo.StoryItem, p Profile, keys []uint32) match {
 	since := it.FirstSeen.Add(-s.cfg.Window)
 	var found []match
 	s.win.Search(keys, since, it.Key.SourceID, func(c *Candidate) {
@@ -250,7 +236,7 @@ func (s *Stories) matchBatch(m *match, b *Batch, i int) {
 	}
 }
 
-func (b *Batch) dupOf(i int) *StoryDuplicate {
+func (b *Batch) dupOf(i int) *dynamo.Duplicate {
 	for k := range b.dups {
 		if b.dups[k].Item == b.items[i].Key {
 			return &b.dups[k]
@@ -259,25 +245,29 @@ func (b *Batch) dupOf(i int) *StoryDuplicate {
 	return nil
 }
 
-func (b *Batch) itemOf(key dynamo.ItemKey) Item {
+func (b *Batch) itemOf(key dynamo.ItemKey) dynamo.StoryItem {
 	for _, it := range b.items {
 		if it.Key == key {
 			return it
 		}
 	}
-	return Item{}
+	return dynamo.StoryItem{}
 }
 
-// Commit holds the batch's items in the window, once they are stored:
-// each joins its story or starts one. It also learns the sources' title
-// affixes from them and expires what fell out of the window.
-func (s *Stories) Commit(b *Batch) {
+// Commit holds the batch's items in the window, once they are stored with
+// the numbers up to seq (PollResult.StoriesSeq; 0 if the store did not
+// number them): each joins its story or starts one. It also learns the
+// sources' title affixes from them and expires what fell out of the window.
+// Items already held (caught up from the store by another poll's
+// StoredSince before this Commit) are skipped.
+func (s *Stories) Commit(b *Batch, seq int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.seq = max(s.seq, seq)
 	started := map[dynamo.ItemKey]uint32{} // primaries of this batch → their new story
 	for i, it := range b.items {
 		s.learner(it.Key.SourceID).Observe(it.Title)
-		if b.skipped[i] {
+		if b.skipped[i] || s.win.holds(it.Key, b.keys[i]) {
 			continue
 		}
 		id := b.story[i]
@@ -293,6 +283,22 @@ func (s *Stories) Commit(b *Batch) {
 		s.holdLocked(it, b.profiles[i], b.keys[i], id)
 	}
 	s.expireLocked()
+}
+
+// Seq returns the highest store number of the items held: what to ask the
+// store for the items stored after (PollRecord.StoriesAfter).
+func (s *Stories) Seq() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+// CatchUp holds items other polls stored (PollResult.StoredSince), as they
+// were recorded, like Load. The poller calls it in decide, before Detect.
+func (s *Stories) CatchUp(items []dynamo.StoryItem) {
+	for _, it := range items {
+		s.load(it)
+	}
 }
 
 func (s *Stories) learner(sourceID string) *SourceAffixes {
@@ -315,7 +321,7 @@ func (s *Stories) startStoryLocked(primary dynamo.ItemKey, seen int64) uint32 {
 	return id
 }
 
-func (s *Stories) holdLocked(it Item, p Profile, keys []uint32, id uint32) {
+func (s *Stories) holdLocked(it dynamo.StoryItem, p Profile, keys []uint32, id uint32) {
 	seen := unixNano(it.FirstSeen)
 	if !s.win.Add(Entry{Key: it.Key, FirstSeen: it.FirstSeen, Story: id, Profile: p, Keys: keys}) {
 		return
@@ -349,7 +355,7 @@ func (s *Stories) expireLocked() {
 // items first seen at or after since, oldest first, with the primary
 // recorded for each duplicate.
 type ItemSource interface {
-	StoryItems(ctx context.Context, since time.Time, fn func(Item) error) error
+	StoryItems(ctx context.Context, since time.Time, fn func(dynamo.StoryItem) error) error
 }
 
 // Load holds the items first seen since then, oldest first, as they were
@@ -358,7 +364,7 @@ type ItemSource interface {
 // later it catches up with items that other processes stored. Items it
 // already holds are skipped.
 func (s *Stories) Load(ctx context.Context, src ItemSource, since time.Time) error {
-	err := src.StoryItems(ctx, since, func(it Item) error {
+	err := src.StoryItems(ctx, since, func(it dynamo.StoryItem) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -371,19 +377,17 @@ func (s *Stories) Load(ctx context.Context, src ItemSource, since time.Time) err
 	return nil
 }
 
-func (s *Stories) load(it Item) {
+func (s *Stories) load(it dynamo.StoryItem) {
 	s.mu.Lock()
 	learner := s.learner(it.Key.SourceID)
 	p := NewProfile(it.Title, it.Description, it.TitlePrefix, learner)
+	s.seq = max(s.seq, it.Seq)
 	s.mu.Unlock()
 	if p.Empty() {
 		s.observe(it)
 		return
 	}
 	keys := s.lsh.keys(p, s.th)
-	if s.win.holds(it.Key, keys) {
-		return
-	}
 	// An item recorded as no copy either started its story or repeated
 	// one its own source started (which is not recorded): which one, the
 	// decision says again, as it did when the item was new.
@@ -395,6 +399,9 @@ func (s *Stories) load(it Item) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.win.holds(it.Key, keys) {
+		return
+	}
 	learner.Observe(it.Title)
 	id := own.story
 	if _, live := s.stories[id]; !live {
@@ -413,7 +420,7 @@ func (s *Stories) load(it Item) {
 	s.expireLocked()
 }
 
-func (s *Stories) observe(it Item) {
+func (s *Stories) observe(it dynamo.StoryItem) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.learner(it.Key.SourceID).Observe(it.Title)
@@ -450,3 +457,15 @@ func (s *Stories) Stats() StoriesStats {
 }
 
 func primaryKey(k dynamo.ItemKey) string { return k.SourceID + "\x00" + k.ItemID }
+
+// SimilarityOfDistance is the weighted Jaccard similarity that a Hamming
+// distance of k bits between 64-bit SimHash fingerprints (issue 7's
+// detector) estimates, so that its k can still say how strict to be: the
+// fingerprints of two texts whose term vectors are at angle θ differ in
+// 64·θ/π bits on average, so k bits estimate a cosine c = cos(π·k/64), and
+// for two sets of one size, cosine c is Jaccard c/(2−c). k = 9, issue 7's
+// default, gives 0.82; k = 16 gives 0.55. It is at least 0.01.
+func SimilarityOfDistance(k int) float64 {
+	c := math.Cos(math.Pi * float64(min(max(k, 0), 64)) / 64)
+	return max(0.01, c/(2-c))
+}

@@ -171,6 +171,11 @@ func BenchmarkStoriesLookup(b *testing.B) {
 	})
 }
 
+func median(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
 // BenchmarkStoriesFill measures filling a window of a million items one at
 // a time, as Stories.Load does on start (keys computed, sealing and
 // merging included).

@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/dedup"
 	"github.com/dynamo-feeds/dynamo/internal/pgtest"
 	"github.com/dynamo-feeds/dynamo/poller"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
@@ -22,8 +24,13 @@ import (
 )
 
 // childDSN, when set, makes the test binary a poller process for
-// TestPollersShareSourcesAndSurviveAKill instead of running tests.
-const childDSN = "DYNAMO_POLLER_CHILD_DSN"
+// TestPollersShareSourcesAndSurviveAKill and
+// TestPollerProcessesMakeOnePrimaryPerStory instead of running tests;
+// childStories, when also set, gives it a detector of stories.
+const (
+	childDSN     = "DYNAMO_POLLER_CHILD_DSN"
+	childStories = "DYNAMO_POLLER_CHILD_STORIES"
+)
 
 func TestMain(m *testing.M) {
 	if dsn := os.Getenv(childDSN); dsn != "" {
@@ -42,8 +49,19 @@ func runChildPoller(dsn, owner string) int {
 		return 1
 	}
 	defer st.Close()
+	var stories *dedup.Stories
+	if os.Getenv(childStories) != "" {
+		if stories, err = dedup.NewStories(dedup.DefaultConfig()); err == nil {
+			err = stories.Load(ctx, st, time.Now().Add(-dedup.DefaultWindow))
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	p, err := poller.New(poller.Config{
-		Store: st,
+		Store:      st,
+		Duplicates: stories,
 		// The User-Agent names the poller, so the origin can tell them apart.
 		Fetcher:  fetch.New(fetch.Options{AllowPrivate: true, HostGap: -1, Timeout: 5 * time.Second, UserAgent: owner}),
 		Owner:    owner,
@@ -223,4 +241,156 @@ func TestPollersShareSourcesAndSurviveAKill(t *testing.T) {
 		}
 	}
 	t.Logf("killed poller-0 while it fetched %v; taken over after the lease expired", lost)
+}
+
+// pairOrigin serves two copies of each of a number of stories, /a/N and
+// /b/N (the second an agency's, with its label and a few words changed),
+// and holds each request until the other copy of its story has been asked
+// for too (or a while has passed), so that the two copies reach the store
+// at the same moment. It records which poller fetched each page.
+type pairOrigin struct {
+	mu      sync.Mutex
+	waiting map[string]chan struct{} // by story: closed when both copies were asked for
+	asked   map[string]int
+	by      map[string]string // page → the poller that fetched it
+}
+
+func (o *pairOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var copyOf, n string
+	if _, err := fmt.Sscanf(r.URL.Path, "/%1s/%s", &copyOf, &n); err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	o.mu.Lock()
+	o.by[r.URL.Path] = r.UserAgent()
+	both, ok := o.waiting[n]
+	if !ok {
+		both = make(chan struct{})
+		o.waiting[n] = both
+	}
+	if o.asked[n]++; o.asked[n] == 2 {
+		close(both)
+	}
+	o.mu.Unlock()
+	select {
+	case <-both:
+	case <-time.After(3 * time.Second):
+	}
+	title := "Explosion on bus in Redcliff kills at least " + n
+	desc := "An explosion on a crowded minibus in the centre of Redcliff killed at least " + n +
+		" people on Monday evening, police said. The cause of the blast was not immediately known."
+	if copyOf == "b" {
+		title = "Reuters: " + title
+		desc = strings.Replace(desc, "police said", "police officials said", 1)
+	}
+	fmt.Fprintf(w, `<html><body><h1><!-- <channel:title> -->News<!-- </channel:title> --></h1>
+<p><!-- <item:title> -->%s<!-- </item:title> --></p>
+<p><!-- <item:description> -->%s<!-- </item:description> --></p></body></html>`, title, desc)
+}
+
+// Two poller processes, each with its own detector, share one PostgreSQL
+// database and 40 sources: 20 stories, each carried by two sources whose
+// pages the origin releases at the same moment. Whichever processes poll
+// the two copies, each story ends with one primary and one copy recorded
+// as its duplicate: the second poll to store its new items waits for the
+// first's commit and is handed its items (dynamo.PollRecord.Stories).
+func TestPollerProcessesMakeOnePrimaryPerStory(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	st, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	origin := &pairOrigin{waiting: map[string]chan struct{}{}, asked: map[string]int{}, by: map[string]string{}}
+	srv := httptest.NewServer(origin)
+	defer srv.Close()
+	const stories = 20
+	for i := range stories {
+		for _, c := range []string{"a", "b"} {
+			// Ids in pairs, so that the copies of a story fall due together.
+			src := &dynamo.Source{ID: fmt.Sprintf("s%02d%s", i, c), URL: fmt.Sprintf("%s/%s/%d", srv.URL, c, i+1),
+				Kind: dynamo.KindHTML, Interval: dynamo.Duration(24 * time.Hour), Policy: "flat"}
+			if c == "b" {
+				src.TitlePrefix = "Reuters:"
+			}
+			if err := st.CreateSource(ctx, src); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	children := make([]*exec.Cmd, 2)
+	for i := range children {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childDSN+"="+dsn, childStories+"=1", fmt.Sprintf("DYNAMO_POLLER_CHILD_OWNER=poller-%d", i))
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		children[i] = cmd
+	}
+	defer func() { // whatever happens, no child outlives the test
+		for _, cmd := range children {
+			if cmd.ProcessState == nil {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+		}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		stats, err := st.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Versions == 2*stories {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d sources stored after 60s", stats.Versions, 2*stories)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, cmd := range children {
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("poller did not shut down cleanly: %v", err)
+		}
+	}
+
+	split := 0
+	for i := range stories {
+		var copies [2]dynamo.ArchivedItem
+		for j, c := range []string{"a", "b"} {
+			items, err := st.Items(ctx, dynamo.ItemQuery{SourceID: fmt.Sprintf("s%02d%s", i, c)})
+			if err != nil || len(items) != 1 {
+				t.Fatalf("story %d, copy %s: %+v, %v", i, c, items, err)
+			}
+			copies[j] = items[0]
+		}
+		var primaries, dups int
+		for j, it := range copies {
+			other := copies[1-j]
+			switch {
+			case it.DuplicateOf == nil:
+				primaries++
+			case *it.DuplicateOf == (dynamo.ItemKey{SourceID: other.SourceID, ItemID: other.Item.ID}):
+				dups++
+			default:
+				t.Errorf("story %d: %s is a copy of %+v", i, it.SourceID, it.DuplicateOf)
+			}
+		}
+		if primaries != 1 || dups != 1 {
+			t.Errorf("story %d: %d primaries and %d copies, want one of each: %+v", i, primaries, dups, copies)
+		}
+		origin.mu.Lock()
+		if origin.by[fmt.Sprintf("/a/%d", i+1)] != origin.by[fmt.Sprintf("/b/%d", i+1)] {
+			split++
+		}
+		origin.mu.Unlock()
+	}
+	t.Logf("%d of %d stories had their two copies polled by different processes", split, stories)
+	if split == 0 {
+		t.Error("no story had its copies polled by different processes: the test did not test processes")
+	}
 }

@@ -60,9 +60,5 @@ func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (
 		})
 		doc, warnings = res.Resource, res.Warnings
 	}
-	for i := range doc.Items {
-		it := &doc.Items[i]
-		it.Fingerprint = fingerprints.fingerprint(it.Title, it.Description, src.TitlePrefix)
-	}
 	return doc, ttl, warnings, nil
 }

@@ -3,12 +3,10 @@ package poller
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
-	"github.com/dynamo-feeds/dynamo/dedup"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/storage/sqlite"
@@ -152,55 +150,6 @@ func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
 	}
 	want["own"] = t0.Add(3 * time.Hour)
 	check("next plan", want)
-}
-
-// Two processes share a store, each with a duplicate detector of its own:
-// a story that the other process stored is recognized here from the next
-// cycle on, without a restart.
-func TestCatchUpFindsStoriesOtherProcessesStored(t *testing.T) {
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dynamo.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	for _, id := range []string{"wire", "citypost"} {
-		if err := st.CreateSource(ctx, &dynamo.Source{ID: id, URL: "http://127.0.0.1:9/" + id, Kind: dynamo.KindFeed}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t0 := time.Now().UTC().Truncate(time.Second)
-	here, err := dedup.NewDetector(dedup.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(Config{Store: st, Fetcher: fetch.New(fetch.Options{}), Duplicates: here, Now: func() time.Time { return t0.Add(time.Minute) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	// The other process polls wire and stores its story.
-	fp := dedup.Fingerprint("Council approves the new bridge over the river", "After a long debate the council voted 7 to 2 for the bridge.", "")
-	if _, err := st.LeaseSource(ctx, "wire", "other", t0, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	doc := &dynamo.Resource{RSSID: "wire", Timestamp: t0, Channel: dynamo.Channel{Title: "Wire"},
-		Items: []dynamo.Item{{Index: 1, ID: "bridge", Title: "Council approves the new bridge", Link: "http://127.0.0.1:9/bridge", Fingerprint: fp}}}
-	if _, err := st.RecordPoll(ctx, dynamo.PollRecord{SourceID: "wire", Owner: "other", At: t0, Document: doc}, func(r dynamo.PollResult) dynamo.PollUpdate {
-		return dynamo.PollUpdate{State: dynamo.PollState{LastPoll: t0, NextPoll: t0.Add(time.Hour)}, Log: dynamo.PollLogEntry{At: t0, Status: dynamo.StatusChanged}}
-	}); err != nil {
-		t.Fatal(err)
-	}
-
-	copyHere := []dynamo.FingerprintEntry{{Key: dynamo.ItemKey{SourceID: "citypost", ItemID: "b"}, Fingerprint: fp, FirstSeen: t0.Add(time.Minute)}}
-	if dups := here.Detect(copyHere); len(dups) != 0 {
-		t.Fatalf("before the catch-up this process already knows the story: %v", dups)
-	}
-	p.planIfDue(ctx)
-	want := []dynamo.Duplicate{{Item: copyHere[0].Key, Primary: dynamo.ItemKey{SourceID: "wire", ItemID: "bridge"}}}
-	if dups := here.Detect(copyHere); !slices.Equal(dups, want) {
-		t.Errorf("after the catch-up, Detect = %v, want %v", dups, want)
-	}
 }
 
 // Without a policy named, the poller follows smart, or at-risk when a

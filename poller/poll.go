@@ -31,17 +31,25 @@ type read struct {
 func (p *Poller) poll(ctx context.Context, src *dynamo.Source) (dynamo.PollOutcome, error) {
 	start := p.cfg.Now()
 	r := p.retrieve(ctx, src, start)
-	var entries []dynamo.FingerprintEntry
-	var dups []dynamo.Duplicate
-	result, err := p.store.RecordPoll(ctx, dynamo.PollRecord{
+	rec := dynamo.PollRecord{
 		SourceID: src.ID,
 		Owner:    p.cfg.Owner,
 		At:       start,
 		Document: r.document,
-	}, func(res dynamo.PollResult) dynamo.PollUpdate {
-		if p.cfg.Duplicates != nil && len(res.NewItems) > 0 {
-			entries = dedup.Entries(res.NewItems)
-			dups = p.cfg.Duplicates.Detect(entries)
+	}
+	stories := p.cfg.Duplicates
+	if stories != nil {
+		rec.Stories, rec.StoriesAfter, rec.StoriesSince = true, stories.Seq(), start.Add(-stories.Config().Window)
+	}
+	var batch *dedup.Batch
+	result, err := p.store.RecordPoll(ctx, rec, func(res dynamo.PollResult) dynamo.PollUpdate {
+		var dups []dynamo.Duplicate
+		if stories != nil && len(res.NewItems) > 0 {
+			// Serialized with every other poll storing new items: the
+			// stories they stored first are known before deciding.
+			stories.CatchUp(res.StoredSince)
+			batch = stories.Detect(storyItems(src, res.NewItems))
+			dups = batch.Duplicates()
 		}
 		return p.update(src, r, res, start, dups)
 	})
@@ -50,8 +58,8 @@ func (p *Poller) poll(ctx context.Context, src *dynamo.Source) (dynamo.PollOutco
 	if err != nil {
 		status = dynamo.StatusError
 		p.cfg.Logger.Warn("record poll", "source", src.ID, "err", err)
-	} else if p.cfg.Duplicates != nil && len(entries) > 0 {
-		p.cfg.Duplicates.Commit(entries, dups)
+	} else if batch != nil {
+		stories.Commit(batch, result.StoriesSeq)
 	}
 	if p.cfg.OnPoll != nil {
 		p.cfg.OnPoll(src.ID, status, took, err == nil && result.Version != nil)
@@ -60,6 +68,22 @@ func (p *Poller) poll(ctx context.Context, src *dynamo.Source) (dynamo.PollOutco
 		return dynamo.PollOutcome{Status: dynamo.StatusError, Error: err.Error()}, fmt.Errorf("poll %s: %w", src.ID, err)
 	}
 	return outcome(r, result), nil
+}
+
+// storyItems returns what a detector of stories reads of a source's new
+// items.
+func storyItems(src *dynamo.Source, items []dynamo.ArchivedItem) []dynamo.StoryItem {
+	out := make([]dynamo.StoryItem, len(items))
+	for i, it := range items {
+		out[i] = dynamo.StoryItem{
+			Key:         dynamo.ItemKey{SourceID: src.ID, ItemID: it.Item.ID},
+			FirstSeen:   it.FirstSeen,
+			Title:       it.Item.Title,
+			Description: it.Item.Description,
+			TitlePrefix: src.TitlePrefix,
+		}
+	}
+	return out
 }
 
 // outcome summarizes a recorded poll for PollNow's caller.

@@ -55,9 +55,11 @@ type Config struct {
 	LeaseTTL time.Duration
 	// Tick is how often the poller looks for due sources; default 1s.
 	Tick time.Duration
-	// Duplicates, when set, marks new items that repeat another source's
-	// story (SPEC §8).
-	Duplicates *dedup.Detector
+	// Duplicates, when set, groups new items into stories across sources
+	// and records the copies of another source's story (SPEC §8): its
+	// polls that store new items are serialized with every other such poll
+	// on the store (dynamo.PollRecord.Stories).
+	Duplicates *dedup.Stories
 	// OnPoll, when set, is told of every poll, for metrics.
 	OnPoll func(sourceID string, status dynamo.PollStatus, took time.Duration, stored bool)
 	Logger *slog.Logger
@@ -322,8 +324,7 @@ func (p *Poller) claimWaiting(ctx context.Context, id string) (release func(), e
 }
 
 // planIfDue lets the budget policies plan the next polls of their sources,
-// once per cycle, and catches up the duplicate index with what other
-// processes stored. Every poller plans from the same shared state, so when
+// once per cycle. Every poller plans from the same shared state, so when
 // several do, their plans agree up to the clock.
 func (p *Poller) planIfDue(ctx context.Context) {
 	now := p.cfg.Now()
@@ -338,22 +339,6 @@ func (p *Poller) planIfDue(ctx context.Context) {
 	}
 	if err := p.plan(ctx, now); err != nil && ctx.Err() == nil {
 		p.cfg.Logger.Warn("plan budget policies", "err", err)
-	}
-	p.catchUpDuplicates(ctx, now)
-}
-
-// catchUpDuplicates adds to the duplicate index the items that other
-// processes sharing the store stored lately, so that a story one of them
-// saw first is recognized here too (items already held are skipped). It
-// reaches back two cycles and a lease: the longest a poll can take to
-// commit, and a missed cycle.
-func (p *Poller) catchUpDuplicates(ctx context.Context, now time.Time) {
-	if p.cfg.Duplicates == nil {
-		return
-	}
-	since := now.Add(-2*p.cfg.PolicyConfig.Cycle - p.cfg.LeaseTTL)
-	if err := p.cfg.Duplicates.Load(ctx, p.store, since); err != nil && ctx.Err() == nil {
-		p.cfg.Logger.Warn("catch up the duplicate index", "err", err)
 	}
 }
 

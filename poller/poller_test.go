@@ -388,7 +388,7 @@ func TestDuplicateStoriesAcrossSourcesAreRecorded(t *testing.T) {
 	o.set("/b", page{body: annotated(story + "!")})
 	addSource(t, st, "a", o.URL+"/a", dynamo.KindHTML)
 	addSource(t, st, "b", o.URL+"/b", dynamo.KindHTML)
-	det, err := dedup.NewDetector(dedup.DefaultConfig())
+	det, err := dedup.NewStories(dedup.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,8 +399,53 @@ func TestDuplicateStoriesAcrossSourcesAreRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(items) != 1 || items[0].DuplicateOf == nil || items[0].DuplicateOf.SourceID != "a" {
-		t.Fatalf("b's story not recorded as a duplicate of a's: %+v", items)
+	if len(items) != 1 || items[0].DuplicateOf == nil || items[0].DuplicateOf.SourceID != "a" ||
+		items[0].DuplicateRule == "" || items[0].DuplicateScore <= 0 {
+		t.Fatalf("b's story not recorded as a duplicate of a's, with a rule and a score: %+v", items)
+	}
+}
+
+// A story another process stored (here: written to the store directly, as
+// that process's poll would) is known to this poller's detector when it
+// next stores new items: the store hands it over under the stories lock.
+func TestStoriesOtherProcessesStoredAreCaughtUp(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	story := "Council approves new bridge over the river after long debate"
+	o.set("/b", page{body: annotated(story)})
+	addSource(t, st, "a", "http://127.0.0.1:9/a", dynamo.KindHTML)
+	addSource(t, st, "b", o.URL+"/b", dynamo.KindHTML)
+	det, err := dedup.NewStories(dedup.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPoller(t, st, func(c *poller.Config) { c.Duplicates = det })
+
+	at := time.Now().UTC()
+	if _, err := st.LeaseSource(ctx, "a", "other", at, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	doc := &dynamo.Resource{RSSID: "a", Timestamp: at, Channel: dynamo.Channel{Title: "Other"},
+		Items: []dynamo.Item{{Index: 1, ID: "bridge", Title: story, Link: "http://127.0.0.1:9/bridge",
+			Description: "About " + story + ", in some detail."}}}
+	if _, err := st.RecordPoll(ctx, dynamo.PollRecord{SourceID: "a", Owner: "other", At: at, Document: doc, Stories: true},
+		func(dynamo.PollResult) dynamo.PollUpdate {
+			return dynamo.PollUpdate{State: dynamo.PollState{LastPoll: at, NextPoll: at.Add(time.Hour)}, Log: dynamo.PollLogEntry{At: at, Status: dynamo.StatusChanged}}
+		}); err != nil {
+		t.Fatal(err)
+	}
+	if det.Stats().Entries != 0 {
+		t.Fatal("the detector holds the other process's item before any poll of its own")
+	}
+	pollNow(t, p, "b")
+	items, err := st.Items(ctx, dynamo.ItemQuery{SourceID: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dynamo.ItemKey{SourceID: "a", ItemID: "bridge"}
+	if len(items) != 1 || items[0].DuplicateOf == nil || *items[0].DuplicateOf != want {
+		t.Fatalf("b's copy of the other process's story: %+v, want a copy of %+v", items, want)
 	}
 }
 

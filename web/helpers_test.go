@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/dedup"
 	"github.com/dynamo-feeds/dynamo/examples"
 	"github.com/dynamo-feeds/dynamo/poller"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
@@ -110,6 +111,7 @@ type env struct {
 type envOptions struct {
 	token    string
 	noPoller bool
+	stories  bool // the poller records copies of other sources' stories
 }
 
 func newEnv(t testing.TB, opts envOptions) *env {
@@ -121,11 +123,18 @@ func newEnv(t testing.TB, opts envOptions) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	e := &env{store: st, site: newSite(t)}
+	var stories *dedup.Stories
+	if opts.stories {
+		if stories, err = dedup.NewStories(dedup.DefaultConfig()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	e.poller, err = poller.New(poller.Config{
-		Store:   st,
-		Fetcher: fetch.New(fetch.Options{AllowPrivate: true, HostGap: -1, Timeout: 5 * time.Second}),
-		Owner:   "web-test",
-		Policy:  "smart",
+		Store:      st,
+		Fetcher:    fetch.New(fetch.Options{AllowPrivate: true, HostGap: -1, Timeout: 5 * time.Second}),
+		Owner:      "web-test",
+		Policy:     "smart",
+		Duplicates: stories,
 	})
 	if err != nil {
 		t.Fatal(err)

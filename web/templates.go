@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io/fs"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -49,6 +50,19 @@ var funcs = template.FuncMap{
 	"plain":   plain,
 	"past":    func(t time.Time) bool { return !t.After(time.Now()) },
 	"args":    args,
+	// score and matchedCopy show the decision that made an item a copy of
+	// another source's story (docs/DEDUP.md).
+	"score":       func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+	"matchedCopy": matchedCopy,
+}
+
+// matchedCopy is the copy an item was decided a copy against, when that
+// is not its story's primary (and is still stored).
+func matchedCopy(a dynamo.ArchivedItem) *dynamo.ItemKey {
+	if m := a.DuplicateMatched; m != nil && a.DuplicateOf != nil && *m != *a.DuplicateOf {
+		return m
+	}
+	return nil
 }
 
 // plain is an item's description as plain text: sources' markup is never

@@ -688,3 +688,46 @@ func TestPollNowWithoutAPollerSaysSo(t *testing.T) {
 		t.Errorf("poll without a poller: status %d", resp.StatusCode)
 	}
 }
+
+// A source page says, for each item that is a copy of another source's
+// story, where the story was first seen and the rule and score of the
+// decision, and which copy it was decided against when not the primary.
+func TestSourcePageShowsTheDecisionOnCopies(t *testing.T) {
+	e := newEnv(t, envOptions{stories: true})
+	ctx := context.Background()
+	desc := "An explosion on a crowded minibus in Nairobi's central business district killed at least five people on Monday evening, police said. The cause of the blast was not immediately known."
+	page := func(title, desc string) []byte {
+		return []byte(`<html><body><h1><!-- <channel:title> -->News<!-- </channel:title> --></h1>
+<p><!-- <item:title> -->` + title + `<!-- </item:title> --></p><p><!-- <item:description> -->` + desc + `<!-- </item:description> --></p></body></html>`)
+	}
+	e.site.mu.Lock()
+	e.site.pages["/wire.html"] = sitePage{page("Explosion on bus in Kenya capital kills at least 5", desc), "text/html"}
+	e.site.pages["/reuters.html"] = sitePage{page("Reuters: Explosion on bus in Kenya capital kills at least five",
+		strings.Replace(desc, "police said", "police officials said", 1)), "text/html"}
+	e.site.pages["/ap.html"] = sitePage{page("Explosion on bus in Kenya capital kills at least 5 (AP)", desc), "text/html"}
+	e.site.mu.Unlock()
+	for _, src := range []struct{ id, prefix string }{{"wire", ""}, {"reuters", "Reuters:"}, {"ap", ""}} {
+		s := &dynamo.Source{ID: src.id, URL: e.site.URL + "/" + src.id + ".html", Kind: dynamo.KindHTML,
+			Interval: dynamo.Duration(time.Hour), TitlePrefix: src.prefix}
+		if err := e.store.CreateSource(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := e.poller.PollNow(ctx, src.id); err != nil || out.Status != dynamo.StatusChanged {
+			t.Fatalf("poll %s: %+v, %v", src.id, out, err)
+		}
+	}
+	_, body := get(t, client(t), e.srv.URL+"/ui/sources/reuters")
+	meta := strings.Join(texts(t, body, "p", "meta"), " | ")
+	if !strings.Contains(meta, "a copy of a story first seen in wire") || !strings.Contains(meta, "(rule text, score 0.9") {
+		t.Errorf("reuters' page says %q, want its copy of wire's story with the rule and score", meta)
+	}
+	_, body = get(t, client(t), e.srv.URL+"/ui/sources/wire")
+	if meta := strings.Join(texts(t, body, "p", "meta"), " | "); strings.Contains(meta, "a copy") {
+		t.Errorf("the primary's page says %q", meta)
+	}
+	// ap's copy names the primary, whichever copy it was decided against.
+	_, body = get(t, client(t), e.srv.URL+"/ui/sources/ap")
+	if meta := strings.Join(texts(t, body, "p", "meta"), " | "); !strings.Contains(meta, "a copy of a story first seen in wire") {
+		t.Errorf("ap's page says %q", meta)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -43,7 +44,7 @@ type serveConfig struct {
 	// tuning is what the budget policies share and how they weigh
 	// subscribers (poller/policy.Config); zero fields take the defaults.
 	tuning policy.Config
-	// duplicates is near-duplicate detection's distance and window.
+	// duplicates is near-duplicate detection's window and strictness.
 	duplicates dedup.Config
 	// cacheBytes bounds the API's cache of rendered answers, as
 	// api.Config.CacheBytes reads it: 0 for its default, negative for none.
@@ -84,13 +85,27 @@ func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
 	fs.IntVar(&cfg.tuning.Budget, "budget", 0, "polls per day that the budget policies (hourly, uniform, min-delay, min-missing, at-risk) share (default 24 per source)")
 	fs.Float64Var(&cfg.tuning.C, "subscriber-weight", 0, "c in rank = expected new items × (1 + c × subscribers); 0 ignores subscribers")
 	cfg.duplicates = dedup.DefaultConfig()
-	fs.IntVar(&cfg.duplicates.K, "dedup-k", cfg.duplicates.K, "largest Hamming distance (bits of 64) between a near-duplicate and its primary")
-	fs.Func("dedup-window", fmt.Sprintf("how long after a story first appeared a copy counts as its duplicate, e.g. 72h or 3d (default %s)", dynamo.Duration(cfg.duplicates.Window)),
-		func(v string) error {
-			d, err := dynamo.ParseDuration(v)
-			cfg.duplicates.Window = time.Duration(d)
-			return err
-		})
+	storyWindow := func(v string) error {
+		d, err := dynamo.ParseDuration(v)
+		cfg.duplicates.Window = time.Duration(d)
+		return err
+	}
+	fs.Func("dedup-story-window", fmt.Sprintf("how long after a copy of a story a new item can still join it, e.g. 72h or 3d (default %s)", dynamo.Duration(cfg.duplicates.Window)), storyWindow)
+	fs.Float64Var(&cfg.duplicates.MinSimilarity, "dedup-min-similarity", 0, fmt.Sprintf("least weighted similarity, 0 to 1, of two items' texts for the text rule to find them one story (default %g)", dedup.DefaultThresholds.Text))
+	var deprecated []string
+	fs.Func("dedup-window", "deprecated: use --dedup-story-window", func(v string) error {
+		deprecated = append(deprecated, "--dedup-window is deprecated: use --dedup-story-window, which it sets")
+		return storyWindow(v)
+	})
+	legacyK := -1
+	fs.Func("dedup-k", "deprecated: use --dedup-min-similarity (a Hamming distance of k bits of SimHash sets it to the similarity k estimates)", func(v string) error {
+		k, err := strconv.Atoi(v)
+		if err != nil || k < 0 || k > 64 {
+			return fmt.Errorf("must be a number of bits from 0 to 64, not %q", v)
+		}
+		legacyK = k
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return cfg, false
 	}
@@ -98,8 +113,21 @@ func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
 		fmt.Fprintf(errOut, "dynamo serve: unexpected argument %q\n", fs.Arg(0))
 		return cfg, false
 	}
+	if legacyK >= 0 {
+		similarity := dedup.SimilarityOfDistance(legacyK)
+		if explicit := flagSet(fs, "dedup-min-similarity"); explicit {
+			deprecated = append(deprecated, "--dedup-k is deprecated and ignored beside --dedup-min-similarity")
+		} else {
+			cfg.duplicates.MinSimilarity = similarity
+			deprecated = append(deprecated, fmt.Sprintf("--dedup-k is deprecated: near-duplicates are decided on their texts; "+
+				"--dedup-k %d sets --dedup-min-similarity to %.2f, the similarity %d bits of SimHash estimate", legacyK, similarity, legacyK))
+		}
+	}
+	for _, warning := range deprecated {
+		fmt.Fprintf(errOut, "dynamo serve: %s\n", warning)
+	}
 	if err := cfg.duplicates.Validate(); err != nil {
-		fmt.Fprintf(errOut, "dynamo serve: --dedup-k/--dedup-window: %v\n", err)
+		fmt.Fprintf(errOut, "dynamo serve: --dedup-story-window/--dedup-min-similarity: %v\n", err)
 		return cfg, false
 	}
 	switch {
@@ -241,19 +269,26 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 	return failure
 }
 
-// newServePoller builds the poller with duplicate detection loaded from the
-// store.
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// newServePoller builds the poller with its detector of stories loaded from
+// the store.
 func newServePoller(ctx context.Context, store dynamo.Store, client *pollfetch.Client, m *metrics.Metrics, cfg serveConfig, log *slog.Logger) (*poller.Poller, error) {
 	dupCfg := cfg.duplicates
 	if dupCfg == (dedup.Config{}) { // a configuration not read from flags
 		dupCfg = dedup.DefaultConfig()
 	}
-	det, err := dedup.NewDetector(dupCfg)
+	det, err := dedup.NewStories(dupCfg)
 	if err != nil {
 		return nil, err
 	}
 	if err := det.Load(ctx, store, time.Now().Add(-det.Config().Window)); err != nil {
-		return nil, fmt.Errorf("load duplicate index: %w", err)
+		return nil, fmt.Errorf("load the window of stories: %w", err)
 	}
 	p, err := poller.New(poller.Config{
 		Store:        store,

@@ -2,23 +2,27 @@ package main
 
 import (
 	"io"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/dynamo-feeds/dynamo/dedup"
 )
 
 // TestServeTuningFlags checks that the scheduling and duplicate-detection
 // flags reach the configuration, and that values that cannot work are
 // refused before anything starts.
 func TestServeTuningFlags(t *testing.T) {
-	cfg, ok := parseServeArgs([]string{"--budget", "500", "--subscriber-weight", "0.5", "--dedup-k", "6", "--dedup-window", "2d", "--cache-mib", "16"}, io.Discard)
+	cfg, ok := parseServeArgs([]string{"--budget", "500", "--subscriber-weight", "0.5", "--dedup-min-similarity", "0.7",
+		"--dedup-story-window", "2d", "--cache-mib", "16"}, io.Discard)
 	if !ok {
 		t.Fatal("valid flags refused")
 	}
 	if cfg.tuning.Budget != 500 || cfg.tuning.C != 0.5 {
 		t.Errorf("tuning = %+v, want budget 500 and c 0.5", cfg.tuning)
 	}
-	if cfg.duplicates.K != 6 || cfg.duplicates.Window != 48*time.Hour {
-		t.Errorf("duplicates = %+v, want k 6 and a 48h window", cfg.duplicates)
+	if cfg.duplicates.MinSimilarity != 0.7 || cfg.duplicates.Window != 48*time.Hour {
+		t.Errorf("duplicates = %+v, want a similarity of 0.7 and a 48h window", cfg.duplicates)
 	}
 	if cfg.cacheBytes != 16<<20 {
 		t.Errorf("cache of %d bytes, want 16 MiB", cfg.cacheBytes)
@@ -28,20 +32,50 @@ func TestServeTuningFlags(t *testing.T) {
 	}
 
 	defaults, ok := parseServeArgs(nil, io.Discard)
-	if !ok || defaults.duplicates.K != 9 || defaults.duplicates.Window != 72*time.Hour || defaults.tuning.Budget != 0 || defaults.cacheBytes != 64<<20 {
-		t.Errorf("defaults = %+v %+v, want k 9, a 72h window, the policies' own budget and a 64 MiB cache", defaults.duplicates, defaults.tuning)
+	if !ok || defaults.duplicates.MinSimilarity != 0 || defaults.duplicates.Window != 72*time.Hour || defaults.tuning.Budget != 0 || defaults.cacheBytes != 64<<20 {
+		t.Errorf("defaults = %+v %+v, want the tuned similarity, a 72h window, the policies' own budget and a 64 MiB cache", defaults.duplicates, defaults.tuning)
 	}
 
 	for _, bad := range [][]string{
 		{"--dedup-k", "65"},
 		{"--dedup-k", "-1"},
+		{"--dedup-story-window", "0s"},
+		{"--dedup-story-window", "soon"},
 		{"--dedup-window", "0s"},
-		{"--dedup-window", "soon"},
+		{"--dedup-min-similarity", "1.5"},
+		{"--dedup-min-similarity", "-0.1"},
 		{"--budget", "-1"},
 		{"--cache-mib", "-1"},
 	} {
 		if _, ok := parseServeArgs(bad, io.Discard); ok {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// The flags of issue 7's detector still work, with a warning: --dedup-window
+// is the story window, and --dedup-k sets the similarity its distance
+// estimates unless --dedup-min-similarity is given.
+func TestServeDeprecatedDedupFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		similarity float64
+		window     time.Duration
+		warnings   []string
+	}{
+		{[]string{"--dedup-window", "2d"}, 0, 48 * time.Hour, []string{"--dedup-window is deprecated: use --dedup-story-window"}},
+		{[]string{"--dedup-k", "9"}, dedup.SimilarityOfDistance(9), 72 * time.Hour, []string{"--dedup-k is deprecated", "--dedup-min-similarity to 0.82"}},
+		{[]string{"--dedup-k", "9", "--dedup-min-similarity", "0.6"}, 0.6, 72 * time.Hour, []string{"--dedup-k is deprecated and ignored beside --dedup-min-similarity"}},
+	} {
+		var errOut strings.Builder
+		cfg, ok := parseServeArgs(tc.args, &errOut)
+		if !ok || cfg.duplicates.MinSimilarity != tc.similarity || cfg.duplicates.Window != tc.window {
+			t.Errorf("%q: %v, %+v; want similarity %v, window %v", tc.args, ok, cfg.duplicates, tc.similarity, tc.window)
+		}
+		for _, w := range tc.warnings {
+			if !strings.Contains(errOut.String(), w) {
+				t.Errorf("%q: warnings %q lack %q", tc.args, errOut.String(), w)
+			}
 		}
 	}
 }

@@ -103,8 +103,8 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 // itemColumns is what scanItem reads: the revision r, the item i, its
 // duplicate record d and the item's index attribute.
 const itemColumns = `r.source_id, r.item_key, r.doc_id, r.title, r.link, r.description, r.plain_text,
-	r.image, r.extensions, r.id_from_content, r.fingerprint, i.first_seen, coalesce(i.last_seen, s.last_version_at),
-	d.primary_source, d.primary_item, coalesce(d.distance, 0)`
+	r.image, r.extensions, r.id_from_content, i.first_seen, coalesce(i.last_seen, s.last_version_at),
+	d.primary_source, d.primary_item, coalesce(d.rule, ''), coalesce(d.score, 0), d.matched_source, d.matched_item`
 
 // itemJoins joins a revision r to its source, item and duplicate record.
 const itemJoins = `JOIN sources s ON s.id = r.source_id
@@ -155,18 +155,18 @@ func scanItem(row pgx.Row) (dynamo.ArchivedItem, error) {
 		a                  dynamo.ArchivedItem
 		key                string
 		docID, psrc, pitem *string
+		msrc, mitem        *string
 		image, extensions  []byte
-		fingerprint        int64
 		index              int64
 	)
 	it := &a.Item
 	err := row.Scan(&a.SourceID, &key, &docID, &it.Title, &it.Link, &it.Description, &it.Text,
-		&image, &extensions, &it.IDFromContent, &fingerprint, &a.FirstSeen, &a.LastSeen,
-		&psrc, &pitem, &a.Distance, &index)
+		&image, &extensions, &it.IDFromContent, &a.FirstSeen, &a.LastSeen,
+		&psrc, &pitem, &a.DuplicateRule, &a.DuplicateScore, &msrc, &mitem, &index)
 	if err != nil {
 		return a, err
 	}
-	it.ID, it.Index, it.Fingerprint = key, int(index), uint64(fingerprint)
+	it.ID, it.Index = key, int(index)
 	if docID != nil {
 		it.ID = *docID
 	}
@@ -182,6 +182,9 @@ func scanItem(row pgx.Row) (dynamo.ArchivedItem, error) {
 	}
 	if psrc != nil && pitem != nil {
 		a.DuplicateOf = &dynamo.ItemKey{SourceID: *psrc, ItemID: *pitem}
+	}
+	if msrc != nil && mitem != nil {
+		a.DuplicateMatched = &dynamo.ItemKey{SourceID: *msrc, ItemID: *mitem}
 	}
 	a.FirstSeen, a.LastSeen = a.FirstSeen.UTC(), a.LastSeen.UTC()
 	return a, nil
@@ -307,22 +310,49 @@ func (s *Store) alsoIn(ctx context.Context, items []dynamo.AggregatedItem) error
 	return nil
 }
 
-// Fingerprints calls fn for every item first seen at or after since that
-// has a fingerprint, oldest first.
-func (s *Store) Fingerprints(ctx context.Context, since time.Time, fn func(dynamo.FingerprintEntry) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT source_id, item_id, fingerprint, first_seen FROM items
-		WHERE fingerprint <> 0 AND first_seen >= $1 ORDER BY first_seen, source_id, first_pos`, since)
-	if err != nil {
-		return fmt.Errorf("fingerprints: %w", err)
+// storyItemColumns is what scanStoryItem reads: an item i, its latest
+// revision r, its source s and its duplicate record d.
+const storyItemColumns = `i.source_id, i.item_id, i.first_seen, r.title, r.description, s.title_prefix,
+	d.primary_source, d.primary_item, coalesce(i.story_seq, 0)`
+
+const storyItemJoins = `JOIN item_revisions r ON r.rev_id = i.latest_rev
+	JOIN sources s ON s.id = i.source_id
+	LEFT JOIN duplicates d ON d.source_id = i.source_id AND d.item_id = i.item_id`
+
+func scanStoryItem(row pgx.Row) (dynamo.StoryItem, error) {
+	var it dynamo.StoryItem
+	var psrc, pitem *string
+	err := row.Scan(&it.Key.SourceID, &it.Key.ItemID, &it.FirstSeen, &it.Title, &it.Description, &it.TitlePrefix,
+		&psrc, &pitem, &it.Seq)
+	if psrc != nil && pitem != nil {
+		it.DuplicateOf = &dynamo.ItemKey{SourceID: *psrc, ItemID: *pitem}
 	}
-	var e dynamo.FingerprintEntry
-	var fp int64
-	_, err = pgx.ForEachRow(rows, []any{&e.Key.SourceID, &e.Key.ItemID, &fp, &e.FirstSeen}, func() error {
-		e.Fingerprint, e.FirstSeen = uint64(fp), e.FirstSeen.UTC()
-		return fn(e)
-	})
+	it.FirstSeen = it.FirstSeen.UTC()
+	return it, err
+}
+
+// StoryItems calls fn for every item first seen at or after since, oldest
+// first: items numbered by RecordPoll in their numbers' order (the order
+// their polls decided them), after those never numbered.
+func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.StoryItem) error) error {
+	rows, err := s.pool.Query(ctx, `SELECT `+storyItemColumns+` FROM items i `+storyItemJoins+`
+		WHERE i.first_seen >= $1
+		ORDER BY i.story_seq IS NOT NULL, i.story_seq, i.first_seen, i.source_id, i.first_pos`, since)
 	if err != nil {
-		return fmt.Errorf("fingerprints: %w", err)
+		return fmt.Errorf("story items: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		it, err := scanStoryItem(rows)
+		if err != nil {
+			return fmt.Errorf("story items: %w", err)
+		}
+		if err := fn(it); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("story items: %w", err)
 	}
 	return nil
 }

@@ -60,7 +60,8 @@ func TestAggregateDuplicatesAndStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	dup := dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: "b", ItemID: copyOf.ID},
-		Primary: dynamo.ItemKey{SourceID: "a", ItemID: story.ID}, Distance: 4}
+		Primary: dynamo.ItemKey{SourceID: "a", ItemID: story.ID}, Matched: dynamo.ItemKey{SourceID: "a", ItemID: story.ID},
+		Rule: "text", Score: 0.8125}
 	_, err := s.RecordPoll(ctx, dynamo.PollRecord{SourceID: "b", Owner: "p", At: at, Document: doc("b", at, copyOf)},
 		func(r dynamo.PollResult) dynamo.PollUpdate {
 			u := decideFlat(at)(r)
@@ -82,7 +83,8 @@ func TestAggregateDuplicatesAndStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 3 || all[0].Item.ID != copyOf.ID || *all[0].DuplicateOf != dup.Primary || all[0].Distance != 4 {
+	if len(all) != 3 || all[0].Item.ID != copyOf.ID || *all[0].DuplicateOf != dup.Primary || all[0].DuplicateRule != "text" ||
+		all[0].DuplicateScore != 0.8125 {
 		t.Errorf("with duplicates: %+v", all)
 	}
 	sport, err := s.Aggregate(ctx, dynamo.AggregateQuery{Category: "sport", IncludeDuplicates: true,
@@ -91,13 +93,14 @@ func TestAggregateDuplicatesAndStats(t *testing.T) {
 		t.Errorf("category and condition: %+v, %v", sport, err)
 	}
 
-	var fps []dynamo.FingerprintEntry
-	err = s.Fingerprints(ctx, t0.Add(time.Minute), func(e dynamo.FingerprintEntry) error {
-		fps = append(fps, e)
+	var items []dynamo.StoryItem
+	err = s.StoryItems(ctx, t0.Add(time.Minute), func(e dynamo.StoryItem) error {
+		items = append(items, e)
 		return nil
 	})
-	if err != nil || len(fps) != 1 || fps[0].Key != dup.Item || fps[0].Fingerprint != copyOf.Fingerprint {
-		t.Errorf("Fingerprints since the second poll: %+v, %v", fps, err)
+	if err != nil || len(items) != 1 || items[0].Key != dup.Item || items[0].Title != copyOf.Title ||
+		items[0].DuplicateOf == nil || *items[0].DuplicateOf != dup.Primary {
+		t.Errorf("StoryItems since the second poll: %+v, %v", items, err)
 	}
 
 	st, err := s.Stats(ctx)

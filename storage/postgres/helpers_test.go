@@ -49,7 +49,6 @@ func item(n int, title string) dynamo.Item {
 		Link:        link,
 		Description: "<p>" + title + " body</p>",
 		Text:        title + " body",
-		Fingerprint: uint64(n)*0x9e3779b97f4a7c15 | 1,
 	}
 }
 

@@ -95,3 +95,71 @@ func TestRevsMigration(t *testing.T) {
 		t.Errorf("a version after the migration: %+v, want 1 new item and 3 removed", res)
 	}
 }
+
+// A database from before issue 16 (items with SimHash fingerprints,
+// duplicates with Hamming distances) is upgraded by migration 0004: a
+// duplicate becomes rule "simhash", score 1 - distance/64, decided against
+// its primary, and new polls number their items.
+func TestStoriesMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	s := openDSN(t, dsn)
+	addSource(t, s, "a")
+	addSource(t, s, "b")
+	story, copyOf := item(1, "Storm hits coast"), item(2, "Storm hits the coast")
+	record(t, s, "a", t0, doc("a", t0, story))
+	primary := dynamo.ItemKey{SourceID: "a", ItemID: story.ID}
+	dup := dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: "b", ItemID: copyOf.ID}, Primary: primary, Matched: primary, Rule: "text", Score: 0.9}
+	at := t0.Add(time.Hour)
+	if _, err := s.LeaseSource(ctx, "b", "test", at, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordPoll(ctx, dynamo.PollRecord{SourceID: "b", Owner: "test", At: at, Document: doc("b", at, copyOf)},
+		func(r dynamo.PollResult) dynamo.PollUpdate {
+			u := decideFlat(at)(r)
+			u.Duplicates = []dynamo.Duplicate{dup}
+			return u
+		}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Put the tables back as 0001 made them, and forget 0004.
+	for _, q := range []string{
+		"ALTER TABLE duplicates ADD COLUMN distance integer NOT NULL DEFAULT 4",
+		"ALTER TABLE duplicates DROP COLUMN rule, DROP COLUMN score, DROP COLUMN matched_source, DROP COLUMN matched_item",
+		"DROP INDEX items_story_seq",
+		"DROP INDEX items_first_seen",
+		"ALTER TABLE items DROP COLUMN story_seq, ADD COLUMN fingerprint bigint NOT NULL DEFAULT 1",
+		"CREATE INDEX items_fingerprints ON items (first_seen) WHERE fingerprint <> 0",
+		"ALTER TABLE item_revisions ADD COLUMN fingerprint bigint NOT NULL DEFAULT 1",
+		"DROP SEQUENCE story_seq",
+		"DELETE FROM schema_migrations WHERE version = 4",
+	} {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+
+	upgraded := openDSN(t, dsn)
+	if got := upgraded.Applied(); !slices.Equal(got, []string{"0004_stories.sql"}) {
+		t.Fatalf("reopening applied %v, want 0004_stories.sql", got)
+	}
+	items, err := upgraded.Items(ctx, dynamo.ItemQuery{SourceID: "b"})
+	if err != nil || len(items) != 1 {
+		t.Fatalf("archive of b: %+v, %v", items, err)
+	}
+	if it := items[0]; it.DuplicateOf == nil || *it.DuplicateOf != primary || it.DuplicateRule != "simhash" ||
+		it.DuplicateScore != 1-4.0/64 || it.DuplicateMatched == nil || *it.DuplicateMatched != primary {
+		t.Errorf("the migrated duplicate: %+v", it)
+	}
+	at = t0.Add(2 * time.Hour)
+	if _, err := upgraded.LeaseSource(ctx, "a", "test", at, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	res, err := upgraded.RecordPoll(ctx, dynamo.PollRecord{SourceID: "a", Owner: "test", At: at,
+		Document: doc("a", at, story, item(3, "Later")), Stories: true}, decideFlat(at))
+	if err != nil || res.StoriesSeq != 1 {
+		t.Errorf("a story poll after the migration: numbered up to %d, %v; want 1", res.StoriesSeq, err)
+	}
+}

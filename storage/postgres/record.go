@@ -44,12 +44,56 @@ func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide fu
 				}
 			}
 		}
+		if rec.Stories && len(result.NewItems) > 0 {
+			if err := numberStories(ctx, tx, rec, &result); err != nil {
+				return err
+			}
+		}
 		return writeUpdate(ctx, tx, rec, at, result, decide(result))
 	})
 	if err != nil {
 		return dynamo.PollResult{}, fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
 	}
 	return result, nil
+}
+
+// storiesLock is the pg_advisory_xact_lock key that serializes, across
+// every process on the database, the polls that store new items for a
+// detector of stories, from their numbering to their commit.
+const storiesLock = 0x64796e616d6f73 // "dynamos"
+
+// numberStories takes the stories lock, numbers the poll's new items after
+// every item numbered before (the lock makes numbers follow commits), and
+// reads the items other polls numbered after rec.StoriesAfter, first seen
+// since rec.StoriesSince.
+func numberStories(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, result *dynamo.PollResult) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(storiesLock)); err != nil {
+		return fmt.Errorf("stories lock: %w", err)
+	}
+	keys := make([]string, len(result.NewItems))
+	for i, it := range result.NewItems {
+		keys[i] = it.Item.ID
+	}
+	err := tx.QueryRow(ctx, `WITH n AS (
+			SELECT key, nextval('story_seq') AS seq FROM (
+				SELECT key FROM unnest($2::text[]) WITH ORDINALITY AS u(key, ord) ORDER BY ord) AS o),
+		u AS (UPDATE items i SET story_seq = n.seq FROM n WHERE i.source_id = $1 AND i.item_id = n.key RETURNING n.seq)
+		SELECT coalesce(max(seq), 0) FROM u`, rec.SourceID, keys).Scan(&result.StoriesSeq)
+	if err != nil {
+		return fmt.Errorf("number new items: %w", err)
+	}
+	rows, err := tx.Query(ctx, `SELECT `+storyItemColumns+` FROM items i `+storyItemJoins+`
+		WHERE i.story_seq > $1 AND i.first_seen >= $4 AND NOT (i.source_id = $2 AND i.item_id = ANY($3))
+		ORDER BY i.story_seq`,
+		rec.StoriesAfter, rec.SourceID, keys, stamp(rec.StoriesSince))
+	if err != nil {
+		return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
+	}
+	result.StoredSince, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.StoryItem, error) { return scanStoryItem(row) })
+	if err != nil {
+		return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
+	}
+	return nil
 }
 
 // writeUpdate writes what the poller decided and releases the lease, in one
@@ -101,22 +145,30 @@ func writeUpdate(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.
 }
 
 // queueDuplicates records duplicates whose items both exist; a primary
-// purged since the detector saw it is skipped.
+// purged since the detector saw it is skipped, a matched copy purged since
+// is left out.
 func queueDuplicates(b *pgx.Batch, dups []dynamo.Duplicate) {
-	var src, item, psrc, pitem []string
-	var dist []int32
-	for _, d := range dups {
-		src, item = append(src, d.Item.SourceID), append(item, d.Item.ItemID)
-		psrc, pitem = append(psrc, d.Primary.SourceID), append(pitem, d.Primary.ItemID)
-		dist = append(dist, int32(d.Distance))
+	n := len(dups)
+	src, item, psrc, pitem := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	msrc, mitem, rule := make([]string, n), make([]string, n), make([]string, n)
+	score := make([]float64, n)
+	for i, d := range dups {
+		src[i], item[i] = d.Item.SourceID, d.Item.ItemID
+		psrc[i], pitem[i] = d.Primary.SourceID, d.Primary.ItemID
+		msrc[i], mitem[i] = d.Matched.SourceID, d.Matched.ItemID
+		rule[i], score[i] = d.Rule, d.Score
 	}
-	b.Queue(`INSERT INTO duplicates (source_id, item_id, primary_source, primary_item, distance)
-		SELECT d.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[]) AS d(s, i, ps, pi, dist)
+	b.Queue(`INSERT INTO duplicates (source_id, item_id, primary_source, primary_item, rule, score, matched_source, matched_item)
+		SELECT d.s, d.i, d.ps, d.pi, d.rule, d.score, m.source_id, m.item_id
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[])
+			AS d(s, i, ps, pi, rule, score, ms, mi)
+		LEFT JOIN items m ON m.source_id = d.ms AND m.item_id = d.mi
 		WHERE EXISTS (SELECT 1 FROM items WHERE source_id = d.s AND item_id = d.i)
 			AND EXISTS (SELECT 1 FROM items WHERE source_id = d.ps AND item_id = d.pi)
 		ON CONFLICT (source_id, item_id) DO UPDATE SET primary_source = excluded.primary_source,
-			primary_item = excluded.primary_item, distance = excluded.distance`,
-		src, item, psrc, pitem, dist)
+			primary_item = excluded.primary_item, rule = excluded.rule, score = excluded.score,
+			matched_source = excluded.matched_source, matched_item = excluded.matched_item`,
+		src, item, psrc, pitem, rule, score, msrc, mitem)
 }
 
 // versionTx is PostgreSQL's SQL for archive.WriteVersion: one source's
@@ -208,7 +260,6 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		docIDs, images, exts              = make([]*string, n), make([]*string, n), make([]*string, n)
 		titleF, linkF, textF              = make([]*string, n), make([]*string, n), make([]*string, n)
 		fromContent, latest               = make([]bool, n), make([]bool, n)
-		fingerprints                      = make([]int64, n)
 		firstSeen                         = make([]time.Time, n)
 		firstPos, firstIndex              = make([]int32, n), make([]int32, n)
 	)
@@ -221,17 +272,17 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		titles[i], links[i], descs[i], texts[i] = it.Title, it.Link, it.Description, it.Text
 		images[i], exts[i] = orNil(archive.JSON(it.Image != nil, it.Image)), orNil(archive.JSON(len(it.Extensions) > 0, it.Extensions))
 		titleF[i], linkF[i], textF[i] = orNil(archive.Folded(it.Title)), orNil(archive.Folded(it.Link)), orNil(archive.Folded(it.Text))
-		fromContent[i], fingerprints[i] = it.IDFromContent, int64(it.Fingerprint)
+		fromContent[i] = it.IDFromContent
 		firstSeen[i], firstPos[i], firstIndex[i], latest[i] = r.FirstSeen, int32(r.FirstPos), int32(r.FirstIndex), r.Latest
 	}
 	rows, err := w.tx.Query(ctx, `INSERT INTO item_revisions (source_id, item_key, rhash, doc_id, title, link,
-			description, plain_text, image, extensions, id_from_content, fingerprint, title_f, link_f, text_f,
+			description, plain_text, image, extensions, id_from_content, title_f, link_f, text_f,
 			first_seen, first_pos, first_index, latest)
 		SELECT $1, u.* FROM unnest($2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::text[],
-			$8::text[], $9::json[], $10::json[], $11::bool[], $12::int8[], $13::text[], $14::text[], $15::text[],
-			$16::timestamptz[], $17::int[], $18::int[], $19::bool[]) AS u
+			$8::text[], $9::json[], $10::json[], $11::bool[], $12::text[], $13::text[], $14::text[],
+			$15::timestamptz[], $16::int[], $17::int[], $18::bool[]) AS u
 		RETURNING item_key, rhash, rev_id`,
-		w.source, keys, hashes, docIDs, titles, links, descs, texts, images, exts, fromContent, fingerprints,
+		w.source, keys, hashes, docIDs, titles, links, descs, texts, images, exts, fromContent,
 		titleF, linkF, textF, firstSeen, firstPos, firstIndex, latest)
 	if err != nil {
 		return fmt.Errorf("insert revisions: %w", err)
@@ -278,16 +329,16 @@ func (w *versionTx) Previous(ctx context.Context, seq int) ([]string, time.Time,
 func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) error {
 	b := &pgx.Batch{}
 	if n := len(ch.New); n > 0 {
-		keys, revs, fingerprints := make([]string, n), make([]int64, n), make([]int64, n)
+		keys, revs := make([]string, n), make([]int64, n)
 		pos, indexes := make([]int32, n), make([]int32, n)
 		for i, it := range ch.New {
-			keys[i], revs[i], fingerprints[i] = it.Key, it.Rev, int64(it.Fingerprint)
+			keys[i], revs[i] = it.Key, it.Rev
 			pos[i], indexes[i] = int32(it.Pos), int32(it.Index)
 		}
-		b.Queue(`INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev, fingerprint)
-			SELECT $1, c.key, $2, $3, c.pos, c.idx, c.rev, c.fp
-			FROM unnest($4::text[], $5::int8[], $6::int[], $7::int[], $8::int8[]) AS c(key, rev, pos, idx, fp)`,
-			w.source, w.at, w.seq, keys, revs, pos, indexes, fingerprints)
+		b.Queue(`INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev)
+			SELECT $1, c.key, $2, $3, c.pos, c.idx, c.rev
+			FROM unnest($4::text[], $5::int8[], $6::int[], $7::int[]) AS c(key, rev, pos, idx)`,
+			w.source, w.at, w.seq, keys, revs, pos, indexes)
 	}
 	if n := len(ch.Moved); n > 0 {
 		keys, revs := make([]string, n), make([]int64, n)

@@ -161,8 +161,8 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 // duplicate record d, then one column the caller adds (the item's index
 // attribute or its position in the version).
 const itemColumns = `r.source_id, r.item_key, r.doc_id, r.title, r.link, r.description, r.plain_text,
-	r.image, r.extensions, r.id_from_content, r.fingerprint, i.first_seen, coalesce(i.last_seen, s.last_version_at),
-	d.primary_source, d.primary_item, coalesce(d.distance, 0)`
+	r.image, r.extensions, r.id_from_content, i.first_seen, coalesce(i.last_seen, s.last_version_at),
+	d.primary_source, d.primary_item, coalesce(d.rule, ''), coalesce(d.score, 0), d.matched_source, d.matched_item`
 
 // itemJoins joins a revision r to its source, item and duplicate record.
 const itemJoins = `JOIN sources s ON s.id = r.source_id
@@ -230,19 +230,19 @@ func scanItem(row scanner) (dynamo.ArchivedItem, error) {
 		a                  dynamo.ArchivedItem
 		key                string
 		docID, psrc, pitem sql.NullString
+		msrc, mitem        sql.NullString
 		image, extensions  sql.NullString
-		fingerprint        int64
 		first, last        int64
 		extra              int64
 	)
 	it := &a.Item
 	err := row.Scan(&a.SourceID, &key, &docID, &it.Title, &it.Link, &it.Description, &it.Text,
-		&image, &extensions, &it.IDFromContent, &fingerprint, &first, &last,
-		&psrc, &pitem, &a.Distance, &extra)
+		&image, &extensions, &it.IDFromContent, &first, &last,
+		&psrc, &pitem, &a.DuplicateRule, &a.DuplicateScore, &msrc, &mitem, &extra)
 	if err != nil {
 		return a, err
 	}
-	it.ID, it.Index, it.Fingerprint = key, int(extra), uint64(fingerprint)
+	it.ID, it.Index = key, int(extra)
 	if docID.Valid {
 		it.ID = docID.String
 	}
@@ -255,6 +255,9 @@ func scanItem(row scanner) (dynamo.ArchivedItem, error) {
 		if err := json.Unmarshal([]byte(extensions.String), &it.Extensions); err != nil {
 			return a, fmt.Errorf("item %s extensions: %w", key, err)
 		}
+	}
+	if msrc.Valid && mitem.Valid {
+		a.DuplicateMatched = &dynamo.ItemKey{SourceID: msrc.String, ItemID: mitem.String}
 	}
 	if psrc.Valid && pitem.Valid {
 		a.DuplicateOf = &dynamo.ItemKey{SourceID: psrc.String, ItemID: pitem.String}
@@ -386,30 +389,52 @@ func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem) erro
 	return nil
 }
 
-// Fingerprints calls fn for every item first seen at or after since that
-// has a fingerprint, oldest first. It streams the rows on one reader
-// connection, so fn may use the store (other readers, or the writer, which
-// WAL lets commit while this read is open).
-func (s *Store) Fingerprints(ctx context.Context, since time.Time, fn func(dynamo.FingerprintEntry) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT source_id, item_id, fingerprint, first_seen FROM items
-		WHERE fingerprint <> 0 AND first_seen >= ? ORDER BY first_seen, source_id, first_pos`, dbTime(since))
+// storyItemColumns is what scanStoryItem reads: an item i, its latest
+// revision r, its source s and its duplicate record d.
+const storyItemColumns = `i.source_id, i.item_id, i.first_seen, r.title, r.description, s.title_prefix,
+	d.primary_source, d.primary_item, coalesce(i.story_seq, 0)`
+
+const storyItemJoins = `JOIN item_revisions r ON r.rev_id = i.latest_rev
+	JOIN sources s ON s.id = i.source_id
+	LEFT JOIN duplicates d ON d.source_id = i.source_id AND d.item_id = i.item_id`
+
+func scanStoryItem(row scanner) (dynamo.StoryItem, error) {
+	var it dynamo.StoryItem
+	var psrc, pitem sql.NullString
+	var first int64
+	err := row.Scan(&it.Key.SourceID, &it.Key.ItemID, &first, &it.Title, &it.Description, &it.TitlePrefix,
+		&psrc, &pitem, &it.Seq)
+	if psrc.Valid && pitem.Valid {
+		it.DuplicateOf = &dynamo.ItemKey{SourceID: psrc.String, ItemID: pitem.String}
+	}
+	it.FirstSeen = goTime(first)
+	return it, err
+}
+
+// StoryItems calls fn for every item first seen at or after since, oldest
+// first: items numbered by RecordPoll in their numbers' order (the order
+// their polls decided them), after those never numbered. It streams the
+// rows on one reader connection, so fn may use the store (other readers,
+// or the writer, which WAL lets commit while this read is open).
+func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.StoryItem) error) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+storyItemColumns+` FROM items i `+storyItemJoins+`
+		WHERE i.first_seen >= ?
+		ORDER BY i.story_seq IS NOT NULL, i.story_seq, i.first_seen, i.source_id, i.first_pos`, dbTime(since))
 	if err != nil {
-		return fmt.Errorf("fingerprints: %w", err)
+		return fmt.Errorf("story items: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var e dynamo.FingerprintEntry
-		var fp, first int64
-		if err := rows.Scan(&e.Key.SourceID, &e.Key.ItemID, &fp, &first); err != nil {
-			return fmt.Errorf("fingerprints: %w", err)
+		it, err := scanStoryItem(rows)
+		if err != nil {
+			return fmt.Errorf("story items: %w", err)
 		}
-		e.Fingerprint, e.FirstSeen = uint64(fp), goTime(first)
-		if err := fn(e); err != nil {
-			return fmt.Errorf("fingerprints: %w", err)
+		if err := fn(it); err != nil {
+			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("fingerprints: %w", err)
+		return fmt.Errorf("story items: %w", err)
 	}
 	return nil
 }

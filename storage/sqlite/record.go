@@ -46,6 +46,11 @@ func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide fu
 				changed(rec.SourceID)
 			}
 		}
+		if rec.Stories && len(result.NewItems) > 0 {
+			if err := numberStories(ctx, tx, rec, &result); err != nil {
+				return err
+			}
+		}
 		upd := decide(result)
 		for _, d := range upd.Duplicates {
 			changed(d.Item.SourceID)
@@ -57,6 +62,47 @@ func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide fu
 		return dynamo.PollResult{}, fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
 	}
 	return result, nil
+}
+
+// numberStories numbers the poll's new items after every item numbered
+// before, and reads the items other polls numbered after
+// rec.StoriesAfter, first seen since rec.StoriesSince. SQLite's one writer (IMMEDIATE transactions, across
+// processes too) makes numbers follow commits, and no other poll stores
+// anything until this one commits.
+func numberStories(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result *dynamo.PollResult) error {
+	var last int64
+	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(story_seq), 0) FROM items").Scan(&last); err != nil {
+		return fmt.Errorf("number new items: %w", err)
+	}
+	mine := map[string]bool{}
+	for _, it := range result.NewItems {
+		last++
+		mine[it.Item.ID] = true
+		if _, err := tx.ExecContext(ctx, "UPDATE items SET story_seq = ? WHERE source_id = ? AND item_id = ?",
+			last, rec.SourceID, it.Item.ID); err != nil {
+			return fmt.Errorf("number new item %s: %w", it.Item.ID, err)
+		}
+	}
+	result.StoriesSeq = last
+	rows, err := tx.QueryContext(ctx, `SELECT `+storyItemColumns+` FROM items i `+storyItemJoins+`
+		WHERE i.story_seq > ? AND i.first_seen >= ? ORDER BY i.story_seq`, rec.StoriesAfter, dbTime(rec.StoriesSince))
+	if err != nil {
+		return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		it, err := scanStoryItem(rows)
+		if err != nil {
+			return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
+		}
+		if it.Key.SourceID != rec.SourceID || !mine[it.Key.ItemID] {
+			result.StoredSince = append(result.StoredSince, it)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
+	}
+	return nil
 }
 
 // writeUpdate writes what the poller decided and releases the lease.
@@ -99,16 +145,21 @@ func writeUpdate(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result 
 }
 
 // writeDuplicates records duplicates whose items both exist; a primary
-// purged since the detector saw it is skipped.
+// purged since the detector saw it is skipped, a matched copy purged since
+// is left out.
 func writeDuplicates(ctx context.Context, tx *sql.Tx, dups []dynamo.Duplicate) error {
 	for _, d := range dups {
-		_, err := tx.ExecContext(ctx, `INSERT INTO duplicates (source_id, item_id, primary_source, primary_item, distance)
-			SELECT ?1, ?2, ?3, ?4, ?5
+		_, err := tx.ExecContext(ctx, `INSERT INTO duplicates (source_id, item_id, primary_source, primary_item, rule, score,
+				matched_source, matched_item)
+			SELECT ?1, ?2, ?3, ?4, ?5, ?6, m.source_id, m.item_id
+			FROM (SELECT 1) LEFT JOIN items m ON m.source_id = ?7 AND m.item_id = ?8
 			WHERE EXISTS (SELECT 1 FROM items WHERE source_id = ?1 AND item_id = ?2)
 				AND EXISTS (SELECT 1 FROM items WHERE source_id = ?3 AND item_id = ?4)
 			ON CONFLICT (source_id, item_id) DO UPDATE SET primary_source = excluded.primary_source,
-				primary_item = excluded.primary_item, distance = excluded.distance`,
-			d.Item.SourceID, d.Item.ItemID, d.Primary.SourceID, d.Primary.ItemID, d.Distance)
+				primary_item = excluded.primary_item, rule = excluded.rule, score = excluded.score,
+				matched_source = excluded.matched_source, matched_item = excluded.matched_item`,
+			d.Item.SourceID, d.Item.ItemID, d.Primary.SourceID, d.Primary.ItemID, d.Rule, d.Score,
+			d.Matched.SourceID, d.Matched.ItemID)
 		if err != nil {
 			return fmt.Errorf("record duplicate %s/%s: %w", d.Item.SourceID, d.Item.ItemID, err)
 		}
@@ -201,9 +252,9 @@ func (w *versionTx) Revisions(ctx context.Context, keys []string, hashes [][]byt
 // InsertRevisions implements archive.VersionTx.
 func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision, ids map[string]int64) error {
 	insert, err := w.tx.PrepareContext(ctx, `INSERT INTO item_revisions (source_id, item_key, rhash, doc_id, title,
-			link, description, plain_text, image, extensions, id_from_content, fingerprint, title_f, link_f, text_f,
+			link, description, plain_text, image, extensions, id_from_content, title_f, link_f, text_f,
 			first_seen, first_pos, first_index, latest)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("insert revisions: %w", err)
 	}
@@ -216,7 +267,7 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		}
 		res, err := insert.ExecContext(ctx, w.source, r.Key, r.Hash, docID, it.Title, it.Link, it.Description, it.Text,
 			nullable(archive.JSON(it.Image != nil, it.Image)), nullable(archive.JSON(len(it.Extensions) > 0, it.Extensions)),
-			boolInt(it.IDFromContent), int64(it.Fingerprint), folded(it.Title), folded(it.Link), folded(it.Text),
+			boolInt(it.IDFromContent), folded(it.Title), folded(it.Link), folded(it.Text),
 			dbTime(r.FirstSeen), r.FirstPos, r.FirstIndex, boolInt(r.Latest))
 		if err == nil {
 			ids[archive.RevKey(r.Key, r.Hash)], err = res.LastInsertId()
@@ -268,9 +319,9 @@ func (w *versionTx) Previous(ctx context.Context, seq int) ([]string, time.Time,
 func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) error {
 	for _, it := range ch.New {
 		if _, err := w.tx.ExecContext(ctx, `INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos,
-				first_index, latest_rev, fingerprint)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			w.source, it.Key, dbTime(w.at), w.seq, it.Pos, it.Index, it.Rev, int64(it.Fingerprint)); err != nil {
+				first_index, latest_rev)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			w.source, it.Key, dbTime(w.at), w.seq, it.Pos, it.Index, it.Rev); err != nil {
 			return fmt.Errorf("store item %s: %w", it.Key, err)
 		}
 	}

@@ -42,7 +42,7 @@ func page(source string, v, n, fresh int) *dynamo.Resource {
 		text := fmt.Sprintf("Story number %d of %s, with enough words to look like a summary of the news.", num, source)
 		r.Items = append(r.Items, dynamo.Item{Index: i + 1, ID: dynamo.ItemID(link, true, "", ""),
 			Title: fmt.Sprintf("Headline %d: Ärger über Straße", num), Link: link,
-			Description: "<p>" + text + "</p>", Text: text, Fingerprint: uint64(num)*0x9e3779b97f4a7c15 | 1})
+			Description: "<p>" + text + "</p>", Text: text})
 	}
 	return r
 }
@@ -382,15 +382,15 @@ func TestArchiveQueryUsesIndex(t *testing.T) {
 	}
 }
 
-// TestFingerprintsCallbackMayUseStore reads and writes the store from the
-// Fingerprints callback, which runs while the rows are being read.
-func TestFingerprintsCallbackMayUseStore(t *testing.T) {
+// TestStoryItemsCallbackMayUseStore reads and writes the store from the
+// StoryItems callback, which runs while the rows are being read.
+func TestStoryItemsCallbackMayUseStore(t *testing.T) {
 	ctx := context.Background()
 	s := open(t)
 	addSource(t, s, "a")
 	store(t, s, "a", page("a", 0, 20, 20))
 	calls := 0
-	err := s.Fingerprints(ctx, time.Time{}, func(e dynamo.FingerprintEntry) error {
+	err := s.StoryItems(ctx, time.Time{}, func(e dynamo.StoryItem) error {
 		calls++
 		if _, err := s.Source(ctx, e.Key.SourceID); err != nil {
 			return err
@@ -398,7 +398,7 @@ func TestFingerprintsCallbackMayUseStore(t *testing.T) {
 		return s.PutSetting(ctx, "last", e.Key.ItemID)
 	})
 	if err != nil || calls != 20 {
-		t.Fatalf("Fingerprints: %d calls, %v; want 20", calls, err)
+		t.Fatalf("StoryItems: %d calls, %v; want 20", calls, err)
 	}
 	if last, err := s.Setting(ctx, "last"); err != nil || last == "" {
 		t.Errorf("setting written in the callback: %q, %v", last, err)
@@ -452,5 +452,79 @@ func TestTwoHandlesLeaseOnce(t *testing.T) {
 	}
 	if len(owner) != sources {
 		t.Errorf("%d sources leased, want %d", len(owner), sources)
+	}
+}
+
+// A file from before issue 16 (items with SimHash fingerprints, duplicates
+// with Hamming distances) is upgraded by migration 0003: a duplicate
+// becomes rule "simhash", score 1 - distance/64, decided against its
+// primary, and new polls number their items.
+func TestStoriesMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	addSource(t, s, "a")
+	addSource(t, s, "b")
+	pa, pb := page("a", 0, 1, 1), page("b", 1, 1, 1)
+	store(t, s, "a", pa)
+	primary := dynamo.ItemKey{SourceID: "a", ItemID: pa.Items[0].ID}
+	dup := dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: "b", ItemID: pb.Items[0].ID}, Primary: primary, Matched: primary,
+		Rule: "text", Score: 0.9}
+	at := pb.Timestamp
+	if _, err := s.LeaseSource(ctx, "b", "test", at, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordPoll(ctx, dynamo.PollRecord{SourceID: "b", Owner: "test", At: at, Document: pb},
+		func(dynamo.PollResult) dynamo.PollUpdate {
+			return dynamo.PollUpdate{State: dynamo.PollState{LastPoll: at, NextPoll: at.Add(time.Hour)},
+				Log: dynamo.PollLogEntry{At: at, Status: dynamo.StatusChanged}, Duplicates: []dynamo.Duplicate{dup}}
+		}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Put the tables back as 0001 made them, and forget 0003.
+	for _, q := range []string{
+		`CREATE TABLE duplicates_old (source_id TEXT NOT NULL, item_id TEXT NOT NULL, primary_source TEXT NOT NULL,
+			primary_item TEXT NOT NULL, distance INTEGER NOT NULL, PRIMARY KEY (source_id, item_id)) STRICT, WITHOUT ROWID`,
+		"INSERT INTO duplicates_old SELECT source_id, item_id, primary_source, primary_item, 4 FROM duplicates",
+		"DROP TABLE duplicates",
+		"ALTER TABLE duplicates_old RENAME TO duplicates",
+		"CREATE INDEX duplicates_primary ON duplicates (primary_source, primary_item)",
+		"DROP INDEX items_story_seq",
+		"DROP INDEX items_first_seen",
+		"ALTER TABLE items DROP COLUMN story_seq",
+		"ALTER TABLE items ADD COLUMN fingerprint INTEGER NOT NULL DEFAULT 1",
+		"CREATE INDEX items_fingerprints ON items (first_seen) WHERE fingerprint <> 0",
+		"ALTER TABLE item_revisions ADD COLUMN fingerprint INTEGER NOT NULL DEFAULT 1",
+		"DELETE FROM schema_migrations WHERE version = 3",
+	} {
+		if _, err := s.w.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	upgraded := openPath(t, path)
+	if got := upgraded.Applied(); !slices.Equal(got, []string{"0003_stories.sql"}) {
+		t.Fatalf("reopening applied %v, want 0003_stories.sql", got)
+	}
+	items, err := upgraded.Items(ctx, dynamo.ItemQuery{SourceID: "b"})
+	if err != nil || len(items) != 1 {
+		t.Fatalf("archive of b: %+v, %v", items, err)
+	}
+	if it := items[0]; it.DuplicateOf == nil || *it.DuplicateOf != primary || it.DuplicateRule != "simhash" ||
+		it.DuplicateScore != 1-4.0/64 || it.DuplicateMatched == nil || *it.DuplicateMatched != primary {
+		t.Errorf("the migrated duplicate: %+v", it)
+	}
+	next := page("a", 2, 2, 1)
+	if _, err := upgraded.LeaseSource(ctx, "a", "test", next.Timestamp, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	res, err := upgraded.RecordPoll(ctx, dynamo.PollRecord{SourceID: "a", Owner: "test", At: next.Timestamp, Document: next,
+		Stories: true}, func(dynamo.PollResult) dynamo.PollUpdate { return dynamo.PollUpdate{} })
+	if err != nil || len(res.NewItems) == 0 || res.StoriesSeq != int64(len(res.NewItems)) {
+		t.Errorf("a story poll after the migration: %d new items numbered up to %d, %v", len(res.NewItems), res.StoriesSeq, err)
 	}
 }

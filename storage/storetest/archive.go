@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func testDocumentRebuildsExactly(t *testing.T, s dynamo.Store) {
 	unicode.Description = `<p>Markup &amp; <a href="http://127.0.0.1/x?a=1&amp;b=2">links</a></p>`
 	unicode.Text = "Markup & links"
 	bare := item(5, "No description")
-	bare.Description, bare.Text, bare.Fingerprint = "", "", 0
+	bare.Description, bare.Text = "", ""
 	twin := contentItem("http://127.0.0.1/a", "Twin", "same")
 
 	v1 := doc("a", t0, a, b)
@@ -335,7 +336,7 @@ func fragment(rng *rand.Rand, w string) string {
 // included; by category and with conditions.
 func testAggregate(t *testing.T, s dynamo.Store) {
 	ctx := context.Background()
-	for id, category := range map[string]string{"a": "news", "b": "news", "c": "sport"} {
+	for id, category := range map[string]string{"a": "news", "b": "news", "c": "sport", "d": "news"} {
 		src := newSource(id)
 		src.Category = category
 		if err := s.CreateSource(ctx, src); err != nil {
@@ -345,11 +346,17 @@ func testAggregate(t *testing.T, s dynamo.Store) {
 	a1, a2 := item(1, "Storm hits coast"), item(2, "Local election")
 	b1 := item(11, "Storm hits the coast")
 	c1 := item(21, "Cup final tonight")
+	d1 := item(31, "Storm has hit the coast")
 	record(t, s, "a", t0, doc("a", t0, a1, a2))
-	dup := dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: "b", ItemID: b1.ID},
-		Primary: dynamo.ItemKey{SourceID: "a", ItemID: a1.ID}, Distance: 3}
+	primary := dynamo.ItemKey{SourceID: "a", ItemID: a1.ID}
+	dup := dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: "b", ItemID: b1.ID}, Primary: primary, Matched: primary,
+		Rule: "text", Score: 0.875}
 	recordWith(t, s, "b", t0.Add(time.Hour), doc("b", t0.Add(time.Hour), b1), withDuplicates(t0.Add(time.Hour), dup))
 	record(t, s, "c", t0.Add(2*time.Hour), doc("c", t0.Add(2*time.Hour), c1))
+	// A later copy decided against b's copy names the story's primary.
+	dup2 := dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: "d", ItemID: d1.ID}, Primary: primary, Matched: dup.Item,
+		Rule: "short-identical", Score: 1}
+	recordWith(t, s, "d", t0.Add(-time.Hour), doc("d", t0.Add(-time.Hour), d1), withDuplicates(t0.Add(-time.Hour), dup2))
 
 	storm := []dynamo.Condition{{Field: dynamo.FieldTitle, Value: "STORM"}}
 	cases := []struct {
@@ -358,13 +365,13 @@ func testAggregate(t *testing.T, s dynamo.Store) {
 		want []dynamo.Item
 	}{
 		{"every story once", dynamo.AggregateQuery{}, []dynamo.Item{c1, a1, a2}},
-		{"every copy", dynamo.AggregateQuery{IncludeDuplicates: true}, []dynamo.Item{c1, b1, a1, a2}},
+		{"every copy", dynamo.AggregateQuery{IncludeDuplicates: true}, []dynamo.Item{c1, b1, a1, a2, d1}},
 		{"category", dynamo.AggregateQuery{Category: "news"}, []dynamo.Item{a1, a2}},
-		{"category, every copy", dynamo.AggregateQuery{Category: "news", IncludeDuplicates: true}, []dynamo.Item{b1, a1, a2}},
+		{"category, every copy", dynamo.AggregateQuery{Category: "news", IncludeDuplicates: true}, []dynamo.Item{b1, a1, a2, d1}},
 		{"other category", dynamo.AggregateQuery{Category: "sport"}, []dynamo.Item{c1}},
 		{"unknown category", dynamo.AggregateQuery{Category: "none"}, nil},
 		{"conditions", dynamo.AggregateQuery{Conditions: storm}, []dynamo.Item{a1}},
-		{"conditions, every copy", dynamo.AggregateQuery{Conditions: storm, IncludeDuplicates: true}, []dynamo.Item{b1, a1}},
+		{"conditions, every copy", dynamo.AggregateQuery{Conditions: storm, IncludeDuplicates: true}, []dynamo.Item{b1, a1, d1}},
 		{"max", dynamo.AggregateQuery{Max: 2}, []dynamo.Item{c1, a1}},
 	}
 	for _, tc := range cases {
@@ -380,23 +387,37 @@ func testAggregate(t *testing.T, s dynamo.Store) {
 		for _, it := range got {
 			// Naming the other copies is only required when they are folded.
 			wantAlso := it.Item.ID == a1.ID
-			if got := slices.Contains(it.AlsoIn, dup.Item); got != wantAlso && !(wantAlso && tc.q.IncludeDuplicates) {
-				t.Errorf("Aggregate %s: %q also in %v", tc.name, it.Item.Title, it.AlsoIn)
+			for _, d := range []dynamo.Duplicate{dup, dup2} {
+				if got := slices.Contains(it.AlsoIn, d.Item); got != wantAlso && !(wantAlso && tc.q.IncludeDuplicates) {
+					t.Errorf("Aggregate %s: %q also in %v", tc.name, it.Item.Title, it.AlsoIn)
+				}
 			}
-			if it.Item.ID == b1.ID && (it.DuplicateOf == nil || *it.DuplicateOf != dup.Primary || it.Distance != 3) {
-				t.Errorf("Aggregate %s: duplicate %q names primary %+v at distance %d, want %+v at 3",
-					tc.name, it.Item.Title, it.DuplicateOf, it.Distance, dup.Primary)
+			for _, d := range []dynamo.Duplicate{dup, dup2} {
+				if it.Item.ID == d.Item.ItemID {
+					checkDuplicate(t, "Aggregate "+tc.name, it.ArchivedItem, d)
+				}
 			}
 		}
 	}
 
 	// The duplicate's own archive says what it duplicates.
 	bItems := mustItems(t, s, dynamo.ItemQuery{SourceID: "b"})
-	if len(bItems) != 1 || bItems[0].DuplicateOf == nil || *bItems[0].DuplicateOf != dup.Primary || bItems[0].Distance != 3 {
-		t.Errorf("archive of b = %+v, want its item marked a duplicate of %+v", bItems, dup.Primary)
+	if len(bItems) != 1 {
+		t.Fatalf("archive of b = %+v", bItems)
 	}
+	checkDuplicate(t, "archive of b", bItems[0], dup)
 	if sum := mustSource(t, s, "b").Summary; sum.Duplicates != 1 {
 		t.Errorf("summary of b counts %d duplicates, want 1", sum.Duplicates)
+	}
+
+	// Purging the source of the copy a duplicate was decided against keeps
+	// the duplicate, without the copy.
+	if err := s.DeleteSource(ctx, "b", true); err != nil {
+		t.Fatalf("DeleteSource(b, purge): %v", err)
+	}
+	dItems := mustItems(t, s, dynamo.ItemQuery{SourceID: "d"})
+	if len(dItems) != 1 || dItems[0].DuplicateOf == nil || *dItems[0].DuplicateOf != primary || dItems[0].DuplicateMatched != nil {
+		t.Errorf("archive of d after purging b = %+v, want a copy of %+v decided against no copy", dItems, primary)
 	}
 
 	// Purging the primary's source leaves the story with its other copy.
@@ -407,68 +428,209 @@ func testAggregate(t *testing.T, s dynamo.Store) {
 	if err != nil {
 		t.Fatalf("Aggregate after purge: %v", err)
 	}
-	if len(got) != 1 || got[0].Item.ID != b1.ID {
-		t.Errorf("Aggregate after purging the primary = %+v, want b's copy", got)
+	if len(got) != 1 || got[0].Item.ID != d1.ID {
+		t.Errorf("Aggregate after purging the primary = %+v, want d's copy", got)
 	}
 }
 
-// testFingerprints lists the fingerprints of items first seen since a time,
-// oldest first, skipping items without one.
-func testFingerprints(t *testing.T, s dynamo.Store) {
+// checkDuplicate reports an archived item that does not carry the
+// duplicate record want.
+func checkDuplicate(t *testing.T, what string, got dynamo.ArchivedItem, want dynamo.Duplicate) {
+	t.Helper()
+	if got.DuplicateOf == nil || *got.DuplicateOf != want.Primary || got.DuplicateRule != want.Rule ||
+		got.DuplicateScore != want.Score || got.DuplicateMatched == nil || *got.DuplicateMatched != want.Matched {
+		t.Errorf("%s: %q is a copy of %+v (rule %q, score %g, matched %+v), want %+v",
+			what, got.Item.Title, got.DuplicateOf, got.DuplicateRule, got.DuplicateScore, got.DuplicateMatched, want)
+	}
+}
+
+// testStoryItems lists what a detector of stories reads of the items first
+// seen since a time, oldest first, with their recorded primaries and their
+// sources' title prefixes.
+func testStoryItems(t *testing.T, s dynamo.Store) {
 	ctx := context.Background()
 	for _, id := range []string{"a", "b", "c"} {
-		addSource(t, s, id)
+		src := newSource(id)
+		src.TitlePrefix = "[" + id + "]"
+		if err := s.CreateSource(ctx, src); err != nil {
+			t.Fatalf("CreateSource(%s): %v", id, err)
+		}
 	}
 	a1, a2, b1, c1 := item(1, "One"), item(2, "Two"), item(3, "Three"), item(4, "Four")
-	a2.Fingerprint = 0
-	c1.Fingerprint = 1 << 63 // the top bit must survive signed storage
 	record(t, s, "a", t0, doc("a", t0, a1, a2))
-	record(t, s, "b", t0.Add(time.Hour), doc("b", t0.Add(time.Hour), b1))
+	primary := dynamo.ItemKey{SourceID: "a", ItemID: a1.ID}
+	dup := dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: "b", ItemID: b1.ID}, Primary: primary, Matched: primary, Rule: "text", Score: 0.7}
+	recordWith(t, s, "b", t0.Add(time.Hour), doc("b", t0.Add(time.Hour), b1), withDuplicates(t0.Add(time.Hour), dup))
 	record(t, s, "c", t0.Add(2*time.Hour), doc("c", t0.Add(2*time.Hour), c1))
 	// An unchanged item in a later version is not seen anew.
 	record(t, s, "a", t0.Add(3*time.Hour), doc("a", t0.Add(3*time.Hour), a1))
 
-	collect := func(since time.Time) []dynamo.FingerprintEntry {
-		var out []dynamo.FingerprintEntry
-		err := s.Fingerprints(ctx, since, func(e dynamo.FingerprintEntry) error {
-			out = append(out, e)
+	collect := func(since time.Time) []dynamo.StoryItem {
+		var out []dynamo.StoryItem
+		err := s.StoryItems(ctx, since, func(it dynamo.StoryItem) error {
+			out = append(out, it)
 			return nil
 		})
 		if err != nil {
-			t.Fatalf("Fingerprints(%v): %v", since, err)
+			t.Fatalf("StoryItems(%v): %v", since, err)
 		}
 		return out
 	}
-	entry := func(src string, it dynamo.Item, at time.Time) dynamo.FingerprintEntry {
-		return dynamo.FingerprintEntry{Key: dynamo.ItemKey{SourceID: src, ItemID: it.ID}, Fingerprint: it.Fingerprint, FirstSeen: at}
+	storyItem := func(src string, it dynamo.Item, at time.Time, of *dynamo.ItemKey) dynamo.StoryItem {
+		return dynamo.StoryItem{Key: dynamo.ItemKey{SourceID: src, ItemID: it.ID}, FirstSeen: at, Title: it.Title,
+			Description: it.Description, TitlePrefix: "[" + src + "]", DuplicateOf: of}
 	}
-	all := []dynamo.FingerprintEntry{entry("a", a1, t0), entry("b", b1, t0.Add(time.Hour)), entry("c", c1, t0.Add(2*time.Hour))}
+	all := []dynamo.StoryItem{storyItem("a", a1, t0, nil), storyItem("a", a2, t0, nil),
+		storyItem("b", b1, t0.Add(time.Hour), &primary), storyItem("c", c1, t0.Add(2*time.Hour), nil)}
 	for _, tc := range []struct {
 		since time.Time
-		want  []dynamo.FingerprintEntry
+		want  []dynamo.StoryItem
 	}{
 		{time.Time{}, all},
 		{t0, all},
-		{t0.Add(time.Second), all[1:]},
-		{t0.Add(time.Hour), all[1:]},
+		{t0.Add(time.Second), all[2:]},
+		{t0.Add(time.Hour), all[2:]},
 		{t0.Add(3 * time.Hour), nil},
 	} {
 		got := collect(tc.since)
 		if len(got) != len(tc.want) {
-			t.Errorf("Fingerprints since %v = %+v, want %+v", tc.since, got, tc.want)
+			t.Errorf("StoryItems since %v = %+v, want %+v", tc.since, got, tc.want)
 			continue
 		}
 		for i := range got {
-			if got[i].Key != tc.want[i].Key || got[i].Fingerprint != tc.want[i].Fingerprint || !got[i].FirstSeen.Equal(tc.want[i].FirstSeen) {
-				t.Errorf("Fingerprints since %v [%d] = %+v, want %+v", tc.since, i, got[i], tc.want[i])
+			if !sameStoryItem(got[i], tc.want[i]) {
+				t.Errorf("StoryItems since %v [%d] = %+v, want %+v", tc.since, i, got[i], tc.want[i])
 			}
 		}
 	}
 	stop := errors.New("stop")
 	calls := 0
-	err := s.Fingerprints(ctx, time.Time{}, func(dynamo.FingerprintEntry) error { calls++; return stop })
+	err := s.StoryItems(ctx, time.Time{}, func(dynamo.StoryItem) error { calls++; return stop })
 	if !errors.Is(err, stop) || calls != 1 {
-		t.Errorf("Fingerprints with a failing fn: %v after %d calls, want the fn's error after 1", err, calls)
+		t.Errorf("StoryItems with a failing fn: %v after %d calls, want the fn's error after 1", err, calls)
+	}
+}
+
+func sameStoryItem(a, b dynamo.StoryItem) bool {
+	samePrimary := a.DuplicateOf == nil && b.DuplicateOf == nil ||
+		a.DuplicateOf != nil && b.DuplicateOf != nil && *a.DuplicateOf == *b.DuplicateOf
+	return a.Key == b.Key && a.FirstSeen.Equal(b.FirstSeen) && a.Title == b.Title && a.Description == b.Description &&
+		a.TitlePrefix == b.TitlePrefix && samePrimary && a.Seq == b.Seq
+}
+
+// recordStories records a poll that asks for story numbers, with decide
+// called on what the store hands it.
+func recordStories(t *testing.T, s dynamo.Store, id string, at time.Time, d *dynamo.Resource, after int64, decide func(dynamo.PollResult)) dynamo.PollResult {
+	return recordStoriesSince(t, s, id, at, d, after, time.Time{}, decide)
+}
+
+// recordStoriesSince is recordStories, handed only items first seen at or
+// after since.
+func recordStoriesSince(t *testing.T, s dynamo.Store, id string, at time.Time, d *dynamo.Resource, after int64, since time.Time, decide func(dynamo.PollResult)) dynamo.PollResult {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.LeaseSource(ctx, id, "test", at, time.Minute); err != nil {
+		t.Errorf("LeaseSource(%s): %v", id, err)
+		return dynamo.PollResult{}
+	}
+	rec := dynamo.PollRecord{SourceID: id, Owner: "test", At: at, Document: d, Stories: true, StoriesAfter: after, StoriesSince: since}
+	res, err := s.RecordPoll(ctx, rec, func(r dynamo.PollResult) dynamo.PollUpdate {
+		decide(r)
+		return decideFlat(at)(r)
+	})
+	if err != nil {
+		t.Errorf("RecordPoll(%s with stories): %v", id, err)
+	}
+	return res
+}
+
+// testStoryNumbers checks that polls asking for it number their new items
+// in the order they commit, and are handed the items other polls stored
+// after the number they give, first seen since the time they give.
+func testStoryNumbers(t *testing.T, s dynamo.Store) {
+	for _, id := range []string{"a", "b", "c", "d"} {
+		addSource(t, s, id)
+	}
+	a1, a2, b1, c1 := item(1, "One"), item(2, "Two"), item(3, "Three"), item(4, "Four")
+	var seen []dynamo.StoryItem
+	keep := func(r dynamo.PollResult) { seen = r.StoredSince }
+	ra := recordStories(t, s, "a", t0, doc("a", t0, a1, a2), 0, keep)
+	if len(seen) != 0 || ra.StoriesSeq < 2 {
+		t.Fatalf("first poll: handed %+v, numbered up to %d", seen, ra.StoriesSeq)
+	}
+	rb := recordStories(t, s, "b", t0.Add(time.Hour), doc("b", t0.Add(time.Hour), b1), 0, keep)
+	if len(seen) != 2 || seen[0].Key.ItemID != a1.ID || seen[1].Key.ItemID != a2.ID || seen[1].Seq != ra.StoriesSeq || rb.StoriesSeq <= ra.StoriesSeq {
+		t.Fatalf("second poll after 0: handed %+v, numbered %d (first %d)", seen, rb.StoriesSeq, ra.StoriesSeq)
+	}
+	recordStories(t, s, "c", t0.Add(2*time.Hour), doc("c", t0.Add(2*time.Hour), c1), ra.StoriesSeq, keep)
+	if len(seen) != 1 || seen[0].Key.ItemID != b1.ID || seen[0].Seq != rb.StoriesSeq {
+		t.Fatalf("third poll after %d: handed %+v", ra.StoriesSeq, seen)
+	}
+	// A poll storing nothing new is handed nothing and numbers nothing.
+	seen = nil
+	rn := recordStories(t, s, "a", t0.Add(3*time.Hour), doc("a", t0.Add(3*time.Hour), a1, a2), 0, keep)
+	if seen != nil || rn.StoriesSeq != 0 {
+		t.Errorf("a poll without new items: handed %+v, numbered %d", seen, rn.StoriesSeq)
+	}
+	// StoryItems reads the numbers back, in their order.
+	var order []int64
+	if err := s.StoryItems(context.Background(), time.Time{}, func(it dynamo.StoryItem) error {
+		order = append(order, it.Seq)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 4 || !slices.IsSorted(order) || order[0] == 0 {
+		t.Errorf("StoryItems numbers %v, want 4 increasing", order)
+	}
+	// Items first seen before the time given are not handed over.
+	recordStoriesSince(t, s, "d", t0.Add(4*time.Hour), doc("d", t0.Add(4*time.Hour), item(5, "Five")), 0, t0.Add(30*time.Minute), keep)
+	if len(seen) != 2 || seen[0].Key.ItemID != b1.ID || seen[1].Key.ItemID != c1.ID {
+		t.Errorf("a poll after 0, since 30 minutes after the first: handed %+v, want b's and c's items", seen)
+	}
+}
+
+// testStoryPollsSerialized records two story polls at once: whichever
+// decides second must be handed the first one's items, as its decide runs
+// after the first committed. Each decide waits a while, so that polls that
+// were not serialized would overlap.
+func testStoryPollsSerialized(t *testing.T, s dynamo.Store) {
+	for round := range 3 {
+		ids := [2]string{fmt.Sprint("x", round), fmt.Sprint("y", round)}
+		for _, id := range ids {
+			addSource(t, s, id)
+		}
+		at := t0.Add(time.Duration(round) * time.Hour)
+		var mu sync.Mutex
+		var handed []int
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i, id := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				d := doc(id, at, item(100*round+10*i+1, "Story "+id), item(100*round+10*i+2, "Other "+id))
+				recordStories(t, s, id, at, d, 0, func(r dynamo.PollResult) {
+					time.Sleep(50 * time.Millisecond)
+					n := 0
+					for _, it := range r.StoredSince {
+						if it.Key.SourceID == ids[1-i] {
+							n++
+						}
+					}
+					mu.Lock()
+					handed = append(handed, n)
+					mu.Unlock()
+				})
+			}()
+		}
+		close(start)
+		wg.Wait()
+		slices.Sort(handed)
+		if len(handed) != 2 || handed[0] != 0 || handed[1] != 2 {
+			t.Errorf("round %d: the two polls were handed %v of each other's items, want 0 and 2", round, handed)
+		}
 	}
 }
 
@@ -486,7 +648,7 @@ func testStats(t *testing.T, s dynamo.Store) {
 	record(t, s, "a", t0.Add(time.Hour), doc("a", t0.Add(time.Hour), a1, a2))
 	record(t, s, "a", t0.Add(2*time.Hour), doc("a", t0.Add(2*time.Hour), a1, a2))
 	record(t, s, "a", t0.Add(3*time.Hour), nil)
-	dup := dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: "b", ItemID: b1.ID}, Primary: dynamo.ItemKey{SourceID: "a", ItemID: a1.ID}, Distance: 1}
+	dup := dynamo.Duplicate{Item: dynamo.ItemKey{SourceID: "b", ItemID: b1.ID}, Primary: dynamo.ItemKey{SourceID: "a", ItemID: a1.ID}, Matched: dynamo.ItemKey{SourceID: "a", ItemID: a1.ID}, Rule: "text", Score: 0.9}
 	recordWith(t, s, "b", t0, doc("b", t0, b1, b2), withDuplicates(t0, dup))
 	record(t, s, "c", t0, doc("c", t0, c1))
 	if err := s.DeleteSource(ctx, "c", false); err != nil {

@@ -75,7 +75,9 @@ var suite = []subtest{
 	{"ConditionsLeftToRight", testConditionsLeftToRight},
 	{"ConditionsAgreeWithMatch", testConditionsAgreeWithMatch},
 	{"Aggregate", testAggregate},
-	{"Fingerprints", testFingerprints},
+	{"StoryItems", testStoryItems},
+	{"StoryNumbers", testStoryNumbers},
+	{"StoryPollsSerialized", testStoryPollsSerialized},
 	{"Stats", testStats},
 
 	// Leases and scheduling.

@@ -88,7 +88,6 @@ func RevisionHash(it *dynamo.Item) []byte {
 	ext, _ := json.Marshal(it.Extensions)
 	field(string(ext))
 	field(strconv.FormatBool(it.IDFromContent))
-	field(strconv.FormatUint(it.Fingerprint, 16))
 	return h.Sum(nil)[:16]
 }
 

@@ -67,10 +67,9 @@ type ItemChanges struct {
 
 // NewItem is an item first seen in the version being stored.
 type NewItem struct {
-	Key         string
-	Rev         int64
-	Pos, Index  int // its position and index attribute
-	Fingerprint uint64
+	Key        string
+	Rev        int64
+	Pos, Index int // its position and index attribute
 }
 
 // MovedItem is a stored item and the revision it now shows.
@@ -238,8 +237,7 @@ func (w *versionWriter) storeItems(ctx context.Context) error {
 		k, known := w.known[key]
 		switch {
 		case !known:
-			it := &w.doc.Items[i]
-			ch.New = append(ch.New, NewItem{Key: key, Rev: w.revs[i], Pos: i, Index: it.Index, Fingerprint: it.Fingerprint})
+			ch.New = append(ch.New, NewItem{Key: key, Rev: w.revs[i], Pos: i, Index: w.doc.Items[i].Index})
 		case k.LatestRev != w.revs[i]:
 			ch.Moved = append(ch.Moved, MovedItem{Key: key, Rev: w.revs[i]})
 		}
