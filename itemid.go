@@ -27,7 +27,7 @@ func ItemID(link string, ownLink bool, title, description string) string {
 
 // ContentHash returns a digest of a document's informational content: the
 // titles, links and descriptions of the channel and of the items, in page
-// order. Two retrievals with the same hash are the same version (SPEC §4);
+// order. Two retrievals with the same hash are the same version (docs/POLLER.md "One poll");
 // anything else (timestamps, images, extensions) does not make a version.
 func ContentHash(r *Resource) string {
 	h := sha256.New()
@@ -66,7 +66,7 @@ func TitlesToMatch(items []Item, stored func(key string) bool) []string {
 }
 
 // MatchStoredItems decides which stored item each item of a new version of
-// a source is, so that an item already seen is not new (SPEC §7): the item
+// a source is, so that an item already seen is not new (docs/STORAGE.md "Schema"): the item
 // stored under its id; failing that, for an item whose id comes from its
 // content (an edited description changes such an id), a stored item of the
 // same title that no other item of the version is; else none, and the item

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Field is an item field that keyword conditions match.
@@ -34,7 +35,7 @@ func ParseField(s string) (Field, error) {
 
 // Condition is a case-insensitive substring match on one field. Conditions
 // are read left to right: each joins the result of those before it with AND,
-// or with OR when Or is set (SPEC §5, op=and|or).
+// or with OR when Or is set (op=and|or: docs/API.md "Parameters").
 type Condition struct {
 	Or    bool
 	Field Field
@@ -91,7 +92,7 @@ func (c Condition) matches(it *Item) bool {
 // strings: Unicode lower case.
 func FoldCase(s string) string { return strings.ToLower(s) }
 
-// The bounds of a query string (SPEC §5; docs/API.md lists them). They keep
+// The bounds of a query string (docs/API.md "Parameters" lists them). They keep
 // every request's cost bounded whatever a client sends, and are the same for
 // the API, the web search and `dynamo query`, so that a URL one accepts the
 // others accept.
@@ -173,15 +174,20 @@ func EncodeQuery(params []QueryParam) string {
 	return b.String()
 }
 
-// Query is a query string as the grammar reads it (SPEC §5).
+// Query is a query string as the grammar reads it (docs/API.md "Parameters").
 type Query struct {
 	Index      int         // the version asked for, 1 = the newest; 0 when not given
 	Max        int         // 0 when not given
 	Conditions []Condition // in the order given; the first one's Or is false
 	Category   string
-	Dups       bool   // dups=include
-	Type       string // the output format as given, "" when not given: the renderer knows the names
-	XPath      string // as given, "" when not given: whoever evaluates it compiles it
+	Dups       bool     // dups=include
+	Type       string   // the output format as given, "" when not given: the renderer knows the names
+	XPath      string   // as given, "" when not given: whoever evaluates it compiles it
+	Ignored    []string // the names the grammar does not know, in order, each once: left out of the answer
+	// Since and Until bound when the items were first seen: at or after
+	// Since, before Until; zero when not given. A date (2026-11-20) is
+	// that day in UTC: since from its start, until through its end.
+	Since, Until time.Time
 }
 
 // Limit is the number of items to answer at most.
@@ -207,20 +213,35 @@ func (s QuerySyntax) Parse(raw string) (*Query, error) {
 	return s.ParseParams(params)
 }
 
+// grammarParams are the names the query grammar gives a meaning to. A name
+// outside them (utm_source, fbclid, a reader's cache-buster _=…) means
+// nothing to Dynamo: a query ignores it, so that a feed URL pasted from a
+// newsletter or decorated by a reader still answers (docs/API.md "Query
+// parameters"). A name inside them that a kind of request does not accept
+// is a mistake and answers 400.
+var grammarParams = []string{"index", "max", "title", "link", "description", "desc", "op", "xpath", "type", "category", "dups", "since", "until"}
+
 // ParseParams reads a query's pairs in order. Conditions (title, link,
 // description or its alias desc) may repeat; op=and|or joins the conditions
 // after it to those before, until the next op, and must be followed by one;
 // every other parameter may be given once. A condition's value is trimmed,
 // and an empty one is left out, so that a form's empty fields do not match
-// everything.
+// everything. Names the grammar does not know are listed in Ignored and
+// otherwise left alone.
 func (s QuerySyntax) ParseParams(params []QueryParam) (*Query, error) {
 	q := &Query{}
 	seen := map[string]bool{}
 	or := false
 	opPending := "" // the value of an op that no condition has followed yet
 	for _, p := range params {
+		if !slices.Contains(grammarParams, p.Name) {
+			if !slices.Contains(q.Ignored, p.Name) {
+				q.Ignored = append(q.Ignored, p.Name)
+			}
+			continue
+		}
 		if !slices.Contains(s.Params, p.Name) {
-			return nil, BadParam(p.Name, "unknown parameter %q: %s accepts %s", p.Name, s.Name, strings.Join(s.Params, ", "))
+			return nil, BadParam(p.Name, "parameter %q has no meaning here: %s accepts %s", p.Name, s.Name, strings.Join(s.Params, ", "))
 		}
 		switch p.Name {
 		case "title", "link", "description", "desc":
@@ -252,7 +273,26 @@ func (s QuerySyntax) ParseParams(params []QueryParam) (*Query, error) {
 	if opPending != "" {
 		return nil, BadParam("op", "op=%s is followed by no condition: op joins the conditions after it to those before, as in title=a&op=or&title=b", opPending)
 	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return nil, BadParam("until", "until must be after since")
+	}
 	return q, nil
+}
+
+// parseTimeBound reads since or until: a date (2026-11-20, a day in UTC;
+// until means through its end) or an RFC 3339 time.
+func parseTimeBound(name, value string) (time.Time, error) {
+	value = strings.TrimSpace(value)
+	if d, err := time.Parse(time.DateOnly, value); err == nil {
+		if name == "until" {
+			d = d.AddDate(0, 0, 1)
+		}
+		return d, nil
+	}
+	if t, err := time.Parse(time.RFC3339, value); err == nil && t.Year() >= 1 && t.Year() <= 9999 {
+		return t.UTC(), nil
+	}
+	return time.Time{}, BadParam(name, "%s must be a date (2026-11-20) or an RFC 3339 time (2026-11-20T08:00:00Z), not %q", name, value)
 }
 
 // addCondition appends a keyword condition.
@@ -299,6 +339,10 @@ func (q *Query) set(name, value string) error {
 		}
 	case "type":
 		q.Type = value
+	case "since":
+		q.Since, err = parseTimeBound(name, value)
+	case "until":
+		q.Until, err = parseTimeBound(name, value)
 	case "xpath":
 		switch {
 		case strings.TrimSpace(value) == "":

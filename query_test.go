@@ -67,8 +67,15 @@ func TestQuerySyntax(t *testing.T) {
 	if q.Limit() != 7 || (&dynamo.Query{}).Limit() != dynamo.DefaultItems {
 		t.Errorf("limits %d, %d", q.Limit(), (&dynamo.Query{}).Limit())
 	}
+	ignoring, err := syntax.Parse("utm_source=x&title=a&_=1&utm_source=y&fbclid=z")
+	if err != nil || len(ignoring.Conditions) != 1 || !reflect.DeepEqual(ignoring.Ignored, []string{"utm_source", "_", "fbclid"}) {
+		t.Errorf("unknown names: %+v, %v; want them ignored and listed once each", ignoring, err)
+	}
+	narrow := dynamo.QuerySyntax{Name: "/y", Params: []string{"type"}}
+	if _, err := narrow.Parse("max=3"); err == nil || !strings.Contains(err.Error(), "/y accepts type") {
+		t.Errorf("a known name /y does not accept: %v, want an error saying what /y accepts", err)
+	}
 	for raw, param := range map[string]string{
-		"tilte=a":                              "tilte",
 		"max=0":                                "max",
 		"max=1&max=2":                          "max",
 		"index=x":                              "index",

@@ -36,6 +36,10 @@ type Source struct {
 	Subscribers int        `json:"subscribers"`            // weighs the source in ranking policies
 	Timezone    string     `json:"timezone,omitempty"`     // IANA name; dates without a zone are read in it
 	Paused      bool       `json:"paused"`
+	// IgnoreRobots polls an html or selectors source even where its host's
+	// robots.txt disallows it: for a webmaster polling their own page
+	// (docs/FETCHING.md). Off by default.
+	IgnoreRobots bool `json:"ignore_robots"`
 
 	// A selectors source's selectors (docs/ANNOTATE.md): where its items
 	// are, and each item's fields, as CSS selectors or XPath 1.0
@@ -51,7 +55,7 @@ type Source struct {
 	ImageSelector       string `json:"image_selector,omitempty"`
 	EnclosureSelector   string `json:"enclosure_selector,omitempty"`
 
-	CreatedAt time.Time `json:"created_at" dynamo:"kept"`
+	CreatedAt time.Time `json:"created_at,omitzero" dynamo:"kept"`
 
 	State   PollState     `json:"state" dynamo:"kept"`   // kept by the poller
 	Summary SourceSummary `json:"summary" dynamo:"kept"` // kept by the store, read-only
@@ -62,9 +66,9 @@ type PollState struct {
 	ETag         string     `json:"etag,omitempty"`
 	LastModified string     `json:"last_modified,omitempty"`
 	BodyHash     string     `json:"body_hash,omitempty"` // digest of the last body, so an unchanged body costs no parse
-	LastPoll     time.Time  `json:"last_poll"`
-	NextPoll     time.Time  `json:"next_poll"`
-	LastChange   time.Time  `json:"last_change"` // when the last version was stored
+	LastPoll     time.Time  `json:"last_poll,omitzero"`
+	NextPoll     time.Time  `json:"next_poll,omitzero"`
+	LastChange   time.Time  `json:"last_change,omitzero"` // when the last version was stored
 	LastStatus   PollStatus `json:"last_status,omitempty"`
 	Errors       int        `json:"errors"` // consecutive failed polls; drives back-off
 	LastError    string     `json:"last_error,omitempty"`
@@ -83,10 +87,10 @@ type SourceSummary struct {
 	Versions      int            `json:"versions"`
 	Items         int            `json:"items"`
 	Duplicates    int            `json:"duplicates"` // items recorded as near-duplicates of another source's
-	LastVersionAt time.Time      `json:"last_version_at"`
+	LastVersionAt time.Time      `json:"last_version_at,omitzero"`
 	Polls         map[string]int `json:"polls"` // polls by PollStatus
 	LeaseOwner    string         `json:"lease_owner,omitempty"`
-	LeaseExpires  time.Time      `json:"lease_expires"`
+	LeaseExpires  time.Time      `json:"lease_expires,omitzero"`
 }
 
 // PollStatus is the outcome of one poll.
@@ -100,7 +104,7 @@ const (
 	StatusError       PollStatus = "error"        // nothing usable was fetched
 )
 
-// PollOutcome is what "poll now" answers (SPEC §5).
+// PollOutcome is what "poll now" answers (docs/API.md "Admin API").
 type PollOutcome struct {
 	Status   PollStatus `json:"status"`
 	Version  int        `json:"version,omitempty"` // the stored version's sequence number (1 = the first ever)
@@ -117,4 +121,10 @@ type PollLogEntry struct {
 	Duration time.Duration `json:"duration_ns"`
 	NewItems int           `json:"new_items"`
 	Error    string        `json:"error,omitempty"`
+	// HTTPStatus is the origin's answer (200, 304, 404, …); 0 when none
+	// came (a refused connection, a timeout, a refused address).
+	HTTPStatus int `json:"http_status,omitempty"`
+	// Bytes is the size of the body read, after decompression; 0 for a 304
+	// or a failure.
+	Bytes int64 `json:"bytes"`
 }

@@ -98,7 +98,7 @@ func TestSourceNormalizeAndApplyJSON(t *testing.T) {
 // form; a field added to dynamo.Source fails it until the fixture sets it.
 func TestConfigTextRoundTrip(t *testing.T) {
 	src := dynamo.Source{ID: "a", URL: "http://x/", Kind: dynamo.KindFeed, Interval: dynamo.Duration(90e9), Policy: "smart",
-		Category: "c", TitlePrefix: "P ", Subscribers: 7, Timezone: "UTC", Paused: true,
+		Category: "c", TitlePrefix: "P ", Subscribers: 7, Timezone: "UTC", Paused: true, IgnoreRobots: true,
 		SelectorSyntax: "xpath", ItemSelector: "//li", TitleSelector: "h2", LinkSelector: "a/@href", DescriptionSelector: "p",
 		DateSelector: "time", AuthorSelector: ".by", ImageSelector: "img/@src", EnclosureSelector: "a[@class='mp3']/@href"}
 	var copied dynamo.Source

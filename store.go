@@ -16,6 +16,7 @@ type Store interface {
 	PollStore
 	ArchiveStore
 	SettingStore
+	WebSubStore
 	// WatchChanges reports the ids of sources whose archive or configuration
 	// changed, in this process or in any other sharing the same database, so
 	// that caches can drop stale answers. The channel closes when ctx ends.
@@ -40,8 +41,17 @@ type SourceStore interface {
 	// Collections lists every source that has an archive to serve, active or
 	// removed-but-kept, ordered by id.
 	Collections(ctx context.Context) ([]Source, error)
+	// EachSource calls fn with each active source or, with collections,
+	// each source that has an archive to serve (as Collections), ordered by
+	// id, reading them as it goes instead of holding them all: listings of
+	// any number of sources in bounded memory. An error from fn stops the
+	// walk and is returned; the *Source is fn's to keep.
+	EachSource(ctx context.Context, collections bool, fn func(*Source) error) error
 	// UpdateSource changes a source's configuration (every field but State,
 	// Summary and CreatedAt); ErrNotFound if there is no such active source.
+	// A new URL also drops the state's ETag, Last-Modified and body hash,
+	// which belong to the old address, so the next poll reads the new one
+	// in full.
 	UpdateSource(ctx context.Context, s *Source) error
 	// DeleteSource stops polling a source. Its archive stays served unless
 	// purge is set, in which case versions and items go too.
@@ -52,10 +62,10 @@ type SourceStore interface {
 type PollStore interface {
 	// LeaseDue leases up to limit active, unpaused sources whose next poll is
 	// at or before now and that nobody holds (an expired lease counts as
-	// none), until now+ttl. Each source is leased by one owner at a time,
-	// across processes, and a source its owner is still polling is not
-	// handed out again.
-	LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration) ([]Source, error)
+	// none), until now+ttl, oldest next poll first, within hosts' limits.
+	// Each source is leased by one owner at a time, across processes, and a
+	// source its owner is still polling is not handed out again.
+	LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration, hosts LeaseHosts) ([]Source, error)
 	// LeaseSource leases one source now, whether due or not (poll now);
 	// ErrLeaseLost if another owner holds an unexpired lease on it.
 	LeaseSource(ctx context.Context, id, owner string, now time.Time, ttl time.Duration) (*Source, error)
@@ -85,6 +95,15 @@ type PollStore interface {
 	// Polls returns a source's most recent polls, newest first: at most
 	// limit, or, for limit <= 0, every poll the store keeps.
 	Polls(ctx context.Context, sourceID string, limit int) ([]PollLogEntry, error)
+}
+
+// LeaseHosts limits what LeaseDue hands out by the sources' hosts
+// (HostKey of their URLs), so that a poller leases only what it is about
+// to fetch rather than sources that would wait behind the per-host gap.
+// The zero value sets no limit.
+type LeaseHosts struct {
+	OnePerHost bool     // at most one source per host
+	Skip       []string // no source of these hosts (HostKey values)
 }
 
 // PollRecord is what one poll read.
@@ -131,9 +150,13 @@ type ArchiveStore interface {
 	// Document rebuilds version index (1 = the newest) exactly as it was
 	// stored; ErrNotFound for an unknown collection or version.
 	Document(ctx context.Context, sourceID string, index int) (*Resource, *Version, error)
-	// Items answers archive and version queries (SPEC §5).
+	// Head returns version index like Document but without its items: the
+	// document's URL, rssId, timestamp and channel. Answers that show a
+	// collection's channel beside other items read only this.
+	Head(ctx context.Context, sourceID string, index int) (*Resource, *Version, error)
+	// Items answers archive and version queries (docs/API.md "Feeds").
 	Items(ctx context.Context, q ItemQuery) ([]ArchivedItem, error)
-	// Aggregate answers queries across collections (SPEC §8).
+	// Aggregate answers queries across collections (docs/API.md "Decisions where the spec is silent", aggregate items).
 	Aggregate(ctx context.Context, q AggregateQuery) ([]AggregatedItem, error)
 	// StoryItems calls fn for every item first seen at or after since,
 	// oldest first, with what a detector of stories reads, to rebuild it.
@@ -155,7 +178,7 @@ type Version struct {
 	SourceID string    `json:"source_id"`
 	Seq      int       `json:"seq"`   // 1 = the first version ever stored; never changes
 	Index    int       `json:"index"` // 1 = the newest, as in ?index=n; changes as versions are added
-	SeenAt   time.Time `json:"seen_at"`
+	SeenAt   time.Time `json:"seen_at,omitzero"`
 	Hash     string    `json:"hash"` // ContentHash of the document
 	Title    string    `json:"title"`
 	Items    int       `json:"items"`
@@ -173,8 +196,8 @@ type ItemKey struct {
 type ArchivedItem struct {
 	SourceID  string    `json:"source_id"`
 	Item      Item      `json:"item"`
-	FirstSeen time.Time `json:"first_seen"`
-	LastSeen  time.Time `json:"last_seen"`
+	FirstSeen time.Time `json:"first_seen,omitzero"`
+	LastSeen  time.Time `json:"last_seen,omitzero"`
 	// For a copy of another source's story: the story's primary (its
 	// earliest copy), and the rule and score of the decision that made it
 	// a copy, against DuplicateMatched (see Duplicate; nil when that copy
@@ -227,6 +250,9 @@ type ItemQuery struct {
 	Version    int
 	Conditions []Condition
 	Max        int // 0 means no limit
+	// Since and Until, when set, keep the items first seen at or after
+	// Since and before Until; whole-archive queries (Version 0) only.
+	Since, Until time.Time
 }
 
 // AggregateQuery selects items across collections.
@@ -235,6 +261,9 @@ type AggregateQuery struct {
 	Conditions        []Condition
 	Max               int
 	IncludeDuplicates bool // show every copy, not each story once
+	// Since and Until, when set, keep the items first seen at or after
+	// Since and before Until.
+	Since, Until time.Time
 }
 
 // Stats counts the whole store and each source.

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,7 +38,13 @@ type Item struct {
 	Link        string // absolute URL
 	Description string // sanitized HTML; may be empty
 	Image       *Image
-	Extensions  []Extension
+	// Enclosures are the files the item carries (a podcast's audio, a
+	// video, a document), in the order the source gives them.
+	Enclosures []Enclosure
+	// Updated is when the item was last changed, when the source says so
+	// and it is later than its publication date; zero otherwise.
+	Updated    time.Time
+	Extensions []Extension
 
 	// The fields below are derived by the producer of the item and travel with
 	// it to storage; they are not part of the XMLData document.
@@ -48,6 +55,14 @@ type Item struct {
 	// description because the item has no link or guid of its own; the
 	// archive then recognizes an earlier item with the same title as this one.
 	IDFromContent bool
+}
+
+// Enclosure is a file an item carries, as RSS 2.0's <enclosure>, Atom's
+// link rel="enclosure" and JSON Feed's attachments describe it.
+type Enclosure struct {
+	URL    string `json:"url"`              // absolute
+	Type   string `json:"type,omitempty"`   // media type (audio/mpeg); "" when unknown
+	Length int64  `json:"length,omitempty"` // size in bytes; 0 when unknown
 }
 
 // Image is a channel's or an item's picture.
@@ -71,7 +86,53 @@ const (
 	NamespaceDC      = "http://purl.org/dc/elements/1.1/"
 	NamespaceDynamo  = "https://dynamo-feeds.github.io/ns/1.0"
 	NamespaceContent = "http://purl.org/rss/1.0/modules/content/"
+	NamespaceDCTerms = "http://purl.org/dc/terms/"
 )
+
+// AllEnclosures returns the item's enclosures and, after them, those that
+// documents stored before enclosures were XMLData elements carry as
+// dynamo:enclosure extensions (a URL alone), each URL once.
+func (it *Item) AllEnclosures() []Enclosure {
+	out := it.Enclosures
+	for _, e := range it.Extensions {
+		if !IsLegacyEnclosure(e) || strings.TrimSpace(e.Value) == "" {
+			continue
+		}
+		u := strings.TrimSpace(e.Value)
+		if !slices.ContainsFunc(out, func(x Enclosure) bool { return x.URL == u }) {
+			out = append(slices.Clip(out), Enclosure{URL: u})
+		}
+	}
+	return out
+}
+
+// IsLegacyEnclosure reports whether e is a dynamo:enclosure extension, the
+// form enclosures had before they were XMLData elements (see AllEnclosures).
+func IsLegacyEnclosure(e Extension) bool {
+	return e.URI == NamespaceDynamo && e.LocalName == "enclosure"
+}
+
+// Modified returns when the item was last changed: Updated, else a
+// dcterms:modified extension holding an RFC 3339 time (documents stored
+// before Updated existed, and annotated pages that declare one).
+func (it *Item) Modified() (time.Time, bool) {
+	if !it.Updated.IsZero() {
+		return it.Updated, true
+	}
+	for _, e := range it.Extensions {
+		if IsModifiedExtension(e) {
+			if t, err := time.Parse(time.RFC3339, strings.TrimSpace(e.Value)); err == nil {
+				return t, true
+			}
+		}
+	}
+	return time.Time{}, false
+}
+
+// IsModifiedExtension reports whether e is dcterms:modified (see Modified).
+func IsModifiedExtension(e Extension) bool {
+	return e.URI == NamespaceDCTerms && e.LocalName == "modified"
+}
 
 // Valid reports why the extension cannot be written as an XML element, or nil.
 func (e Extension) Valid() error {
@@ -129,10 +190,23 @@ func (r *Resource) XML() []byte {
 // WriteTo writes the document as XMLData, valid against schema/xmldata.xsd.
 // Characters that XML 1.0 cannot carry become U+FFFD; extensions that cannot
 // be written as elements (see Extension.Valid) are left out.
-func (r *Resource) WriteTo(w io.Writer) (int64, error) {
+func (r *Resource) WriteTo(w io.Writer) (int64, error) { return r.WriteWithSchema(w, "") }
+
+// WriteWithSchema is WriteTo naming the document's schema: with a
+// schemaURL, the root element says xsi:noNamespaceSchemaLocation, so that
+// a reader of a served document finds the schema it is valid against
+// (`dynamo serve` publishes it at schema.XMLDataPath: docs/API.md
+// "XMLData's schema").
+func (r *Resource) WriteWithSchema(w io.Writer, schemaURL string) (int64, error) {
 	x := &xmlWriter{}
 	x.raw(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	x.raw(`<resource url="`)
+	x.raw(`<resource `)
+	if schemaURL != "" {
+		x.raw(`xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="`)
+		x.escape(schemaURL)
+		x.raw(`" `)
+	}
+	x.raw(`url="`)
 	x.escape(r.URL)
 	x.raw(`" rssId="`)
 	x.escape(r.RSSID)
@@ -155,6 +229,10 @@ func (r *Resource) WriteTo(w io.Writer) (int64, error) {
 			x.element("    ", "description", it.Description)
 		}
 		x.image("    ", it.Image)
+		if !it.Updated.IsZero() {
+			x.element("    ", "updated", it.Updated.Format(time.RFC3339))
+		}
+		x.enclosures("    ", it.Enclosures)
 		x.extensions("    ", it.Extensions)
 		x.raw("  </item>\n")
 	}
@@ -183,6 +261,28 @@ func (x *xmlWriter) image(indent string, img *Image) {
 	x.element(indent+"  ", "link", img.Link)
 	x.element(indent+"  ", "url", img.URL)
 	x.raw(indent + "</image>\n")
+}
+
+func (x *xmlWriter) enclosures(indent string, encs []Enclosure) {
+	if len(encs) == 0 {
+		return
+	}
+	x.raw(indent + "<enclosures>\n")
+	for _, e := range encs {
+		x.raw(indent + `  <enclosure url="`)
+		x.escape(e.URL)
+		x.raw(`"`)
+		if e.Type != "" {
+			x.raw(` type="`)
+			x.escape(e.Type)
+			x.raw(`"`)
+		}
+		if e.Length > 0 {
+			x.raw(` length="` + strconv.FormatInt(e.Length, 10) + `"`)
+		}
+		x.raw("/>\n")
+	}
+	x.raw(indent + "</enclosures>\n")
 }
 
 func (x *xmlWriter) extensions(indent string, exts []Extension) {
@@ -391,6 +491,29 @@ func (p *xmlParser) item(start xml.StartElement) (Item, error) {
 			it.Description, err = p.text()
 		case "image":
 			it.Image, err = p.image()
+		case "updated":
+			var v string
+			if v, err = p.text(); err == nil {
+				if it.Updated, err = time.Parse(time.RFC3339, strings.TrimSpace(v)); err != nil {
+					err = fmt.Errorf("item updated: %w", err)
+				}
+			}
+		case "enclosures":
+			err = p.children(func(se xml.StartElement) error {
+				if se.Name.Local == "enclosure" {
+					e := Enclosure{URL: attr(se, "url"), Type: attr(se, "type")}
+					if l := attr(se, "length"); l != "" {
+						n, err := strconv.ParseInt(l, 10, 64)
+						if err != nil || n < 0 {
+							return fmt.Errorf("enclosure length %q is not a size", l)
+						}
+						e.Length = n
+					}
+					it.Enclosures = append(it.Enclosures, e)
+				}
+				_, err := p.text()
+				return err
+			})
 		case "extensions":
 			it.Extensions, err = p.extensions()
 		default:

@@ -158,7 +158,7 @@ func TestFollow(t *testing.T) {
 		if rex.Title != "Rex wins best in show" || rex.Link != "https://kennel.example/dogs/rex" ||
 			rex.Description != "A very good boy indeed, judged the best of the forty dogs entered." ||
 			d.Format("2006-01-02") != "2024-07-03" || ext["dc:creator"] != "Ann Lee" ||
-			ext["dynamo:enclosure"] != "https://kennel.example/audio/rex.mp3" || rex.Image == nil || rex.Image.URL != "https://kennel.example/img/rex.jpg" {
+			len(rex.Enclosures) != 1 || rex.Enclosures[0].URL != "https://kennel.example/audio/rex.mp3" || rex.Image == nil || rex.Image.URL != "https://kennel.example/img/rex.jpg" {
 			t.Errorf("%s: item 1 = %+v, image %+v", sel.Syntax, rex, rex.Image)
 		}
 		if items[2].Title != "No link here" || items[2].Link != "https://kennel.example/news/#item-3" {

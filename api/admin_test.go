@@ -14,6 +14,7 @@ import (
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/api"
 	"github.com/dynamo-feeds/dynamo/examples"
+	"github.com/dynamo-feeds/dynamo/internal/buildinfo"
 	"github.com/dynamo-feeds/dynamo/internal/verify"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/transform"
@@ -210,13 +211,22 @@ func TestStats(t *testing.T) {
 				Entries int
 			}
 		}
-		e.get("/resources/news?max=2").must(t, 200, "fill the cache")
-		e.getJSON("/api/stats", &st)
+		// PostgreSQL delivers the setup polls' change notifications
+		// asynchronously: one that arrives after the fill rightly drops the
+		// entry, so the fill is repeated until the notifications are in.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			e.get("/resources/news?max=2").must(t, 200, "fill the cache")
+			e.getJSON("/api/stats", &st)
+			if st.Cache.Enabled && st.Cache.Entries == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("cache %+v, want enabled with one entry", st.Cache)
+				break
+			}
+		}
 		if st.Sources != 1 || st.Versions != 2 || st.Items != 4 || st.Polls["changed"] != 2 || st.Polls["unchanged"] != 1 {
 			t.Errorf("stats %+v, want 1 source, 2 versions, 4 items, 2 changed and 1 unchanged polls", st.Stats)
-		}
-		if !st.Cache.Enabled || st.Cache.Entries != 1 {
-			t.Errorf("cache %+v, want enabled with one entry", st.Cache)
 		}
 	})
 }
@@ -288,7 +298,8 @@ func TestAuthorization(t *testing.T) {
 		e.get("/api/sources/a").must(t, http.StatusOK, "read without the token")
 		e.get("/resources/a").must(t, http.StatusOK, "feed without the token")
 	})
-	t.Run("loopback only", func(t *testing.T) {
+	// Local clients are accepted over real loopback: access_test.go.
+	t.Run("remote clients refused", func(t *testing.T) {
 		srv, err := api.New(api.Config{Store: store})
 		if err != nil {
 			t.Fatal(err)
@@ -297,9 +308,8 @@ func TestAuthorization(t *testing.T) {
 			remote, forwarded string
 			status            int
 		}{
-			{"127.0.0.1:5000", "", http.StatusNoContent},
-			{"[::1]:5000", "", http.StatusNoContent},
 			{"203.0.113.7:5000", "", http.StatusForbidden},
+			{"127.0.0.1:5000", "203.0.113.7", http.StatusForbidden},
 			{"203.0.113.7:5000", "127.0.0.1", http.StatusForbidden},
 			{"[2001:db8::1]:5000", "", http.StatusForbidden},
 		} {
@@ -322,8 +332,8 @@ func TestHealthAndMetrics(t *testing.T) {
 	t.Parallel()
 	e := newsEnv(t, stores[0].open)
 	r := e.get("/healthz").must(t, 200, "healthz")
-	if strings.TrimSpace(string(r.body)) != "ok" {
-		t.Errorf("healthz says %q", r.body)
+	if want := "ok\ndynamo " + buildinfo.Read().String() + "\n"; string(r.body) != want {
+		t.Errorf("healthz says %q, want %q", r.body, want)
 	}
 	e.get("/resources/news?max=1").must(t, 200, "read")
 	e.get("/resources/news?max=1").must(t, 200, "read again")

@@ -62,8 +62,9 @@ func load(b *testing.B, url string) {
 }
 
 // BenchmarkFeed compares, in one run, a cached answer, the same answer
-// rendered on every request (cache off), and a handler that writes the
-// same bytes from memory: the ceiling of what the HTTP stack allows.
+// rendered on every request (cache off), the same query on an archive
+// whose newest version is large, and a handler that writes the same bytes
+// from memory: the ceiling of what the HTTP stack allows.
 func BenchmarkFeed(b *testing.B) {
 	for _, st := range stores {
 		b.Run("cached/"+st.name, func(b *testing.B) {
@@ -73,6 +74,27 @@ func BenchmarkFeed(b *testing.B) {
 		})
 		b.Run("uncached/"+st.name, func(b *testing.B) {
 			e := benchEnv(b, st.open, func(c *api.Config) { c.CacheBytes = -1 })
+			load(b, e.http.URL+benchPath)
+		})
+	}
+	for _, st := range stores {
+		// The same answer from an archive whose newest version holds 5,000
+		// items: what the answer reads must not grow with that version.
+		b.Run("uncached-newest5000/"+st.name, func(b *testing.B) {
+			e := newEnv(b, st.open(b), func(c *api.Config) { c.CacheBytes = -1 })
+			e.addSource("news", "/news.html")
+			var stories []story
+			for i := range 5000 {
+				stories = append(stories, story{
+					fmt.Sprintf("Story %d: the council meets about the bridge", i),
+					fmt.Sprintf("/story/%d", i),
+					fmt.Sprintf("Paragraph %d of the story, with <b>some</b> words about the town.", i),
+				})
+			}
+			e.origin.set("/news.html", annotatedPage("Bench News", stories...))
+			if out := e.poll("news"); out.Status != dynamo.StatusChanged {
+				b.Fatalf("poll: %+v", out)
+			}
 			load(b, e.http.URL+benchPath)
 		})
 	}

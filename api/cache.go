@@ -8,16 +8,23 @@ import (
 
 // answer is a rendered feed with what its headers need.
 type answer struct {
-	body         []byte
-	contentType  string
-	etag         string
+	body        []byte
+	contentType string
+	etag        string
+	// gzip is the body compressed once, when it is worth it (nil below
+	// httpcompress.MinSize), served under its own ETag to clients that
+	// accept gzip.
+	gzip         []byte
 	lastModified time.Time
 	// nextChange is when the answer may next change (the source's next
 	// poll); Cache-Control's max-age counts down to it.
 	nextChange time.Time
+	// link is the Link header advertising the WebSub hub and the self
+	// URL, "" without a hub.
+	link string
 }
 
-func (a *answer) size() int64 { return int64(len(a.body)) + 256 }
+func (a *answer) size() int64 { return int64(len(a.body)+len(a.gzip)) + 256 }
 
 // cache holds rendered answers, least recently used first out once their
 // bytes exceed the bound. An answer belongs to a scope: a source id for the

@@ -35,7 +35,7 @@ func TestReadErrors(t *testing.T) {
 			{"type unknown", "/resources/news?type=rss3", 400, "type", "rss1, rss2, atom, json"},
 			{"op unknown", "/resources/news?title=a&op=xor&title=b", 400, "op", "op must be and or or"},
 			{"op trailing", "/resources/news?title=a&desc=b&op=or", 400, "op", "followed by no condition"},
-			{"unknown parameter", "/resources/news?tilte=a", 400, "tilte", "accepts index, max, title"},
+			{"known parameter of another URL", "/resources/news?category=a", 400, "category", "accepts index, max, title"},
 			{"parameter of another URL", "/resources?max=3", 400, "max", "/resources accepts type"},
 			{"aggregate index", "/aggregate?index=1", 400, "index", "/aggregate accepts"},
 			{"dups unknown", "/aggregate?dups=all", 400, "dups", "dups must be include"},

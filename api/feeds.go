@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,7 +14,11 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/httpcompress"
+	"github.com/dynamo-feeds/dynamo/limits"
+	"github.com/dynamo-feeds/dynamo/schema"
 	"github.com/dynamo-feeds/dynamo/transform"
+	"github.com/dynamo-feeds/dynamo/websub"
 )
 
 // built is what a read builds before rendering: the document and what its
@@ -64,42 +67,82 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e dynamo.Quer
 		fr.self += "?" + c
 	}
 	key := fr.self
-	if a, ok := s.cache.get(key); ok {
-		s.cfg.Metrics.CacheHit()
+	// A browser asking for HTML gets the feed's readable page; JSON Feed
+	// shows through its RSS 2.0 rendering, cached apart.
+	page := wantsHTML(r) && (viewable(q.Format) || q.Format == transform.JSON)
+	format := q.Format
+	if page && format == transform.JSON {
+		format, key = transform.RSS2, key+"\x00page"
+	}
+	send := func(a *answer) {
+		if page {
+			a = viewOf(a, fr.self, q.Format.Label())
+			w.Header().Set("Content-Security-Policy", feedViewCSP(fr.base))
+		}
 		s.writeAnswer(w, r, a)
+	}
+	// An operator's answer is never cached from before their change.
+	if a, ok := s.cache.get(key); ok && !dynamo.LatestReads(r.Context()) {
+		s.cfg.Metrics.CacheHit()
+		send(a)
 		return
 	}
 	s.cfg.Metrics.CacheMiss()
 	gen := s.cache.generation(scope)
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	b, err := build(ctx, fr)
-	if err != nil {
-		s.writeReadError(w, r, err)
-		return
+	release := func() {}
+	if heavy(q, scope) {
+		var ok bool
+		if release, ok = s.enterHeavy(ctx, w, r); !ok {
+			return
+		}
 	}
-	a, err := render(b, q.Format, fr.self)
+	// The slot is held while building and rendering, not while a slow
+	// client reads the answer.
+	b, err := build(ctx, fr)
+	var a *answer
+	if err == nil {
+		a, err = render(b, format, fr.self, fr.base+schema.XMLDataPath, s.cfg.Hub, s.cfg.MaxAnswerBytes)
+	}
+	release()
 	if err != nil {
 		s.writeReadError(w, r, err)
 		return
 	}
 	s.cache.put(key, scope, gen, a)
-	s.writeAnswer(w, r, a)
+	send(a)
 }
 
-// render writes the document in format f and computes its validators.
-func render(b *built, f transform.Format, self string) (*answer, error) {
-	var buf bytes.Buffer
-	if err := transform.Render(&buf, b.doc, f, transform.SelfURL(self)); err != nil {
+// render writes the document in format f, at most maxBytes of it, and
+// computes its validators.
+func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes int64) (*answer, error) {
+	buf := limits.Buffer{Max: maxBytes}
+	opts := []transform.Option{transform.SelfURL(self), transform.SchemaURL(schemaURL)}
+	var link string
+	if hub != "" {
+		opts = append(opts, transform.HubURL(hub))
+		link = websub.LinkHeader(hub, self)
+	}
+	if err := transform.Render(&buf, b.doc, f, opts...); err != nil {
+		if errors.Is(err, limits.ErrTooLarge) {
+			return nil, badParam("max", "the answer would be larger than %d MiB (serve --max-answer-mib): ask for fewer items with max=, or for one version with index=", maxBytes>>20)
+		}
 		return nil, err
 	}
 	sum := sha256.Sum256(buf.Bytes())
+	var compressed []byte
+	if len(buf.Bytes()) >= httpcompress.MinSize {
+		compressed = httpcompress.Gzip(buf.Bytes())
+	}
 	return &answer{
 		body:         buf.Bytes(),
+		gzip:         compressed,
 		contentType:  f.ContentType(),
 		etag:         `"` + hex.EncodeToString(sum[:16]) + `"`,
 		lastModified: b.lastModified.UTC().Truncate(time.Second),
 		nextChange:   b.nextChange,
+		link:         link,
 	}, nil
 }
 
@@ -108,35 +151,32 @@ func (s *Server) baseURL(r *http.Request) string {
 	if s.cfg.BaseURL != "" {
 		return s.cfg.BaseURL
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
+	return s.access.Scheme(r) + "://" + r.Host
 }
 
 // collections answers GET /resources: one item per collection.
 func (s *Server) collections(w http.ResponseWriter, r *http.Request) {
 	s.serveFeed(w, r, collectionsEndpoint, "", func(ctx context.Context, fr *feedRequest) (*built, error) {
-		cols, err := s.cfg.Store.Collections(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list collections: %w", err)
-		}
 		b := &built{doc: &dynamo.Resource{
-			URL:       fr.link("/resources", nil),
-			Timestamp: time.Unix(0, 0).UTC(),
+			URL: fr.link("/resources", nil),
 			Channel: dynamo.Channel{
 				Title:       "Dynamo collections",
 				Link:        fr.link("/resources", nil),
 				Description: "Every collection this Dynamo serves, one item each.",
 			},
 		}}
-		for i, src := range cols {
-			b.doc.Items = append(b.doc.Items, collectionItem(fr, i+1, &src))
-			b.lastModified = later(b.lastModified, changedAt(&src))
-			b.nextChange = earlier(b.nextChange, nextChange(&src))
+		// Walked, not listed: only the items stay.
+		err := s.cfg.Store.EachSource(ctx, true, func(src *dynamo.Source) error {
+			b.doc.Items = append(b.doc.Items, collectionItem(fr, len(b.doc.Items)+1, src))
+			b.lastModified = later(b.lastModified, changedAt(src))
+			b.nextChange = earlier(b.nextChange, nextChange(src))
+			b.doc.Timestamp = later(b.doc.Timestamp, datedAt(src))
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list collections: %w", err)
 		}
-		b.doc.Timestamp = later(b.doc.Timestamp, b.lastModified)
+		s.dateListing(b)
 		return b, nil
 	})
 }
@@ -155,7 +195,7 @@ func collectionItem(fr *feedRequest, index int, src *dynamo.Source) dynamo.Item 
 		Link:        fr.link("/resources/"+url.PathEscape(src.ID), nil),
 		Description: desc,
 	}
-	if t := changedAt(src); !t.IsZero() {
+	if t := datedAt(src); !t.IsZero() {
 		it.Extensions = append(it.Extensions, dateExtension(t))
 	}
 	if src.Category != "" {
@@ -242,7 +282,8 @@ func (s *Server) version(ctx context.Context, fr *feedRequest, src *dynamo.Sourc
 // archive answers the archive forms: every item ever seen, newest first,
 // filtered and limited.
 func (s *Server) archive(ctx context.Context, fr *feedRequest, src *dynamo.Source) (*built, error) {
-	items, err := s.cfg.Store.Items(ctx, dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.Limit()})
+	items, err := s.cfg.Store.Items(ctx, dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.Limit(),
+		Since: fr.q.Since, Until: fr.q.Until})
 	if err != nil {
 		return nil, fmt.Errorf("query archive of %s: %w", src.ID, err)
 	}
@@ -275,7 +316,7 @@ func (s *Server) xpathItems(ctx context.Context, fr *feedRequest, src *dynamo.So
 			indexes = append(indexes, v.Index)
 		}
 	}
-	sel := &xpathSelector{ctx: ctx, expr: fr.q.expr, budget: s.cfg.XPathBudget}
+	sel := &xpathSelector{ctx: ctx, expr: fr.q.expr, budget: s.cfg.XPathBudget, memory: s.cfg.XPathMemory}
 	var b *built
 	seen := map[string]bool{}
 	for _, index := range indexes {
@@ -320,12 +361,13 @@ func (s *Server) xpathItems(ctx context.Context, fr *feedRequest, src *dynamo.So
 	return b, nil
 }
 
-// latest reads a collection's newest version; nil when it has none.
+// latest reads a collection's newest version without its items (its
+// channel is all an answer takes from it); nil when it has none.
 func (s *Server) latest(ctx context.Context, src *dynamo.Source) (*dynamo.Resource, error) {
 	if src.Summary.Versions == 0 {
 		return nil, nil
 	}
-	doc, _, err := s.cfg.Store.Document(ctx, src.ID, 1)
+	doc, _, err := s.cfg.Store.Head(ctx, src.ID, 1)
 	if errors.Is(err, dynamo.ErrNotFound) {
 		return nil, nil
 	}
@@ -338,7 +380,7 @@ func (s *Server) latest(ctx context.Context, src *dynamo.Source) (*dynamo.Resour
 // sourceBuilt starts an answer about a collection: the channel of its newest
 // version (latest, when there is one) and no items yet.
 func (s *Server) sourceBuilt(fr *feedRequest, src *dynamo.Source, latest *dynamo.Resource) *built {
-	doc := &dynamo.Resource{URL: src.URL, RSSID: src.ID, Timestamp: changedAt(src)}
+	doc := &dynamo.Resource{URL: src.URL, RSSID: src.ID, Timestamp: datedAt(src)}
 	if latest != nil {
 		doc.URL, doc.Timestamp, doc.Channel = latest.URL, latest.Timestamp, latest.Channel
 	} else {
@@ -367,6 +409,7 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) {
 		q := fr.q
 		items, err := s.cfg.Store.Aggregate(ctx, dynamo.AggregateQuery{
 			Category: q.Category, Conditions: q.Conditions, Max: q.Limit(), IncludeDuplicates: q.Dups,
+			Since: q.Since, Until: q.Until,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("aggregate: %w", err)
@@ -381,8 +424,7 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) {
 		}
 		self := fr.link("/aggregate", nil)
 		b := &built{doc: &dynamo.Resource{
-			URL:       self,
-			Timestamp: time.Unix(0, 0).UTC(),
+			URL: self,
 			Channel: dynamo.Channel{
 				Title:       title,
 				Link:        self,
@@ -393,13 +435,14 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) {
 			if q.Category == "" || src.Category == q.Category {
 				b.lastModified = later(b.lastModified, changedAt(&src))
 				b.nextChange = earlier(b.nextChange, nextChange(&src))
+				b.doc.Timestamp = later(b.doc.Timestamp, datedAt(&src))
 			}
 		}
 		for i, ai := range items {
 			b.doc.Items = append(b.doc.Items, aggregatedItem(fr, i+1, ai))
 			b.lastModified = later(b.lastModified, ai.FirstSeen)
 		}
-		b.doc.Timestamp = later(b.doc.Timestamp, b.lastModified)
+		s.dateListing(b)
 		return b, nil
 	})
 }
@@ -461,13 +504,30 @@ func dateExtension(t time.Time) dynamo.Extension {
 	return dynamo.Extension{URI: dynamo.NamespaceDC, Prefix: "dc", LocalName: "date", Value: t.UTC().Format(time.RFC3339)}
 }
 
-// changedAt is when a collection last changed: its newest version, or its
-// registration when it has none.
-func changedAt(src *dynamo.Source) time.Time {
-	if !src.Summary.LastVersionAt.IsZero() {
-		return src.Summary.LastVersionAt
+// changedAt is when a collection last changed, its Last-Modified: its
+// newest version, or zero when it has none (an empty collection has no
+// Last-Modified: docs/API.md "Caching, validators, conditional requests").
+func changedAt(src *dynamo.Source) time.Time { return src.Summary.LastVersionAt }
+
+// datedAt is the date a feed about a collection carries (its timestamp,
+// Atom's updated): its newest version, else its registration.
+func datedAt(src *dynamo.Source) time.Time {
+	if t := changedAt(src); !t.IsZero() {
+		return t
 	}
 	return src.CreatedAt
+}
+
+// dateListing dates a listing built from many sources (the collections,
+// an aggregate): by its newest version or item, else its sources' newest
+// registration, else, with no source at all, when this server started, so
+// that its feeds never carry a placeholder date (Atom and XMLData need
+// one) and its body, and so its ETag, stays the same between changes.
+func (s *Server) dateListing(b *built) {
+	b.doc.Timestamp = later(b.doc.Timestamp, b.lastModified)
+	if b.doc.Timestamp.IsZero() {
+		b.doc.Timestamp = s.started
+	}
 }
 
 // nextChange is the earliest a collection can change: its next poll, or

@@ -14,11 +14,10 @@ import (
 	"github.com/dynamo-feeds/dynamo/sources"
 )
 
-// Bounds on POST /api/sources/import. A reader's export of a few thousand
-// feeds is well under a megabyte.
+// Bounds on POST /api/sources/import: those of every import.
 const (
-	MaxImportBody    = 4 << 20 // bytes of an OPML document
-	MaxImportEntries = 10_000  // feeds in one import
+	MaxImportBody    = sources.MaxImportBytes
+	MaxImportEntries = sources.MaxImportEntries
 )
 
 // OPMLContentType is the media type GET /api/sources.opml answers with;

@@ -160,9 +160,9 @@ func TestOPMLRoundTrip(t *testing.T) {
 			if s.ID == "news" {
 				title = "Test News"
 			}
-			var folder []string
+			var folder []string // one folder named by the whole category, "/" included
 			if s.Category != "" {
-				folder = strings.Split(opml.NormalizeCategory(s.Category), "/")
+				folder = []string{opml.NormalizeCategory(s.Category)}
 			}
 			if f.Title != title || (folder != nil && !reflect.DeepEqual(f.Categories, [][]string{folder})) || (folder == nil && len(f.Categories) != 0) {
 				t.Errorf("%s reads as title %q in %q, want %q in %q", s.ID, f.Title, f.Categories, title, folder)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/transform"
+	"time"
 )
 
 // The read endpoints and the parameters each accepts. The grammar and its
@@ -15,8 +16,8 @@ import (
 // and `dynamo query`; docs/API.md lists them.
 var (
 	collectionsEndpoint = dynamo.QuerySyntax{Name: "/resources", Params: []string{"type"}}
-	resourceEndpoint    = dynamo.QuerySyntax{Name: "/resources/{rssId}", Params: []string{"index", "max", "title", "link", "description", "desc", "op", "xpath", "type"}}
-	aggregateEndpoint   = dynamo.QuerySyntax{Name: "/aggregate", Params: []string{"max", "category", "title", "link", "description", "desc", "op", "dups", "type"}}
+	resourceEndpoint    = dynamo.QuerySyntax{Name: "/resources/{rssId}", Params: []string{"index", "max", "title", "link", "description", "desc", "op", "since", "until", "xpath", "type"}}
+	aggregateEndpoint   = dynamo.QuerySyntax{Name: "/aggregate", Params: []string{"max", "category", "title", "link", "description", "desc", "op", "since", "until", "dups", "type"}}
 )
 
 // badParam is a client error in the query string, naming the parameter.
@@ -33,8 +34,11 @@ type readQuery struct {
 // itemQuery reports whether the request asks for items rather than the
 // list of a collection's versions.
 func (q *readQuery) itemQuery() bool {
-	return q.Index > 0 || q.Max > 0 || len(q.Conditions) > 0 || q.XPath != ""
+	return q.Index > 0 || q.Max > 0 || len(q.Conditions) > 0 || q.XPath != "" || q.ranged()
 }
+
+// ranged reports whether the query bounds when items were first seen.
+func (q *readQuery) ranged() bool { return !q.Since.IsZero() || !q.Until.IsZero() }
 
 // parseQuery reads a raw query string for endpoint e.
 func parseQuery(raw string, e dynamo.QuerySyntax) (*readQuery, error) {
@@ -43,6 +47,9 @@ func parseQuery(raw string, e dynamo.QuerySyntax) (*readQuery, error) {
 		return nil, err
 	}
 	q := &readQuery{Query: *dq}
+	if q.ranged() && (q.Index > 0 || q.XPath != "") {
+		return nil, badParam("since", "since and until bound the archive's items (max=…), not one version (index=…) or an XPath selection")
+	}
 	if q.Format, err = transform.ParseFormat(q.Type); err != nil {
 		return nil, badParam("type", "type must be one of %s (got %q)", formatList(), q.Type)
 	}
@@ -101,6 +108,12 @@ func (q *readQuery) canonical() string {
 	}
 	if q.Dups {
 		add("dups", "include")
+	}
+	if !q.Since.IsZero() {
+		add("since", q.Since.UTC().Format(time.RFC3339))
+	}
+	if !q.Until.IsZero() {
+		add("until", q.Until.UTC().Format(time.RFC3339))
 	}
 	params = append(params, dynamo.ConditionParams(q.Conditions, "description")...)
 	if q.Format != transform.RSS2 {

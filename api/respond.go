@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"encoding/xml"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/httpcompress"
+	"github.com/dynamo-feeds/dynamo/limits"
 	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/transform"
 )
@@ -27,18 +30,37 @@ const (
 
 // writeAnswer sends a rendered feed, or 304 when the client's copy is
 // current.
+//
+// A client that accepts gzip gets the compressed body kept with the answer
+// and its own ETag; Vary says the answer depends on Accept-Encoding, and
+// If-None-Match with either ETag is the same content, so answers 304.
 func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) {
 	h := w.Header()
-	h.Set("ETag", a.etag)
-	h.Set("Last-Modified", a.lastModified.Format(http.TimeFormat))
+	body, etag := a.body, a.etag
+	gzipped := a.gzip != nil && httpcompress.AcceptsGzip(r)
+	if gzipped {
+		body, etag = a.gzip, httpcompress.ETag(a.etag)
+	}
+	httpcompress.AddVary(h)
+	h.Add("Vary", "Accept") // a browser asking for HTML gets the readable page
+	h.Set("ETag", etag)
+	if a.link != "" {
+		h.Set("Link", a.link)
+	}
+	if !a.lastModified.IsZero() { // an empty collection or category has none
+		h.Set("Last-Modified", a.lastModified.Format(http.TimeFormat))
+	}
 	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(maxAge(a.nextChange, s.cfg.Now()).Seconds())))
 	if notModified(r, a) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	h.Set("Content-Type", a.contentType)
-	h.Set("Content-Length", strconv.Itoa(len(a.body)))
-	w.Write(a.body)
+	if gzipped {
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
 }
 
 // maxAge is how long a client may keep an answer: until the collection's
@@ -55,14 +77,14 @@ func maxAge(next, now time.Time) time.Duration {
 // If-Modified-Since.
 func notModified(r *http.Request, a *answer) bool {
 	if inm := r.Header.Get("If-None-Match"); inm != "" {
-		return etagMatches(inm, a.etag)
+		return etagMatches(inm, a.etag) || etagMatches(inm, httpcompress.ETag(a.etag))
 	}
 	ims := r.Header.Get("If-Modified-Since")
 	if ims == "" {
 		return false
 	}
 	t, err := http.ParseTime(ims)
-	return err == nil && !a.lastModified.After(t)
+	return err == nil && !a.lastModified.IsZero() && !a.lastModified.After(t)
 }
 
 // etagMatches reports whether the If-None-Match list names etag, ignoring
@@ -98,6 +120,8 @@ func (s *Server) classify(r *http.Request, err error) (status int, param, msg st
 		return http.StatusNotFound, "", nf.msg
 	case errors.Is(err, dynamo.ErrNotFound):
 		return http.StatusNotFound, "", "not found"
+	case errors.Is(err, limits.ErrBusy):
+		return http.StatusServiceUnavailable, "", "too many expensive reads (xpath, searches, long archives) at once: try again in a moment, or ask for a cached feed"
 	case errors.Is(err, context.DeadlineExceeded):
 		s.log.Warn("api: request timed out", "path", r.URL.Path, "err", err)
 		return http.StatusServiceUnavailable, "", "the request took too long; try again, or ask for fewer items"
@@ -218,6 +242,61 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(v)
+}
+
+// writeJSONList answers {"key": [...]}, after head's fields when head is
+// set (a struct marshalled as an object), as writeJSON would indent it, with
+// the items each hands to item written as they come, so that a listing of
+// any length is never held whole. The status (200) goes out with the first
+// item; an error before it is returned for the caller to answer, and an
+// error after it ends the connection, so that the client sees a truncated
+// answer rather than a short list.
+func writeJSONList(w http.ResponseWriter, head any, key string, each func(item func(any) error) error) error {
+	opening := []byte("{")
+	if head != nil {
+		b, err := json.MarshalIndent(head, "", "  ")
+		if err != nil {
+			return err
+		}
+		opening = append(bytes.TrimSuffix(b, []byte("\n}")), ',')
+	}
+	started := false
+	start := func() {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+		k, _ := json.Marshal(key)
+		fmt.Fprintf(w, "%s\n  %s: [", opening, k)
+		started = true
+	}
+	sep := "\n    "
+	err := each(func(v any) error {
+		b, err := json.MarshalIndent(v, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if !started {
+			start()
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		sep = ",\n    "
+		_, err = w.Write(b)
+		return err
+	})
+	switch {
+	case err != nil && !started:
+		return err
+	case err != nil:
+		panic(http.ErrAbortHandler)
+	case !started:
+		start()
+		io.WriteString(w, "]\n}\n")
+	default:
+		io.WriteString(w, "\n  ]\n}\n")
+	}
+	return nil
 }
 
 // writeAdminError answers a failed admin request in JSON.

@@ -1,4 +1,4 @@
-// Package api is Dynamo's HTTP interface (SPEC §5, §8): the public feed
+// Package api is Dynamo's HTTP interface (docs/API.md): the public feed
 // URLs that readers and query clients use (/resources, /aggregate), the
 // admin API under /api, /healthz and /metrics.
 //
@@ -12,16 +12,24 @@ package api
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/auth"
+	"github.com/dynamo-feeds/dynamo/httpcompress"
+	"github.com/dynamo-feeds/dynamo/internal/buildinfo"
+	"github.com/dynamo-feeds/dynamo/limits"
 	"github.com/dynamo-feeds/dynamo/metrics"
+	"github.com/dynamo-feeds/dynamo/schema"
 	"github.com/dynamo-feeds/dynamo/sources"
 )
 
@@ -52,15 +60,27 @@ type Config struct {
 	// poller must pass them, or no source may name a policy.
 	Policies []string
 	// AdminToken, when set, is the bearer token that mutations need; when
-	// empty, mutations are accepted from loopback clients only.
+	// empty, and BaseURL is empty too, mutations are accepted from local
+	// clients only (auth.Access).
 	AdminToken string
+	// TrustedProxies are the networks of reverse proxies whose
+	// X-Forwarded-* headers are believed (auth.Access.Proxies).
+	TrustedProxies []netip.Prefix
+	// Failures limits wrong admin tokens per client; nil gives the server
+	// its own (auth.NewFailures). Share one with the web interface.
+	Failures *auth.Failures
 	// Resolve, when set, is called on a source about to be created, or
 	// changed in its URL or kind, before it is stored (sources.Resolver).
 	Resolve sources.Resolver
 	// BaseURL is the public URL prefix of the service (e.g.
-	// "https://feeds.example.org"), for the links inside feeds; when empty
-	// it is taken from each request's Host.
+	// "https://feeds.example.org", `serve --public-url`), for the links
+	// inside feeds; when empty it is taken from each request's Host. With
+	// one set, every change needs AdminToken.
 	BaseURL string
+	// Hub, when set, is the WebSub hub (websub.Hub.URL) that every feed
+	// advertises, with its canonical self URL, in the document and in a
+	// Link header (docs/WEBSUB.md). It needs BaseURL.
+	Hub string
 	// Metrics records requests and cache lookups and is served at
 	// /metrics; nil records nothing and /metrics answers 404.
 	Metrics *metrics.Metrics
@@ -72,6 +92,18 @@ type Config struct {
 	// XPathBudget bounds one request's XPath evaluation (see
 	// DefaultXPathBudget, the default).
 	XPathBudget int64
+	// XPathMemory bounds the memory of the document trees one XPath
+	// request holds at once, as estimated from their size; 0 means
+	// DefaultXPathMemory.
+	XPathMemory int64
+	// Heavy admits the expensive reads (XPath, searches, long archives,
+	// the aggregate) a few at a time (limits.Gate); nil gives the server
+	// its own, DefaultHeavyReads at once. Share one with the web
+	// interface's searches.
+	Heavy *limits.Gate
+	// MaxAnswerBytes bounds one rendered answer; 0 means
+	// DefaultMaxAnswerBytes.
+	MaxAnswerBytes int64
 	// RequestTimeout bounds the time a read may take; 0 means 30s.
 	RequestTimeout time.Duration
 	// Now is the clock for Cache-Control; nil means time.Now.
@@ -84,9 +116,12 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	handler http.Handler
+	routes  http.Handler // the routes without the metrics, for the hub's renders
 	cache   *cache
 	log     *slog.Logger
+	access  auth.Access
 	sources *sources.Service
+	started time.Time // dates the listings of a server without sources
 }
 
 // New builds the handler. Its cache stays off until Run is watching the
@@ -114,6 +149,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.XPathBudget <= 0 {
 		cfg.XPathBudget = DefaultXPathBudget
 	}
+	if cfg.XPathMemory <= 0 {
+		cfg.XPathMemory = DefaultXPathMemory
+	}
+	if cfg.Heavy == nil {
+		cfg.Heavy = DefaultHeavyGate()
+	}
+	if cfg.MaxAnswerBytes <= 0 {
+		cfg.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 30 * time.Second
 	}
@@ -123,11 +167,20 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Policies == nil && cfg.Poller != nil {
 		cfg.Policies = cfg.Poller.Policies()
 	}
-	s := &Server{cfg: cfg, cache: newCache(max(cfg.CacheBytes, 0)), log: cfg.Logger}
+	s := &Server{cfg: cfg, cache: newCache(max(cfg.CacheBytes, 0)), log: cfg.Logger,
+		access: auth.Access{Token: cfg.AdminToken, PublicURL: cfg.BaseURL, Proxies: cfg.TrustedProxies, Failures: cfg.Failures, Log: cfg.Logger}}
+	if s.access.Failures == nil {
+		s.access.Failures = auth.NewFailures()
+	}
+	s.started = cfg.Now().UTC().Truncate(time.Second)
 	s.sources = &sources.Service{Store: cfg.Store, Policies: cfg.Policies, Resolve: cfg.Resolve, Now: cfg.Now}
+	if cfg.Hub != "" && cfg.BaseURL == "" {
+		return nil, fmt.Errorf("api: a WebSub hub needs the public URL (BaseURL): %w", dynamo.ErrInvalid)
+	}
 	mux := http.NewServeMux()
 	s.Mount(mux)
-	s.handler = cfg.Metrics.Observe(mux)
+	s.routes = mux
+	s.handler = cfg.Metrics.Observe(httpcompress.Handler(mux))
 	return s, nil
 }
 
@@ -137,8 +190,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // Mount registers the API's routes on mux: the feeds, the admin API under
 // /api/, /healthz and /metrics, and, for every other path, the API's
 // plain-text 404 (or 405 when the path has routes for other methods).
-// Requests are not observed: wrap mux in Metrics.Observe once, around
-// whatever else it serves.
+// Requests are not observed or compressed: wrap mux in Metrics.Observe and
+// httpcompress.Handler once, around whatever else it serves.
 //
 // The admin API has a file per resource: sources (sources.go, their OPML
 // import and export in opml.go), the poller (poller.go), statistics
@@ -148,22 +201,29 @@ func (s *Server) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /resources", s.collections)
 	mux.HandleFunc("GET /resources/{rssId}", s.resource)
 	mux.HandleFunc("GET /aggregate", s.aggregate)
+	mux.HandleFunc("GET "+feedXSLPath, serveFeedAsset("feed.xsl", "text/xsl; charset=utf-8"))
+	mux.HandleFunc("GET "+feedCSSPath, serveFeedAsset("feed.css", "text/css; charset=utf-8"))
 	MountProbes(mux, s.cfg.Store, s.cfg.Metrics, s.log)
+	mux.HandleFunc("GET "+schema.XMLDataPath, serveSchema)
 
 	mux.HandleFunc("GET /api/sources", s.listSources)
 	mux.HandleFunc("GET /api/sources.opml", s.exportOPML)
 	mux.HandleFunc("GET /api/sources/{id}", s.getSource)
 	mux.HandleFunc("GET /api/poller", s.getPoller)
 	mux.HandleFunc("GET /api/stats", s.stats)
-	// The playground's engine changes nothing, so anyone may use it.
-	mux.HandleFunc("POST /api/wrap", s.wrap)
-	mux.Handle("POST /api/sources", s.authorize(s.createSource))
-	mux.Handle("POST /api/sources/import", s.authorize(s.importOPML))
-	mux.Handle("PATCH /api/sources/{id}", s.authorize(s.changeSource))
-	mux.Handle("PUT /api/sources/{id}", s.authorize(s.changeSource))
-	mux.Handle("DELETE /api/sources/{id}", s.authorize(s.deleteSource))
-	mux.Handle("POST /api/sources/{id}/poll", s.authorize(s.pollSource))
-	mux.Handle("PUT /api/poller", s.authorize(s.putPoller))
+	// Callback URLs are capabilities (WebSub §5.1.1): the admin's only.
+	mux.Handle("GET /api/websub", s.authorize(s.listWebSub))
+	// Every unsafe method is refused when a browser says another site
+	// sent it. The playground's engine changes nothing, so anyone else may
+	// use it.
+	mux.Handle("POST /api/wrap", sameSite(http.HandlerFunc(s.wrap)))
+	mux.Handle("POST /api/sources", sameSite(s.authorize(s.createSource)))
+	mux.Handle("POST /api/sources/import", sameSite(s.authorize(s.importOPML)))
+	mux.Handle("PATCH /api/sources/{id}", sameSite(s.authorize(s.changeSource)))
+	mux.Handle("PUT /api/sources/{id}", sameSite(s.authorize(s.changeSource)))
+	mux.Handle("DELETE /api/sources/{id}", sameSite(s.authorize(s.deleteSource)))
+	mux.Handle("POST /api/sources/{id}/poll", sameSite(s.authorize(s.pollSource)))
+	mux.Handle("PUT /api/poller", sameSite(s.authorize(s.putPoller)))
 
 	adminMiss := unrouted(mux, func(w http.ResponseWriter, status int, msg string) { writeJSONError(w, status, "", msg) },
 		"no such admin endpoint: see docs/API.md")
@@ -172,9 +232,28 @@ func (s *Server) Mount(mux *http.ServeMux) {
 	mux.Handle("/", unrouted(mux, writePlainError, "no such URL: see /resources for the feeds and /api/sources for the admin API"))
 }
 
+// serveSchema answers XMLData's schema, which every XMLData answer names.
+// It changes only with the binary: a day's max-age, and its ETag.
+func serveSchema(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Header().Set("ETag", schemaETag)
+	if etagMatches(r.Header.Get("If-None-Match"), schemaETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Write(schema.XMLData)
+}
+
+var schemaETag = func() string {
+	sum := sha256.Sum256(schema.XMLData)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}()
+
 // MountProbes registers what every role of `dynamo serve` answers, the
 // poller-only one included: /healthz, 200 when the store answers and 503
-// when it does not, and /metrics (404 with nil m).
+// when it does not (the 200 says "ok" and, on a second line, the build:
+// internal/buildinfo), and /metrics (404 with nil m).
 func MountProbes(mux *http.ServeMux, store dynamo.Store, m *metrics.Metrics, log *slog.Logger) {
 	mux.Handle("GET /metrics", m.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -187,7 +266,7 @@ func MountProbes(mux *http.ServeMux, store dynamo.Store, m *metrics.Metrics, log
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		fmt.Fprintln(w, "ok")
+		fmt.Fprintf(w, "ok\ndynamo %s\n", buildinfo.Read())
 	})
 }
 

@@ -92,15 +92,12 @@ type createdSource struct {
 
 // listSources answers GET /api/sources: the active sources.
 func (s *Server) listSources(w http.ResponseWriter, r *http.Request) {
-	list, err := s.cfg.Store.Sources(r.Context())
+	err := writeJSONList(w, nil, "sources", func(item func(any) error) error {
+		return s.cfg.Store.EachSource(r.Context(), false, func(src *dynamo.Source) error { return item(src) })
+	})
 	if err != nil {
 		s.writeAdminError(w, r, fmt.Errorf("list sources: %w", err))
-		return
 	}
-	if list == nil {
-		list = []dynamo.Source{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"sources": list})
 }
 
 // sourceDetail is a source with what its scheduler learnt and its recent
@@ -112,6 +109,9 @@ type sourceDetail struct {
 	// Warnings are the warnings of the last page read (the state's), an
 	// empty list when there are none, where an operator looks first.
 	Warnings []dynamo.Warning `json:"warnings"`
+	// WebSub is the source's subscription to its hub, when it advertises
+	// one and Dynamo subscribed (docs/WEBSUB.md).
+	WebSub *dynamo.Subscription `json:"websub,omitempty"`
 }
 
 // getSource answers GET /api/sources/{id}.
@@ -134,7 +134,12 @@ func (s *Server) getSource(w http.ResponseWriter, r *http.Request) {
 	if warnings == nil {
 		warnings = []dynamo.Warning{}
 	}
-	writeJSON(w, http.StatusOK, sourceDetail{Source: src, Schedule: scheduleSummary(src, s.cfg.Now()), Polls: polls, Warnings: warnings})
+	sub, err := s.cfg.Store.Subscription(r.Context(), id)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		s.writeAdminError(w, r, fmt.Errorf("read the websub subscription of %s: %w", id, err))
+		return
+	}
+	writeJSON(w, http.StatusOK, sourceDetail{Source: src, Schedule: scheduleSummary(src, s.cfg.Now()), Polls: polls, Warnings: warnings, WebSub: sub})
 }
 
 func (s *Server) source(ctx context.Context, id string) (*dynamo.Source, error) {

@@ -9,14 +9,13 @@ import (
 	"github.com/dynamo-feeds/dynamo/poller/policy"
 )
 
-// statsAnswer is the store's counts, what the scheduling policies learnt
-// of each source, and the cache's state.
-type statsAnswer struct {
+// statsHead is the answer's store counts and cache state; writeJSONList
+// writes the per-source answers (sourceStatsAnswer) after it, as
+// "per_source".
+type statsHead struct {
 	dynamo.Stats
-	// PerSource replaces Stats.PerSource in the JSON, each source's counts
-	// with its schedule.
-	PerSource []sourceStatsAnswer `json:"per_source"`
-	Cache     cacheStats          `json:"cache"`
+	PerSource *struct{}  `json:"per_source,omitempty"` // hides Stats.PerSource
+	Cache     cacheStats `json:"cache"`
 }
 
 // sourceStatsAnswer is one source's counts and, for an active source, its
@@ -29,30 +28,53 @@ type sourceStatsAnswer struct {
 }
 
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
-	st, err := s.cfg.Store.Stats(r.Context())
+	ctx := r.Context()
+	st, err := s.cfg.Store.Stats(ctx)
 	if err != nil {
 		s.writeAdminError(w, r, fmt.Errorf("stats: %w", err))
 		return
 	}
-	sources, err := s.cfg.Store.Sources(r.Context())
-	if err != nil {
-		s.writeAdminError(w, r, fmt.Errorf("stats: list sources: %w", err))
-		return
+	per := st.PerSource
+	at := make(map[string]int, len(per))
+	for i := range per {
+		at[per[i].ID] = i
 	}
-	active := make(map[string]*dynamo.Source, len(sources))
-	for i := range sources {
-		active[sources[i].ID] = &sources[i]
-	}
-	ans := statsAnswer{Stats: st, PerSource: make([]sourceStatsAnswer, len(st.PerSource)), Cache: s.cache.stats()}
+	head := statsHead{Stats: st, Cache: s.cache.stats()}
 	now := s.cfg.Now()
-	for i, ss := range st.PerSource {
-		ans.PerSource[i].SourceStats = ss
-		if src, ok := active[ss.ID]; ok {
-			sum := scheduleSummary(src, now)
-			ans.PerSource[i].Schedule = &sum
+	// The per-source answers are written as the active sources are walked,
+	// in the order Stats listed the collections (the same ORDER BY), each
+	// removed one without a schedule, so that no list of sources nor of
+	// schedules is held.
+	err = writeJSONList(w, head, "per_source", func(item func(any) error) error {
+		next := 0
+		upTo := func(end int) error {
+			for ; next < end; next++ {
+				if err := item(sourceStatsAnswer{SourceStats: per[next]}); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
+		err := s.cfg.Store.EachSource(ctx, false, func(src *dynamo.Source) error {
+			i, ok := at[src.ID]
+			if !ok || i < next { // created since Stats read the collections
+				return nil
+			}
+			if err := upTo(i); err != nil {
+				return err
+			}
+			sum := scheduleSummary(src, now)
+			next++
+			return item(sourceStatsAnswer{SourceStats: per[i], Schedule: &sum})
+		})
+		if err != nil {
+			return err
+		}
+		return upTo(len(per))
+	})
+	if err != nil {
+		s.writeAdminError(w, r, fmt.Errorf("stats: %w", err))
 	}
-	writeJSON(w, http.StatusOK, ans)
 }
 
 // scheduleSummary is what the policies learnt of src, as of now. The

@@ -27,6 +27,9 @@ type xpathSelector struct {
 	ctx    context.Context
 	expr   *xpath.Expr
 	budget int64
+	// memory bounds the estimated size of the one document tree held at a
+	// time (xpathTreeFactor bytes per byte of XML).
+	memory int64
 	err    error // why evaluation stopped early
 }
 
@@ -34,7 +37,11 @@ type xpathSelector struct {
 // of the item elements it selects or selects nodes inside of, in page
 // order.
 func (s *xpathSelector) selectItems(doc *dynamo.Resource) ([]dynamo.Item, error) {
-	root, err := xmlquery.Parse(bytes.NewReader(doc.XML()))
+	data := doc.XML()
+	if tree := int64(len(data)) * xpathTreeFactor; s.memory > 0 && tree > s.memory {
+		return nil, badParam("xpath", "a version of %d items (%d KiB) is too large to query with xpath within its memory bound (%d MiB): use title=, desc= or link=, or a smaller index", len(doc.Items), len(data)>>10, s.memory>>20)
+	}
+	root, err := xmlquery.Parse(bytes.NewReader(data))
 	if err != nil { // Resource.XML always writes well-formed XML
 		return nil, fmt.Errorf("xpath: parse stored document: %w", err)
 	}

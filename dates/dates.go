@@ -22,6 +22,15 @@ const maxLen = 256
 // Parse reads s as a date, with or without a time of day. A value without a
 // zone is read in loc (nil means UTC); a date without a time is midnight.
 //
+// The W3C-DTF forms that stop before the day ("2003", "2003-12") mean the
+// start of that year or month; so do ISO 8601:2000's two-digit-year forms
+// ("03-12-31", "031231", "-03-12", "-0312"). Two-digit years follow RFC
+// 2822 §4.3: 00–49 are 2000–2049, 50–99 are 1950–1999. Korean and Japanese
+// dates ("2004년 05월 28일", "오후 11:23", "午後") are read in Korea's or
+// Japan's time (both UTC+9 without daylight saving) when loc is UTC, which
+// is no hint. North American zone names without a season (ET, CT, MT, PT,
+// AT) follow their region's daylight-saving rules.
+//
 // Numeric dates whose day and month could be swapped are read day first
 // ("08.12.2005", "08/12/2005": 8 December), as most of the world writes
 // them, except that with slashes or dashes they are read month first
@@ -38,9 +47,14 @@ func Parse(s string, loc *time.Location) (time.Time, bool) {
 	if s == "" || len(s) > maxLen {
 		return time.Time{}, false
 	}
+	if t, ok := parsePartialISO(s, loc); ok {
+		return t, true
+	}
 	if t, ok := parseISO(s, loc); ok {
 		return t, true
 	}
+	s, loc = rewriteCJK(s, loc)
+	s = splitDateTime.ReplaceAllString(s, "$1 $2")
 	fields, zone, ok := normalize(s, monthFirst(loc))
 	if !ok || len(fields) == 0 {
 		return time.Time{}, false
@@ -74,7 +88,7 @@ func parseFields(v string, loc *time.Location) (time.Time, bool) {
 	likely := layoutsByShape[shape(v)]
 	for _, layout := range likely {
 		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
-			return t, true
+			return rfc2822Year(t, layout), true
 		}
 	}
 	for _, layout := range layouts {
@@ -82,10 +96,19 @@ func parseFields(v string, loc *time.Location) (time.Time, bool) {
 			continue
 		}
 		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
-			return t, true
+			return rfc2822Year(t, layout), true
 		}
 	}
 	return time.Time{}, false
+}
+
+// rfc2822Year moves a two-digit year that time.Parse read as 2050–2068
+// (its pivot is 69) to 1950–1968, as RFC 2822 §4.3 reads it.
+func rfc2822Year(t time.Time, layout string) time.Time {
+	if !strings.Contains(layout, "2006") && t.Year() >= 2050 && t.Year() < 2069 {
+		return t.AddDate(-100, 0, 0)
+	}
+	return t
 }
 
 // layoutsByShape groups the layouts by shape, each group in table order.

@@ -1,6 +1,7 @@
 package dates
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -13,7 +14,7 @@ func parseISO(s string, loc *time.Location) (time.Time, bool) {
 	if len(s) < 8 || !isDigit(s[0]) {
 		return time.Time{}, false
 	}
-	v := strings.ToUpper(s)
+	v := strings.ToUpper(threeDigitMonth.ReplaceAllString(s, "$1-$2-"))
 	for _, layout := range isoLayouts {
 		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
 			return t, true
@@ -21,6 +22,9 @@ func parseISO(s string, loc *time.Location) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// threeDigitMonth is ISO 8601:2000's "2003-012-31".
+var threeDigitMonth = regexp.MustCompile(`^(\d{4})-0(\d{2})-`)
 
 // normalize rewrites a free-form date into canonical fields that the layout
 // table knows: English three-letter month names, numeric dates as
@@ -81,6 +85,9 @@ func (n normalizer) field(f string, afterNumber bool) ([]string, *time.Location,
 	}
 	if z, ok := zoneOf(f); ok {
 		return nil, z, true
+	}
+	if name, ok := regionZones[f]; ok && afterNumber {
+		return nil, regionZone(name), true
 	}
 	if hasLetter(f) && hasDigit(f) {
 		return n.mixedField(f)
@@ -221,12 +228,8 @@ func ymd(y, m, d string) (string, bool) {
 		return "", false
 	}
 	switch len(y) {
-	case 2: // the pivot that time.Parse uses for "06"
-		if year >= 69 {
-			year += 1900
-		} else {
-			year += 2000
-		}
+	case 2:
+		year = twoDigitYear(year)
 	case 4:
 	default:
 		return "", false
@@ -241,6 +244,7 @@ func ymd(y, m, d string) (string, bool) {
 // a numeric offset (+0100, -05:00, +01) or GMT/UTC with an offset (GMT+1).
 func zoneOf(f string) (*time.Location, bool) {
 	upper := strings.ToUpper(f)
+	upper = strings.TrimPrefix(upper, "ETC/") // Etc/GMT, Etc/UTC
 	if off, ok := zoneAbbreviations[upper]; ok {
 		return time.FixedZone(upper, off), true
 	}
@@ -249,8 +253,8 @@ func zoneOf(f string) (*time.Location, bool) {
 			return numericZone(rest)
 		}
 	}
-	if f[0] == '+' || f[0] == '-' {
-		return numericZone(f)
+	if upper[0] == '+' || upper[0] == '-' {
+		return numericZone(upper)
 	}
 	return nil, false
 }
@@ -319,4 +323,96 @@ func hasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >=
 func hasDigit(s string) bool  { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
 func endsWithDigit(s string) bool {
 	return s != "" && isDigit(s[len(s)-1])
+}
+
+// partialISO are the ISO 8601 forms that leave out the day or write the
+// year with two digits, which time.Parse has no layout for.
+var partialISO = regexp.MustCompile(`^(?:` +
+	`(\d{4})(?:-(\d{2}))?` + // W3C-DTF: 2003, 2003-12
+	`|(\d{2})-?(\d{2})-?(\d{2})` + // ISO 8601:2000: 03-12-31, 031231
+	`|-(\d{2})-?(\d{2})` + // ISO 8601:2000: -03-12, -0312 (a year and month)
+	`)$`)
+
+// parsePartialISO reads the forms of partialISO as the first instant of
+// the period they name, in loc.
+func parsePartialISO(s string, loc *time.Location) (time.Time, bool) {
+	m := partialISO.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, false
+	}
+	atoi := func(s string, def int) int {
+		if s == "" {
+			return def
+		}
+		n, _ := strconv.Atoi(s)
+		return n
+	}
+	var y, mo, d int
+	switch {
+	case m[1] != "":
+		y, mo, d = atoi(m[1], 0), atoi(m[2], 1), 1
+	case m[3] != "":
+		y, mo, d = twoDigitYear(atoi(m[3], 0)), atoi(m[4], 0), atoi(m[5], 0)
+	default:
+		y, mo, d = twoDigitYear(atoi(m[6], 0)), atoi(m[7], 0), 1
+	}
+	t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, loc)
+	if mo < 1 || mo > 12 || t.Day() != d {
+		return time.Time{}, false // 2003-13, 03-02-30
+	}
+	return t, true
+}
+
+// twoDigitYear applies RFC 2822 §4.3: 00–49 are 2000–2049, 50–99 are
+// 1950–1999.
+func twoDigitYear(y int) int {
+	if y < 50 {
+		return 2000 + y
+	}
+	return 1900 + y
+}
+
+// splitDateTime separates a date from a time glued to it by ISO 8601's 'T'
+// when the date is not all digits ("2004-július-13T9:15-05:00").
+var splitDateTime = regexp.MustCompile(`(\d)[Tt](\d{1,2}:)`)
+
+var (
+	cjkDate     = regexp.MustCompile(`(\d{4})\s*([년年])\s*(\d{1,2})\s*[월月]\s*(\d{1,2})\s*[일日]`)
+	cjkMeridiem = regexp.MustCompile(`(오전|오후|午前|午後)\s*(\d{1,2}(?::\d{1,2}){0,2})`)
+	// koreaJapan is the zone of Korea and of Japan: UTC+9, no daylight
+	// saving since 1988 (Korea) and 1951 (Japan).
+	koreaJapan = time.FixedZone("UTC+9", 9*3600)
+)
+
+// rewriteCJK turns Korean and Japanese dates ("2004년 05월 28일 오후
+// 11:23") into the numeric forms normalize reads, and chooses Korea's and
+// Japan's time when loc is UTC, which gives no hint.
+func rewriteCJK(s string, loc *time.Location) (string, *time.Location) {
+	found := false
+	s = cjkDate.ReplaceAllStringFunc(s, func(m string) string {
+		found = true
+		p := cjkDate.FindStringSubmatch(m)
+		return p[1] + "-" + p[3] + "-" + p[4]
+	})
+	s = cjkMeridiem.ReplaceAllStringFunc(s, func(m string) string {
+		found = true
+		p := cjkMeridiem.FindStringSubmatch(m)
+		if p[1] == "오전" || p[1] == "午前" {
+			return p[2] + " AM"
+		}
+		return p[2] + " PM"
+	})
+	if found && loc.String() == "UTC" {
+		loc = koreaJapan
+	}
+	return s, loc
+}
+
+// regionZone loads an IANA zone of regionZones, falling back to its
+// standard offset when the system has no zone database.
+func regionZone(name string) *time.Location {
+	if loc, err := time.LoadLocation(name); err == nil {
+		return loc
+	}
+	return time.FixedZone(name, regionStandard[name])
 }

@@ -54,21 +54,22 @@ var layouts = func() []string {
 
 // monthNames maps the month names people write, in English and in the main
 // Western European languages, full and abbreviated, lower-cased and without
-// a trailing dot, to the English abbreviation that time.Parse reads.
+// a trailing dot, and in Greek and Hungarian (which feeds from those
+// countries write), to the English abbreviation that time.Parse reads.
 var monthNames = func() map[string]string {
 	names := map[string][]string{
-		"Jan": {"january", "jan", "janvier", "janv", "januar", "jän", "jänner", "enero", "ene", "gennaio", "gen", "januari", "janeiro"},
-		"Feb": {"february", "feb", "février", "fevrier", "févr", "fevr", "fév", "fev", "februar", "febrero", "febbraio", "februari", "fevereiro"},
-		"Mar": {"march", "mar", "mars", "märz", "maerz", "mär", "marzo", "maart", "mrt", "março", "marco"},
-		"Apr": {"april", "apr", "avril", "avr", "abril", "abr", "aprile"},
-		"May": {"may", "mai", "mayo", "maggio", "mag", "mei", "maio"},
-		"Jun": {"june", "jun", "juin", "juni", "junio", "giugno", "giu", "junho"},
-		"Jul": {"july", "jul", "juillet", "juil", "juli", "julio", "luglio", "lug", "julho"},
-		"Aug": {"august", "aug", "août", "aout", "agosto", "ago", "augustus"},
-		"Sep": {"september", "sep", "sept", "septembre", "septiembre", "settembre", "set", "setembro"},
-		"Oct": {"october", "oct", "octobre", "oktober", "okt", "octubre", "ottobre", "ott", "outubro", "out"},
-		"Nov": {"november", "nov", "novembre", "noviembre", "novembro"},
-		"Dec": {"december", "dec", "décembre", "decembre", "déc", "dezember", "dez", "diciembre", "dic", "dicembre", "dezembro"},
+		"Jan": {"january", "jan", "janvier", "janv", "januar", "jän", "jänner", "enero", "ene", "gennaio", "gen", "januari", "janeiro", "ιαν", "ιανουαρίου", "január"},
+		"Feb": {"february", "feb", "février", "fevrier", "févr", "fevr", "fév", "fev", "februar", "febrero", "febbraio", "februari", "fevereiro", "φεβ", "φεβρουαρίου", "február", "febr"},
+		"Mar": {"march", "mar", "mars", "märz", "maerz", "mär", "marzo", "maart", "mrt", "março", "marco", "μάρ", "μαρ", "μαρτίου", "március", "márc"},
+		"Apr": {"april", "apr", "avril", "avr", "abril", "abr", "aprile", "απρ", "απριλίου", "április", "ápr"},
+		"May": {"may", "mai", "mayo", "maggio", "mag", "mei", "maio", "μάι", "μαΐ", "μαϊ", "μαι", "μαΐου", "május", "máj"},
+		"Jun": {"june", "jun", "juin", "juni", "junio", "giugno", "giu", "junho", "ιούν", "ιουν", "ιουνίου", "június", "jún"},
+		"Jul": {"july", "jul", "juillet", "juil", "juli", "julio", "luglio", "lug", "julho", "ιούλ", "ιουλ", "ιουλίου", "július", "júl"},
+		"Aug": {"august", "aug", "août", "aout", "agosto", "ago", "augustus", "αύγ", "αυγ", "αυγούστου", "augusztus"},
+		"Sep": {"september", "sep", "sept", "septembre", "septiembre", "settembre", "set", "setembro", "σεπ", "σεπτεμβρίου", "szeptember", "szept"},
+		"Oct": {"october", "oct", "octobre", "oktober", "okt", "octubre", "ottobre", "ott", "outubro", "out", "οκτ", "οκτωβρίου", "október"},
+		"Nov": {"november", "nov", "novembre", "noviembre", "novembro", "νοέ", "νοε", "νοεμβρίου"},
+		"Dec": {"december", "dec", "décembre", "decembre", "déc", "dezember", "dez", "diciembre", "dic", "dicembre", "dezembro", "δεκ", "δεκεμβρίου"},
 	}
 	m := map[string]string{}
 	for canonical, list := range names {
@@ -89,6 +90,8 @@ var weekdayNames = func() map[string]bool {
 		"montag", "mo", "dienstag", "di", "mittwoch", "mi", "donnerstag", "do", "freitag", "fr", "samstag", "sa", "sonntag", "so",
 		"lunes", "martes", "miércoles", "miercoles", "jueves", "viernes", "sábado", "sabado", "domingo",
 		"lunedì", "lunedi", "martedì", "martedi", "mercoledì", "mercoledi", "giovedì", "giovedi", "venerdì", "venerdi", "sabato", "domenica",
+		"κυρ", "δευ", "τρι", "τετ", "πεμ", "παρ", "σαβ",
+		"hétfő", "kedd", "szerda", "csütörtök", "péntek", "szombat", "vasárnap",
 		"maandag", "dinsdag", "woensdag", "donderdag", "vrijdag", "zaterdag", "zondag",
 	} {
 		m[n] = true
@@ -123,6 +126,22 @@ var zoneAbbreviations = map[string]int{
 	"JST": 9 * 3600, "KST": 9 * 3600, "HKT": 8 * 3600, "SGT": 8 * 3600, "AWST": 8 * 3600,
 	"ACST": 9*3600 + 1800, "ACDT": 10*3600 + 1800, "AEST": 10 * 3600, "AEDT": 11 * 3600,
 	"NZST": 12 * 3600, "NZDT": 13 * 3600,
+}
+
+// regionZones are the North American zone names that say no season ("16:31
+// ET"): they mean the region's clock, standard time in winter and daylight
+// time in summer. They are recognized only as written here, upper-case and
+// after a number, so that "at 8:25" or the French "et" stay words.
+var regionZones = map[string]string{
+	"ET": "America/New_York", "CT": "America/Chicago", "MT": "America/Denver",
+	"PT": "America/Los_Angeles", "AT": "America/Halifax",
+}
+
+// regionStandard is each region's standard offset, used when the system
+// has no zone database.
+var regionStandard = map[string]int{
+	"America/New_York": -5 * 3600, "America/Chicago": -6 * 3600, "America/Denver": -7 * 3600,
+	"America/Los_Angeles": -8 * 3600, "America/Halifax": -4 * 3600,
 }
 
 // monthFirstZones are the IANA zones of the countries that write numeric

@@ -1,5 +1,5 @@
 // Package dedup recognizes the same story carried by several sources
-// (SPEC §8), in two stages: candidates found fast, then a decision on the
+// (docs/DEDUP.md), in two stages: candidates found fast, then a decision on the
 // texts that says which rule decided and with what score.
 //
 //   - NewProfile reduces an item to the set of its normalized terms (case,

@@ -1,4 +1,4 @@
-// Package discovery finds the feed of a web site (SPEC §9): the feeds a page
+// Package discovery finds the feed of a web site (docs/DISCOVERY.md): the feeds a page
 // declares with <link rel="alternate">, the links on it that point at
 // feeds, then the paths where blog and CMS platforms publish theirs, trying
 // first those of the platform the page reveals. Every candidate is fetched
@@ -80,6 +80,12 @@ type Discoverer struct {
 	MaxCandidates int
 	// MaxFetches bounds the requests of one discovery, the page included.
 	MaxFetches int
+	// Allowed, when set, is asked before each guessed path (remembered,
+	// platform, common) is probed, with the host's robots.txt: a guess it
+	// refuses is listed with the reason and never requested. The page
+	// given and the feeds it links to are not guesses and are not asked
+	// (docs/DISCOVERY.md).
+	Allowed func(ctx context.Context, url string) (ok bool, reason string)
 }
 
 // Candidate is a URL that might be the site's feed.
@@ -175,13 +181,13 @@ func (r *run) search(pageURL *url.URL, body []byte) error {
 	if plat != nil {
 		r.res.Platform = plat.name
 	}
-	domain := RegistrableDomain(pageURL.Hostname())
-	remembered := r.recall(domain)
+	keys := memoryKeys(pageURL.Hostname(), plat)
+	known := r.recall(keys)
 
-	if err := r.probe(pageURL, info, plat, remembered); err != nil && !errors.Is(err, errFetchLimit) {
+	if err := r.probe(pageURL, info, plat, r.res.Remembered); err != nil && !errors.Is(err, errFetchLimit) {
 		return err
 	}
-	r.finish(domain, remembered)
+	r.finish(keys, known)
 	return nil
 }
 
@@ -206,6 +212,14 @@ func (r *run) probe(pageURL *url.URL, info pageInfo, plat *platform, remembered 
 		if r.seen[c.URL] {
 			continue
 		}
+		if r.d.Allowed != nil {
+			if ok, why := r.d.Allowed(r.ctx, c.URL); !ok {
+				r.seen[c.URL] = true
+				c.Err = why
+				r.res.Candidates = append(r.res.Candidates, c)
+				continue
+			}
+		}
 		if err := r.check(c); err != nil {
 			return err
 		}
@@ -213,35 +227,50 @@ func (r *run) probe(pageURL *url.URL, info pageInfo, plat *platform, remembered 
 	return nil
 }
 
-// recall reads the domain's remembered pattern; a memory that fails is
+// recall reads the patterns remembered under each key; the first one found
+// (the most specific key's) is the one used. A memory that fails is
 // reported and then ignored, since discovery works without it.
-func (r *run) recall(domain string) string {
+func (r *run) recall(keys []string) map[string]string {
+	known := map[string]string{}
 	if r.d.Memory == nil {
-		return ""
+		return known
 	}
-	p, ok, err := r.d.Memory.Pattern(r.ctx, domain)
-	if err != nil {
-		r.warn("domain memory unavailable: %v", err)
-		return ""
+	for _, k := range keys {
+		p, ok, err := r.d.Memory.Pattern(r.ctx, k)
+		if err != nil {
+			r.warn("domain memory unavailable: %v", err)
+			return known
+		}
+		if !ok {
+			continue
+		}
+		known[k] = p
+		if r.res.Remembered == "" {
+			r.res.Remembered = p
+		}
 	}
-	if ok {
-		r.res.Remembered = p
-	}
-	return r.res.Remembered
+	return known
 }
 
-// finish sets Chosen and remembers the pattern that found it.
-func (r *run) finish(domain, remembered string) {
+// finish sets Chosen and remembers the pattern that found it under every
+// key whose pattern it changes.
+func (r *run) finish(keys []string, known map[string]string) {
 	c := r.chosen()
 	if c == nil {
 		return
 	}
 	r.res.Chosen = c
-	if r.d.Memory == nil || c.pattern == "" || c.pattern == remembered {
+	if r.d.Memory == nil || c.pattern == "" {
 		return
 	}
-	if err := r.d.Memory.Remember(r.ctx, domain, c.pattern); err != nil {
-		r.warn("%v", err)
+	for _, k := range keys {
+		if known[k] == c.pattern {
+			continue
+		}
+		if err := r.d.Memory.Remember(r.ctx, k, c.pattern); err != nil {
+			r.warn("%v", err)
+			return
+		}
 	}
 }
 
@@ -308,8 +337,8 @@ func (r *run) inPage(info pageInfo, remembered string) []Candidate {
 
 // guesses returns the URLs to try when the page's links found nothing: the
 // remembered path, the platform's paths, then the common ones. Paths are
-// taken under the root of the installation the page revealed (a WordPress
-// blog in /blog/), or else under the site's root.
+// tried under each root the page may belong to (installRoots), nearest
+// first; a remembered path only under the roots rememberedRoots allows.
 func guesses(pageURL *url.URL, info pageInfo, plat *platform, remembered string) []Candidate {
 	var out []Candidate
 	add := func(template, root, how string) {
@@ -322,22 +351,25 @@ func guesses(pageURL *url.URL, info pageInfo, plat *platform, remembered string)
 				return
 			}
 		}
-		out = append(out, Candidate{URL: u.String(), How: how, pattern: "path:" + rootTemplate(template, root)})
+		out = append(out, Candidate{URL: u.String(), How: how, pattern: pathPattern(template, root)})
 	}
-	if t, ok := strings.CutPrefix(remembered, "path:"); ok {
-		add(t, "/", HowRemembered)
+	roots := installRoots(pageURL, info, plat)
+	if t, root, ok := parsePathPattern(remembered); ok {
+		for _, root := range rememberedRoots(root, pageURL, roots, ownRoot(info, plat, pageURL.Hostname())) {
+			add(t, root, HowRemembered)
+		}
 	}
-	root := "/"
 	if plat != nil {
-		if plat.name == "wordpress" && info.wpRoot != "" {
-			root = info.wpRoot
-		}
-		for _, t := range plat.paths {
-			add(t, root, HowPlatformPath+":"+plat.name)
+		for _, root := range roots {
+			for _, t := range plat.paths {
+				add(t, root, HowPlatformPath+":"+plat.name)
+			}
 		}
 	}
-	for _, t := range commonPaths {
-		add(t, root, HowCommonPath)
+	for _, root := range roots {
+		for _, t := range commonPaths {
+			add(t, root, HowCommonPath)
+		}
 	}
 	return out
 }

@@ -56,6 +56,29 @@ func TestDiscover(t *testing.T) {
 			tried:    []string{"http://example.net/blog/2024/05/a-post/", "http://example.net/blog/feed/", "http://example.net/blog/?feed=rss2"},
 		},
 		{
+			name: "wordpress in a folder, by generator only: the folder's paths before the root's",
+			resources: map[string]resource{
+				"www.kim.example/blog/":      html(`<head><meta name="generator" content="WordPress 6.4"></head><body></body>`),
+				"www.kim.example/blog/feed/": rss("Kim's blog"),
+				"www.kim.example/feed/":      rss("The company's news"),
+			},
+			url:      "http://www.kim.example/blog/",
+			platform: "wordpress",
+			chosen:   discovery.Candidate{URL: "http://www.kim.example/blog/feed/", Type: "rss", How: "platform-path:wordpress"},
+			tried:    []string{"http://www.kim.example/blog/", "http://www.kim.example/blog/feed/"},
+		},
+		{
+			name: "a blog post in a folder, unknown software: common paths under the folder, its parent, the root",
+			resources: map[string]resource{
+				"lee.example/notes/2024/a-post.html": html(`<body>words</body>`),
+				"lee.example/notes/rss.xml":          rss("Notes"),
+			},
+			url:    "http://lee.example/notes/2024/a-post.html",
+			chosen: discovery.Candidate{URL: "http://lee.example/notes/rss.xml", Type: "rss", How: "common-path"},
+			tried: append(append([]string{"http://lee.example/notes/2024/a-post.html"}, prefixed("http://lee.example/notes/2024", commonTried)...),
+				prefixed("http://lee.example/notes", commonTried[:5])...),
+		},
+		{
 			name: "blogger markup, atom feed",
 			resources: map[string]resource{
 				"alice.blogspot.com/": html(`<head><title>Alice</title></head>
@@ -98,7 +121,8 @@ func TestDiscover(t *testing.T) {
 			url:      "http://ghost.example.com/posts/x/",
 			platform: "ghost",
 			chosen:   discovery.Candidate{URL: "http://ghost.example.com/rss/", Type: "rss", How: "platform-path:ghost"},
-			tried:    []string{"http://ghost.example.com/posts/x/", "http://ghost.example.com/rss/"},
+			tried: []string{"http://ghost.example.com/posts/x/", "http://ghost.example.com/posts/x/rss/",
+				"http://ghost.example.com/posts/rss/", "http://ghost.example.com/rss/"},
 		},
 		{
 			name: "medium author page",
@@ -120,7 +144,7 @@ func TestDiscover(t *testing.T) {
 			url:      "http://news.carol.com/p/post",
 			platform: "substack",
 			chosen:   discovery.Candidate{URL: "http://news.carol.com/feed", Type: "rss", How: "platform-path:substack"},
-			tried:    []string{"http://news.carol.com/p/post", "http://news.carol.com/feed"},
+			tried:    []string{"http://news.carol.com/p/post", "http://news.carol.com/p/feed", "http://news.carol.com/feed"},
 		},
 		{
 			name: "only a link alternate, relative href",
@@ -351,7 +375,9 @@ func TestDiscoverNothing(t *testing.T) {
 	if !errors.Is(err, discovery.ErrNoFeed) {
 		t.Fatalf("error %v, want ErrNoFeed", err)
 	}
-	want := append([]string{"http://plain.example/about/"}, prefixed("http://plain.example", commonTried)...)
+	// The common paths under the page's folder, then under the site's root.
+	want := append(append([]string{"http://plain.example/about/"}, prefixed("http://plain.example/about", commonTried)...),
+		prefixed("http://plain.example", commonTried)...)
 	if !reflect.DeepEqual(res.Tried, want) {
 		t.Errorf("tried\n%s\nwant\n%s", strings.Join(res.Tried, "\n"), strings.Join(want, "\n"))
 	}

@@ -12,16 +12,19 @@ import (
 	"github.com/dynamo-feeds/dynamo"
 )
 
-// DomainMemory remembers, per registrable domain, the pattern that found a
-// feed, so that the next URL of the domain tries it first. A pattern is
-// "link-alternate", "anchor", or "path:" followed by a path template such
-// as "path:/feed/" or "path:/feed/{first}" (see Discoverer).
+// DomainMemory remembers, per key, the pattern that found a feed, so that
+// the next URL of the same domain or platform tries it first. A key is a
+// registrable domain ("example.com") or a platform key (memoryKeys:
+// "wordpress@example.com", "@hatenablog.com"). A pattern is
+// "link-alternate", "anchor", or "path:" followed by a path template and
+// the installation root it was found under, if not the site's:
+// "path:/feed/", "path:/feed/{first}", "path:/feed/ root=/blog/".
 type DomainMemory interface {
-	// Pattern returns the pattern remembered for domain; ok is false when
+	// Pattern returns the pattern remembered under key; ok is false when
 	// there is none.
-	Pattern(ctx context.Context, domain string) (pattern string, ok bool, err error)
-	// Remember keeps pattern for domain, replacing any earlier one.
-	Remember(ctx context.Context, domain, pattern string) error
+	Pattern(ctx context.Context, key string) (pattern string, ok bool, err error)
+	// Remember keeps pattern under key, replacing any earlier one.
+	Remember(ctx context.Context, key, pattern string) error
 }
 
 // SettingMemory keeps domain patterns in a store's settings, so that every
@@ -67,4 +70,33 @@ func RegistrableDomain(host string) string {
 		return d
 	}
 	return host
+}
+
+// memoryKeys returns the keys a page's pattern is recalled from and
+// remembered under, the most specific first. The platform key names the
+// platform the page was recognized as and the domain its sites share: the
+// registrable domain, or, for a host under a private public suffix
+// (tom.hatenablog.com, alice.blogspot.com, bob.github.io), that suffix,
+// whose sites are each their own registrable domain but run on one
+// platform. Hugo and Jekyll sites on github.io keep apart
+// ("hugo@github.io", "jekyll@github.io"); sites under a private suffix
+// whose platform is not recognized share "@hatenablog.com". The
+// registrable domain comes last, for pages whose platform is unknown.
+func memoryKeys(host string, plat *platform) []string {
+	domain := RegistrableDomain(host)
+	shared, private := domain, false
+	if net.ParseIP(strings.TrimSuffix(host, ".")) == nil {
+		suffix, icann := publicsuffix.PublicSuffix(strings.TrimSuffix(strings.ToLower(host), "."))
+		if !icann && strings.Contains(suffix, ".") && suffix != domain {
+			shared, private = suffix, true
+		}
+	}
+	if plat == nil && !private {
+		return []string{domain}
+	}
+	name := ""
+	if plat != nil {
+		name = plat.name
+	}
+	return []string{name + "@" + shared, domain}
 }

@@ -206,3 +206,83 @@ func testDomainMemoryFailing(t *testing.T, dsn string) {
 		t.Errorf("warnings %q, want the failed read and the failed write", res.Warnings)
 	}
 }
+
+// TestDomainMemoryOtherRoot checks that a path remembered under one
+// installation of a domain (WordPress in /blog/) is not trusted for a page
+// of another (its own WordPress in /news/): the remembered template is
+// tried under the page's own root, and the pattern is kept with its root.
+func TestDomainMemoryOtherRoot(t *testing.T) { forEachBackend(t, testDomainMemoryOtherRoot) }
+
+func testDomainMemoryOtherRoot(t *testing.T, dsn string) {
+	wp := func(root string) resource {
+		return html(`<head><link rel="stylesheet" href="` + root + `wp-content/themes/t/style.css"></head><body></body>`)
+	}
+	s := newSite(t, map[string]resource{
+		"www.example.com/blog/":      wp("/blog/"),
+		"www.example.com/blog/feed/": rss("Blog"),
+		"www.example.com/news/":      wp("/news/"),
+		"www.example.com/news/feed/": rss("News"),
+		// generator only: the page reveals no root, only its folder
+		"www.example.com/shop/":                html(`<head><meta name="generator" content="WordPress 6.5"></head>`),
+		"www.example.com/shop/feed/":           rss("Shop"),
+		"www.example.com/blog/2024/05/a-post/": wp("/blog/"),
+	})
+	ctx := context.Background()
+	mem := discovery.SettingMemory{Store: openStore(t, dsn)}
+	d := newDiscoverer(s, mem)
+	first, err := d.Discover(ctx, "http://www.example.com/blog/")
+	if err != nil || first.Chosen.URL != "http://www.example.com/blog/feed/" {
+		t.Fatalf("first: %+v, %v", first.Chosen, err)
+	}
+	const want = "path:/feed/ root=/blog/"
+	for _, key := range []string{"example.com", "wordpress@example.com"} {
+		if p, _, _ := mem.Pattern(ctx, key); p != want {
+			t.Errorf("pattern under %s: %q, want %q", key, p, want)
+		}
+	}
+	for _, tt := range []struct{ page, feed string }{
+		{"http://www.example.com/news/", "http://www.example.com/news/feed/"},
+		{"http://www.example.com/shop/", "http://www.example.com/shop/feed/"},
+		{"http://www.example.com/blog/2024/05/a-post/", "http://www.example.com/blog/feed/"},
+	} {
+		res, err := d.Discover(ctx, tt.page)
+		if err != nil || res.Chosen.URL != tt.feed || res.Chosen.How != discovery.HowRemembered {
+			t.Errorf("%s: chose %+v, %v; want %s, remembered", tt.page, res.Chosen, err, tt.feed)
+			continue
+		}
+		if len(res.Tried) != 2 {
+			t.Errorf("%s: tried %q, want the page and the feed", tt.page, res.Tried)
+		}
+	}
+}
+
+// TestPlatformMemory checks that sites under one private public suffix
+// (each its own registrable domain) share what was learnt on one of them.
+func TestPlatformMemory(t *testing.T) { forEachBackend(t, testPlatformMemory) }
+
+func testPlatformMemory(t *testing.T, dsn string) {
+	page := html(`<head><title>a diary</title></head><body>…</body>`)
+	s := newSite(t, map[string]resource{
+		"tom.hatenablog.com/":     page,
+		"tom.hatenablog.com/rss":  rss("Tom"),
+		"anna.hatenablog.com/":    page,
+		"anna.hatenablog.com/rss": rss("Anna"),
+	})
+	ctx := context.Background()
+	mem := discovery.SettingMemory{Store: openStore(t, dsn)}
+	d := newDiscoverer(s, mem)
+	first, err := d.Discover(ctx, "http://tom.hatenablog.com/")
+	if err != nil || first.Chosen.How != discovery.HowCommonPath {
+		t.Fatalf("first: %+v, %v", first.Chosen, err)
+	}
+	if p, _, _ := mem.Pattern(ctx, "@hatenablog.com"); p != "path:/rss" {
+		t.Errorf("platform pattern %q, want path:/rss", p)
+	}
+	second, err := d.Discover(ctx, "http://anna.hatenablog.com/")
+	if err != nil || second.Chosen.URL != "http://anna.hatenablog.com/rss" || second.Chosen.How != discovery.HowRemembered {
+		t.Fatalf("second: %+v, %v; want the remembered path", second.Chosen, err)
+	}
+	if len(second.Tried) != 2 || len(first.Tried) <= 2 {
+		t.Errorf("tried %d then %d URLs; want the second to cost 2", len(first.Tried), len(second.Tried))
+	}
+}

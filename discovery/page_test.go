@@ -171,12 +171,13 @@ func TestExpand(t *testing.T) {
 		want                 string // "" when the template does not apply
 		remembered           string
 	}{
-		{"/feed/", "https://example.org/a/b", "/", "https://example.org/feed/", "/feed/"},
-		{"/feed/", "https://example.org/blog/a/b", "/blog/", "https://example.org/blog/feed/", "/blog/feed/"},
-		{"/?feed=rss2", "https://example.org/blog/a", "/blog/", "https://example.org/blog/?feed=rss2", "/blog/?feed=rss2"},
-		{"?format=rss", "https://example.org/journal?page=2", "/", "https://example.org/journal?format=rss", "?format=rss"},
-		{"/feed/{first}", "https://medium.com/@alice/story-1", "/", "https://medium.com/feed/@alice", "/feed/{first}"},
-		{"/feed/{first}", "https://medium.com/", "/", "", "/feed/{first}"},
+		{"/feed/", "https://example.org/a/b", "/", "https://example.org/feed/", "path:/feed/"},
+		{"/feed/", "https://example.org/blog/a/b", "/blog/", "https://example.org/blog/feed/", "path:/feed/ root=/blog/"},
+		{"/?feed=rss2", "https://example.org/blog/a", "/blog/", "https://example.org/blog/?feed=rss2", "path:/?feed=rss2 root=/blog/"},
+		{"?format=rss", "https://example.org/journal?page=2", "/", "https://example.org/journal?format=rss", "path:?format=rss"},
+		{"?format=rss", "https://example.org/journal?page=2", "/journal/", "https://example.org/journal?format=rss", "path:?format=rss"},
+		{"/feed/{first}", "https://medium.com/@alice/story-1", "/", "https://medium.com/feed/@alice", "path:/feed/{first}"},
+		{"/feed/{first}", "https://medium.com/", "/", "", "path:/feed/{first}"},
 	}
 	for _, tt := range tests {
 		u, ok := expand(tt.template, mustURL(t, tt.page), tt.root)
@@ -187,8 +188,36 @@ func TestExpand(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("expand(%q, %s, %q) = %q, want %q", tt.template, tt.page, tt.root, got, tt.want)
 		}
-		if r := rootTemplate(tt.template, tt.root); r != tt.remembered {
-			t.Errorf("rootTemplate(%q, %q) = %q, want %q", tt.template, tt.root, r, tt.remembered)
+		if r := pathPattern(tt.template, tt.root); r != tt.remembered {
+			t.Errorf("pathPattern(%q, %q) = %q, want %q", tt.template, tt.root, r, tt.remembered)
+		}
+		wantRoot := tt.root
+		if !strings.HasPrefix(tt.template, "/") {
+			wantRoot = "/"
+		}
+		if tmpl, root, ok := parsePathPattern(tt.remembered); !ok || tmpl != tt.template || root != wantRoot {
+			t.Errorf("parsePathPattern(%q) = %q, %q, %v; want %q, %q", tt.remembered, tmpl, root, ok, tt.template, wantRoot)
+		}
+	}
+}
+
+// TestMemoryKeys checks the keys a page's pattern is kept under.
+func TestMemoryKeys(t *testing.T) {
+	tests := []struct {
+		host, page string
+		want       []string
+	}{
+		{"www.example.com", ``, []string{"example.com"}},
+		{"www.example.com", `<meta name="generator" content="WordPress 6">`, []string{"wordpress@example.com", "example.com"}},
+		{"tom.hatenablog.com", ``, []string{"@hatenablog.com", "tom.hatenablog.com"}},
+		{"alice.blogspot.com", ``, []string{"blogger@blogspot.com", "alice.blogspot.com"}},
+		{"bob.github.io", `<meta name="generator" content="Hugo 0.1">`, []string{"hugo@github.io", "bob.github.io"}},
+		{"127.0.0.1", ``, []string{"127.0.0.1"}},
+		{"localhost", ``, []string{"localhost"}},
+	}
+	for _, tt := range tests {
+		if got := memoryKeys(tt.host, detectPlatform(scanPage([]byte(tt.page), mustURL(t, "http://"+tt.host+"/")), tt.host, []byte(tt.page))); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("MemoryKeys(%s) = %q, want %q", tt.host, got, tt.want)
 		}
 	}
 }

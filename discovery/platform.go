@@ -81,12 +81,9 @@ func detectPlatform(info pageInfo, host string, body []byte) *platform {
 			}
 		}
 	}
-	host = strings.ToLower(host)
 	for i := range platforms {
-		for _, h := range platforms[i].hosts {
-			if host == h || (strings.HasPrefix(h, ".") && strings.HasSuffix(host, h)) {
-				return &platforms[i]
-			}
+		if platforms[i].hostedAt(host) {
+			return &platforms[i]
 		}
 	}
 	lower := bytes.ToLower(body)
@@ -126,12 +123,100 @@ func expand(template string, page *url.URL, root string) (u *url.URL, ok bool) {
 	return u, true
 }
 
-// rootTemplate rewrites a template expanded under root as one under the
-// site's root, which is how domain memory keeps it: "/feed/" under
-// "/blog/" is remembered as "/blog/feed/".
-func rootTemplate(template, root string) string {
-	if !strings.HasPrefix(template, "/") {
-		return template
+// maxFolderRoots bounds the folders of a page's path whose paths are
+// tried besides the site's root: the page's own folder and its parent. A
+// deep article URL (/2024/05/a-post/) would otherwise spend the
+// discovery's requests on folders no blog is installed in.
+const maxFolderRoots = 2
+
+// installRoots returns where the software behind a page may be installed,
+// nearest first: the installation the page revealed (a WordPress blog's
+// root, from its wp-content links), "/" for a hosted service (its sites
+// live at the host's root), else the page's folder, its parent and the
+// site's root. "/blog/" is tried before "/" for /blog/a-post, so a blog
+// installed in a folder is found, and found before a feed of the site
+// itself.
+func installRoots(page *url.URL, info pageInfo, plat *platform) []string {
+	if own := ownRoot(info, plat, page.Hostname()); own != "" {
+		return []string{own}
 	}
-	return strings.TrimSuffix(root, "/") + template
+	var roots []string
+	dir := page.EscapedPath()
+	for len(roots) < maxFolderRoots {
+		i := strings.LastIndex(dir, "/")
+		if i <= 0 {
+			break
+		}
+		dir = dir[:i]
+		roots = append(roots, dir+"/")
+	}
+	return append(roots, "/")
+}
+
+// ownRoot returns the root of the installation the page shows it belongs
+// to, "" when it does not say: a WordPress root from the page's own links,
+// or "/" for a page of a hosted service.
+func ownRoot(info pageInfo, plat *platform, host string) string {
+	switch {
+	case plat == nil:
+		return ""
+	case plat.name == "wordpress" && info.wpRoot != "":
+		return info.wpRoot
+	case plat.hostedAt(host):
+		return "/"
+	}
+	return ""
+}
+
+// hostedAt reports whether host is one of the platform's hosted sites.
+func (p *platform) hostedAt(host string) bool {
+	host = strings.ToLower(host)
+	for _, h := range p.hosts {
+		if host == h || (strings.HasPrefix(h, ".") && strings.HasSuffix(host, h)) {
+			return true
+		}
+	}
+	return false
+}
+
+// rememberedRoots returns the roots under which a path remembered under
+// root is tried for the page. It is trusted where it was found only when
+// the page belongs there: the page's own installation root (own, when the
+// page reveals one) is that root, or, when the page reveals none, the page
+// lies under it. Otherwise the path belongs to another part of the domain
+// (a blog in /blog/ seen from /news/, which has its own), and only the
+// remembered template is reused, under the page's own roots.
+func rememberedRoots(root string, page *url.URL, roots []string, own string) []string {
+	switch {
+	case own != "" && own == root:
+		return []string{root}
+	case own == "" && strings.HasPrefix(page.EscapedPath(), root):
+		return []string{root}
+	}
+	return roots
+}
+
+// pathPattern is the memory pattern of a template expanded under root:
+// "path:/feed/" under the site's root, "path:/feed/ root=/blog/" under
+// /blog/; a template that is a query on the page's URL has no root.
+func pathPattern(template, root string) string {
+	if root == "/" || !strings.HasPrefix(template, "/") {
+		return "path:" + template
+	}
+	return "path:" + template + " root=" + root
+}
+
+// parsePathPattern reads a pattern written by pathPattern; ok is false for
+// the other patterns. A pattern written before roots were kept
+// ("path:/blog/feed/") reads as a template under the site's root.
+func parsePathPattern(pattern string) (template, root string, ok bool) {
+	rest, ok := strings.CutPrefix(pattern, "path:")
+	if !ok || rest == "" {
+		return "", "", false
+	}
+	template, root, found := strings.Cut(rest, " root=")
+	if !found || !strings.HasPrefix(root, "/") || !strings.HasSuffix(root, "/") {
+		root = "/"
+	}
+	return template, root, true
 }

@@ -32,6 +32,11 @@ type Metrics struct {
 	requests        *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
 	cache           *prometheus.CounterVec
+	// WebSub (docs/WEBSUB.md).
+	verifications *prometheus.CounterVec
+	deliveries    *prometheus.CounterVec
+	pushes        *prometheus.CounterVec
+	badSignatures prometheus.Counter
 }
 
 // New creates the collectors in a registry of their own, together with the
@@ -66,8 +71,25 @@ func New() *Metrics {
 			Name: "dynamo_cache_lookups_total",
 			Help: "Lookups in the cache of rendered answers, by result (hit or miss).",
 		}, []string{"result"}),
+		verifications: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dynamo_websub_verifications_total",
+			Help: "WebSub verifications of intent, by role (hub: Dynamo verified a subscriber; subscriber: a hub verified Dynamo) and outcome (ok, failed).",
+		}, []string{"role", "outcome"}),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dynamo_websub_deliveries_total",
+			Help: "Content distributions Dynamo's hub attempted, by outcome (ok; retry: failed, to be retried; given_up: failed for the last time).",
+		}, []string{"outcome"}),
+		pushes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dynamo_websub_pushes_total",
+			Help: "Content distributions received from sources' hubs, by outcome (stored, unchanged, error, rejected_signature, too_large, unknown).",
+		}, []string{"outcome"}),
+		badSignatures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "dynamo_websub_signatures_rejected_total",
+			Help: "Pushes refused for a missing or wrong X-Hub-Signature; nothing of them was stored.",
+		}),
 	}
 	m.registry.MustRegister(
+		m.verifications, m.deliveries, m.pushes, m.badSignatures,
 		m.polls, m.pollDuration, m.versions, m.requests, m.requestDuration, m.cache,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -79,7 +101,43 @@ func New() *Metrics {
 	}
 	m.cache.WithLabelValues("hit")
 	m.cache.WithLabelValues("miss")
+	for _, role := range []string{"hub", "subscriber"} {
+		m.verifications.WithLabelValues(role, "ok")
+		m.verifications.WithLabelValues(role, "failed")
+	}
+	for _, o := range []string{"ok", "retry", "given_up"} {
+		m.deliveries.WithLabelValues(o)
+	}
+	for _, o := range []string{"stored", "unchanged", "error", "rejected_signature", "too_large", "unknown"} {
+		m.pushes.WithLabelValues(o)
+	}
 	return m
+}
+
+// Verification counts a WebSub verification of intent (websub.Observer).
+func (m *Metrics) Verification(role, outcome string) {
+	if m != nil {
+		m.verifications.WithLabelValues(role, outcome).Inc()
+	}
+}
+
+// Delivery counts a content distribution by Dynamo's hub (websub.Observer).
+func (m *Metrics) Delivery(outcome string) {
+	if m != nil {
+		m.deliveries.WithLabelValues(outcome).Inc()
+	}
+}
+
+// Push counts a content distribution received (websub.Observer); a
+// rejected signature is also counted on its own.
+func (m *Metrics) Push(outcome string) {
+	if m == nil {
+		return
+	}
+	m.pushes.WithLabelValues(outcome).Inc()
+	if outcome == "rejected_signature" {
+		m.badSignatures.Inc()
+	}
 }
 
 // Registry is the registry holding the collectors, for callers that add
@@ -156,6 +214,9 @@ func (m *Metrics) Observe(next http.Handler) http.Handler {
 			sw.status = http.StatusOK
 		}
 		m.ObserveRequest(Route(r.Pattern), sw.status, time.Since(start))
+		if pattern, ok := r.Context().Value(patternKey{}).(*string); ok {
+			*pattern = r.Pattern
+		}
 	})
 }
 
@@ -174,10 +235,12 @@ func Route(pattern string) string {
 	return strings.TrimSuffix(pattern, "{$}")
 }
 
-// statusWriter remembers the status code a handler wrote.
+// statusWriter remembers the status code a handler wrote and counts the
+// bytes of its body.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	bytes  int64
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -191,7 +254,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.

@@ -1,5 +1,5 @@
-// Package nativefeed reads the feeds that sites publish themselves (SPEC
-// §7): RSS 0.9x, RSS 1.0, RSS 2.0, Atom and JSON Feed, parsed with
+// Package nativefeed reads the feeds that sites publish themselves
+// (docs/NATIVE_FEEDS.md): RSS 0.9x, RSS 1.0, RSS 2.0, Atom and JSON Feed, parsed with
 // mmcdole/gofeed and normalized into XMLData, so that the archive,
 // queries and the four output formats treat them exactly like annotated
 // pages.

@@ -162,8 +162,8 @@ func TestRSS20(t *testing.T) {
 	if img := items[1].Image; img == nil || img.URL != "https://cdn.example.com/b.jpg" || img.Link != items[1].Link {
 		t.Errorf("media:content image = %+v", img)
 	}
-	if got := ext(items[1].Extensions, "dynamo", "enclosure"); len(got) != 1 || got[0] != "https://cdn.example.com/b.mp3" {
-		t.Errorf("enclosure = %v", got)
+	if got := items[1].Enclosures; len(got) != 1 || got[0] != (dynamo.Enclosure{URL: "https://cdn.example.com/b.mp3", Type: "audio/mpeg", Length: 1234}) {
+		t.Errorf("enclosures = %+v", got)
 	}
 	if got := ext(items[4].Extensions, "dc", "date"); len(got) != 1 || got[0] != "sometime last week" {
 		t.Errorf("unreadable date = %v, want its text kept", got)
@@ -198,8 +198,11 @@ func TestAtom(t *testing.T) {
 	if want := `<p>XHTML <a href="https://blog.example.net/about">content</a></p>`; hello.Description != want {
 		t.Errorf("xhtml content = %q, want %q", hello.Description, want)
 	}
-	if got := ext(hello.Extensions, "dcterms", "modified"); len(got) != 1 || got[0] != "2026-11-20T18:30:02Z" {
-		t.Errorf("dcterms:modified = %v", got)
+	if got := hello.Updated.Format(time.RFC3339); got != "2026-11-20T18:30:02Z" {
+		t.Errorf("updated = %s", got)
+	}
+	if got := ext(hello.Extensions, "dcterms", "modified"); len(got) != 0 {
+		t.Errorf("dcterms:modified kept beside Updated: %v", got)
 	}
 	if text.Text != "if a < b && c > d then <b>not bold</b>" {
 		t.Errorf("type=text content read as markup: text %q, description %q", text.Text, text.Description)

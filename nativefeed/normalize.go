@@ -5,7 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html"
+	"mime"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +20,9 @@ import (
 	"github.com/dynamo-feeds/dynamo/dates"
 )
 
-// nsDCTerms holds dcterms:modified, the date an item was last updated.
-const nsDCTerms = "http://purl.org/dc/terms/"
+// nsITunes is Apple's podcast namespace, whose item fields worth keeping
+// (duration, episode, season, explicit) become extensions.
+const nsITunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 
 // normalizer builds the Resource from a parsed feed.
 type normalizer struct {
@@ -174,6 +178,8 @@ func (n *normalizer) item(i int, fi *gofeed.Item) (it dynamo.Item, key idKey, ok
 		}
 	}
 	it.Extensions = n.itemExtensions(i, fi, base)
+	it.Updated = takeModified(&it.Extensions)
+	it.Enclosures = n.enclosures(i, fi, base)
 	return it, key, true
 }
 
@@ -243,13 +249,107 @@ func (n *normalizer) itemExtensions(i int, fi *gofeed.Item, base *url.URL) []dyn
 			exts = append(exts, dc("subject", c))
 		}
 	}
+	return append(exts, iTunes(fi.ITunesExt)...)
+}
+
+// takeModified removes a dcterms:modified extension that holds a time and
+// returns that time: the item's Updated. One whose text could not be read
+// stays an extension, as unreadable dates do.
+func takeModified(exts *[]dynamo.Extension) time.Time {
+	for i, e := range *exts {
+		if dynamo.IsModifiedExtension(e) {
+			if t, err := time.Parse(time.RFC3339, e.Value); err == nil {
+				*exts = slices.Delete(*exts, i, i+1)
+				return t
+			}
+		}
+	}
+	return time.Time{}
+}
+
+// enclosures are the item's files: RSS <enclosure>, Atom link
+// rel="enclosure" and JSON Feed attachments (gofeed gathers the three),
+// then Media RSS media:content that is not a picture (the picture is the
+// item's image), each URL once. A length or type that is not one is left
+// out, with a warning.
+func (n *normalizer) enclosures(i int, fi *gofeed.Item, base *url.URL) []dynamo.Enclosure {
+	var out []dynamo.Enclosure
+	add := func(rawURL, mediaType, length string) {
+		if strings.TrimSpace(rawURL) == "" {
+			return
+		}
+		u, problem := resolveLink(base, rawURL)
+		if problem != "" {
+			n.w.add("item %d: the enclosure %s; left out", i+1, problem)
+			return
+		}
+		if slices.ContainsFunc(out, func(e dynamo.Enclosure) bool { return e.URL == u }) {
+			return
+		}
+		e := dynamo.Enclosure{URL: u}
+		if t := strings.TrimSpace(mediaType); t != "" {
+			if mt, _, err := mime.ParseMediaType(t); err == nil && strings.Count(mt, "/") == 1 {
+				e.Type = t
+			} else {
+				n.w.add("item %d: the enclosure's type %q is not a media type; left out", i+1, truncate(t, 60))
+			}
+		}
+		if l := strings.TrimSpace(length); l != "" {
+			if v, err := strconv.ParseInt(l, 10, 64); err == nil && v >= 0 {
+				e.Length = v
+			} else {
+				n.w.add("item %d: the enclosure's length %q is not a size in bytes; left out", i+1, truncate(l, 60))
+			}
+		}
+		out = append(out, e)
+	}
 	for _, e := range fi.Enclosures {
-		if e == nil || strings.TrimSpace(e.URL) == "" {
+		if e != nil {
+			add(e.URL, e.Type, e.Length)
+		}
+	}
+	media := fi.Extensions["media"]
+	contents := media["content"]
+	for _, g := range media["group"] {
+		contents = append(contents, g.Children["content"]...)
+	}
+	for _, c := range contents {
+		if c.Attrs["medium"] == "image" || strings.HasPrefix(c.Attrs["type"], "image/") {
 			continue
 		}
-		if u, problem := resolveLink(base, e.URL); problem == "" {
-			exts = append(exts, dynamo.Extension{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: "enclosure", Value: u})
+		add(c.Attrs["url"], c.Attrs["type"], c.Attrs["fileSize"])
+	}
+	return out
+}
+
+var (
+	itunesDuration = regexp.MustCompile(`^\d+(:\d{1,2}){0,2}$`)
+	positiveNumber = regexp.MustCompile(`^[1-9]\d{0,8}$`)
+)
+
+// iTunes keeps the podcast fields of an item that readers use (duration,
+// episode, season, explicit) as itunes: extensions, when their values have
+// the form Apple's specification gives them. The episode's picture is the
+// item's image already.
+func iTunes(x *gofeedext.ITunesItemExtension) []dynamo.Extension {
+	if x == nil {
+		return nil
+	}
+	var exts []dynamo.Extension
+	add := func(local, value string, ok bool) {
+		if ok {
+			exts = append(exts, dynamo.Extension{URI: nsITunes, Prefix: "itunes", LocalName: local, Value: value})
 		}
+	}
+	d, ep, season := strings.TrimSpace(x.Duration), strings.TrimSpace(x.Episode), strings.TrimSpace(x.Season)
+	add("duration", d, itunesDuration.MatchString(d))
+	add("episode", ep, positiveNumber.MatchString(ep))
+	add("season", season, positiveNumber.MatchString(season))
+	switch explicit := strings.ToLower(strings.TrimSpace(x.Explicit)); explicit {
+	case "true", "yes":
+		add("explicit", "true", true)
+	case "false", "no", "clean":
+		add("explicit", "false", true)
 	}
 	return exts
 }
@@ -268,7 +368,7 @@ func (n *normalizer) dates(what, published string, publishedParsed *time.Time, u
 		return exts
 	}
 	if upd, updOK := n.date(what, updated, updatedParsed); upd != "" && (upd != pub || !pubOK || !updOK) {
-		exts = append(exts, dynamo.Extension{URI: nsDCTerms, Prefix: "dcterms", LocalName: "modified", Value: upd})
+		exts = append(exts, dynamo.Extension{URI: dynamo.NamespaceDCTerms, Prefix: "dcterms", LocalName: "modified", Value: upd})
 	}
 	return exts
 }

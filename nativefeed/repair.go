@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"mime"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +15,10 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/wlynxg/chardet"
+
+	"github.com/dynamo-feeds/dynamo/encodings"
 )
 
 // repairs collects what was repaired, for the warnings.
@@ -25,11 +28,13 @@ func (r *repairs) add(format string, args ...any) {
 	r.notes = append(r.notes, fmt.Sprintf(format, args...))
 }
 
-// toUTF8 decodes a feed to UTF-8. The encoding is, in order: a byte order
-// mark; UTF-16 recognized from its first bytes; the XML declaration's;
-// the Content-Type charset (XML only: JSON is always UTF-8). Real feeds
-// often misdeclare it, so the bytes have the last word: a feed declared in
-// a legacy encoding that is valid UTF-8 (with non-ASCII in it) is read as
+// toUTF8 decodes a feed to UTF-8. For XML the encoding is, in RFC 7303
+// §3.2's order (feedparser's too): a byte order mark; UTF-16 recognized
+// from its first bytes; the Content-Type charset; the XML declaration's;
+// and when none is declared, UTF-8 if the bytes are UTF-8, else what the
+// detector finds (detectLegacy). JSON is always UTF-8. Real feeds often
+// misdeclare it, so the bytes have the last word: a feed declared in a
+// legacy encoding that is valid UTF-8 (with non-ASCII in it) is read as
 // UTF-8, and bytes that are not UTF-8 in a feed read as UTF-8 are read as
 // windows-1252, which is what such stray bytes nearly always are.
 func toUTF8(body []byte, contentType string, isXML bool, rep *repairs) string {
@@ -44,25 +49,80 @@ func toUTF8(body []byte, contentType string, isXML bool, rep *repairs) string {
 	if !isXML {
 		return utf8Lenient(body, rep)
 	}
-	label, from := xmlDeclEncoding(body), "the XML declaration"
+	label, from := encodings.HTTPCharset(contentType), "the Content-Type header"
 	if label == "" {
-		label, from = httpCharset(contentType), "the Content-Type header"
+		label, from = xmlDeclEncoding(body), "the XML declaration"
 	}
 	if label == "" {
-		return utf8Lenient(body, rep)
+		return detectLegacy(body, rep)
 	}
 	enc, name := charset.Lookup(label)
 	switch {
 	case enc == nil:
-		rep.add("%s names an unknown encoding %q; read as UTF-8", from, label)
-		return utf8Lenient(body, rep)
+		rep.add("%s names an unknown encoding %q", from, label)
+		return detectLegacy(body, rep)
 	case name == "utf-8", strings.HasPrefix(name, "utf-16"): // a declaration readable as ASCII is not UTF-16
 		return utf8Lenient(body, rep)
-	case utf8.Valid(body) && hasHighBit(body):
+	case utf8.Valid(body) && encodings.HasHighBit(body):
 		rep.add("%s says %s but the feed is UTF-8; read as UTF-8", from, name)
 		return string(body)
 	}
 	return decodeWith(enc, name, body, rep)
+}
+
+// Detection of undeclared encodings.
+const (
+	// detectLimit bounds the bytes the detector reads: enough text for
+	// its statistics, a bounded cost whatever the feed's size.
+	detectLimit = 64 << 10
+	// sureConfidence is the detector's confidence below which its answer
+	// is not used. Its answers on legacy feeds are 0.8–0.99 (feedparser's
+	// Big5, EUC-JP, EUC-KR, GB2312, KOI8-R, Shift_JIS, TIS-620 and
+	// windows-1255 samples); mostly-ASCII text with a few stray bytes
+	// scores far lower.
+	sureConfidence = 0.5
+)
+
+// detectLegacy reads a feed that declares no encoding. XML's default is
+// UTF-8, so valid UTF-8 is read so, as is text that is mostly UTF-8 with a
+// few stray bytes (utf8Lenient). Anything else is in a legacy encoding
+// that the detector (wlynxg/chardet, a port of the detector feedparser
+// uses) names; when it is unsure, the bytes are read as windows-1252 and a
+// warning says so.
+func detectLegacy(body []byte, rep *repairs) string {
+	if utf8.Valid(body) || mostlyUTF8(body) {
+		return utf8Lenient(body, rep)
+	}
+	guess := chardet.Detect(body[:min(len(body), detectLimit)])
+	enc, name := charset.Lookup(guess.Encoding)
+	if enc == nil || guess.Confidence < sureConfidence {
+		rep.add("the feed declares no encoding and is not UTF-8; the detector is unsure (%q, confidence %.2f): read as windows-1252",
+			guess.Encoding, guess.Confidence)
+		return decodeWith(charmap.Windows1252, "windows-1252", body, rep)
+	}
+	rep.add("the feed declares no encoding and is not UTF-8; detected %s (confidence %.2f)", name, guess.Confidence)
+	if name == "utf-8" {
+		return utf8Lenient(body, rep)
+	}
+	return decodeWith(enc, name, body, rep)
+}
+
+// mostlyUTF8 reports whether b has more valid multi-byte UTF-8 sequences
+// than bytes that are not UTF-8: a UTF-8 feed with stray legacy bytes in
+// it, rather than a legacy feed.
+func mostlyUTF8(b []byte) bool {
+	multi, bad := 0, 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		switch {
+		case r == utf8.RuneError && size == 1:
+			bad++
+		case size > 1:
+			multi++
+		}
+		b = b[size:]
+	}
+	return multi > bad
 }
 
 func decodeWith(enc encoding.Encoding, name string, body []byte, rep *repairs) string {
@@ -97,15 +157,6 @@ func utf8Lenient(b []byte, rep *repairs) string {
 	return sb.String()
 }
 
-func hasHighBit(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return true
-		}
-	}
-	return false
-}
-
 var (
 	xmlDecl         = regexp.MustCompile(`^\s*<\?xml[^>]*?\?>`)
 	encodingPseudo  = regexp.MustCompile(`\sencoding\s*=\s*("[^"]*"|'[^']*')`)
@@ -135,17 +186,6 @@ func dropEncodingDecl(text string) string {
 	}
 	decl := encodingPseudo.ReplaceAllString(text[loc[0]:loc[1]], "")
 	return text[:loc[0]] + decl + text[loc[1]:]
-}
-
-func httpCharset(contentType string) string {
-	if contentType == "" {
-		return ""
-	}
-	_, params, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(params["charset"])
 }
 
 // legalXMLChar reports whether XML 1.0 allows r in a document.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
 )
 
 func rssDoc(decl, title, extra string) string {
@@ -61,7 +62,16 @@ func TestRepairs(t *testing.T) {
 		{name: "latin-1 as declared", body: rssDoc(`<?xml version="1.0" encoding="ISO-8859-1"?>`, win1252("Café"), ""), title: "Café"},
 		{name: "koi8-r as declared", body: rssDoc(`<?xml version='1.0' encoding='koi8-r'?>`, koi8r("Привет"), ""), title: "Привет"},
 		{name: "charset from http", body: rssDoc("", win1252("Café"), ""), contentType: "application/rss+xml; charset=windows-1252", title: "Café"},
-		{name: "declaration beats http", body: rssDoc(utf8Decl, "Café", ""), contentType: "text/xml; charset=iso-8859-1", title: "Café"},
+		{name: "http beats the declaration", body: rssDoc(utf8Decl, win1251("Привет"), ""), contentType: "text/xml; charset=windows-1251", title: "Привет"},
+		{name: "http charset with defects", body: rssDoc(utf8Decl, win1252("Café"), ""), contentType: "text/xml;charset= 'iso-8859-1'", title: "Café"},
+		{name: "http charset wrong, bytes utf-8", body: rssDoc(utf8Decl, "Café", ""), contentType: "text/xml; charset=iso-8859-1",
+			title: "Café", warning: "the Content-Type header says windows-1252 but the feed is UTF-8"},
+		{name: "undeclared koi8-r detected", body: rssDoc("", koi8r("Новости дня: правительство обсудило новый бюджет"), ""),
+			title: "Новости дня: правительство обсудило новый бюджет", warning: "detected koi8-r"},
+		{name: "undeclared shift_jis detected", body: rssDoc("", shiftJIS("今日のニュース：新しい予算が議会で承認されました"), ""),
+			title: "今日のニュース：新しい予算が議会で承認されました", warning: "detected shift_jis"},
+		{name: "undeclared, detector unsure", body: rssDoc("", "A\x81\x8d\x8f\x90\x9d B", ""),
+			title: "A\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD B", warning: "the detector is unsure"},
 		{name: "unknown encoding", body: rssDoc(`<?xml version="1.0" encoding="x-klingon"?>`, "Qapla'", ""),
 			title: "Qapla'", warning: "unknown encoding"},
 		{name: "utf-16 with bom", body: string(utf16le(rssDoc(`<?xml version="1.0" encoding="utf-16"?>`, "Grüße", ""))), title: "Grüße"},
@@ -97,6 +107,22 @@ func TestRepairs(t *testing.T) {
 			wantWarnings(t, res.Warnings, tc.warning)
 		})
 	}
+}
+
+func win1251(s string) string {
+	b, err := charmap.Windows1251.NewEncoder().String(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func shiftJIS(s string) string {
+	b, err := japanese.ShiftJIS.NewEncoder().String(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func koi8r(s string) string {

@@ -1,7 +1,7 @@
 // Package opml reads and writes OPML subscription lists, the format in
 // which feed readers import and export the feeds they follow (OPML 1.0 and
-// 2.0). Folders of outlines become an entry's category, a "/"-separated
-// path; Dynamo's own settings for a source travel in attributes of its
+// 2.0). Folders of outlines become an entry's category: a folder's name,
+// "/" included, or the names of nested folders joined with "/"; Dynamo's own settings for a source travel in attributes of its
 // namespace, which other readers ignore.
 //
 // Parse is tolerant of the files real readers write (no head, element and
@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/html/charset"
@@ -26,6 +27,10 @@ import (
 // Namespace is the XML namespace of Dynamo's attributes on outlines
 // (Entry.Extra); Write binds it to the prefix "dynamo".
 const Namespace = "https://github.com/dynamo-feeds/dynamo/ns/opml"
+
+// MinifluxNamespace is the namespace of Miniflux's attributes on outlines;
+// of them, Dynamo reads and writes miniflux:disabled (Entry.Disabled).
+const MinifluxNamespace = "https://miniflux.app/opml"
 
 // FreshRSSNamespace is the namespace of FreshRSS's attributes on outlines
 // (Entry.FreshRSS), such as the XPath expressions of its "HTML + XPath"
@@ -58,6 +63,9 @@ type Entry struct {
 	// FreshRSS holds the outline's attributes in FreshRSSNamespace, by
 	// local name (xPathItem, xPathItemTitle…); nil when it has none.
 	FreshRSS map[string]string
+	// Disabled is Miniflux's miniflux:disabled="true": the reader does not
+	// poll the feed (Dynamo's paused).
+	Disabled bool
 }
 
 // Parse reads an OPML document and returns its subscriptions, in document
@@ -176,6 +184,7 @@ func (p *parser) end(t xml.EndElement) error {
 func (p *parser) outline(attrs []xml.Attr) error {
 	a := map[string]string{}
 	var extra, frss map[string]string
+	disabled := false
 	for _, at := range attrs {
 		if at.Name.Space == Namespace || strings.EqualFold(at.Name.Space, "dynamo") {
 			if extra == nil {
@@ -189,6 +198,12 @@ func (p *parser) outline(attrs []xml.Attr) error {
 				frss = map[string]string{}
 			}
 			frss[at.Name.Local] = at.Value
+			continue
+		}
+		if at.Name.Space == MinifluxNamespace || strings.EqualFold(at.Name.Space, "miniflux") {
+			if strings.EqualFold(at.Name.Local, "disabled") {
+				disabled, _ = strconv.ParseBool(strings.TrimSpace(at.Value)) // Miniflux's own reading: anything else is not true
+			}
 			continue
 		}
 		if at.Name.Space != "" {
@@ -223,7 +238,7 @@ func (p *parser) outline(attrs []xml.Attr) error {
 	}
 	p.entries = append(p.entries, Entry{
 		Title: title, XMLURL: feed, HTMLURL: strings.TrimSpace(a["htmlurl"]), Category: category, Extra: extra,
-		Type: nonFeedType(a["type"]), FreshRSS: frss,
+		Type: nonFeedType(a["type"]), FreshRSS: frss, Disabled: disabled,
 	})
 	return nil
 }
@@ -263,7 +278,7 @@ func clip(s string) string {
 	return s
 }
 
-// folder is a category in the tree Write outputs.
+// folder is a category Write outputs (the root holds the uncategorized).
 type folder struct {
 	name    string
 	entries []Entry
@@ -281,14 +296,17 @@ func (f *folder) sub(name string) *folder {
 	return s
 }
 
-// Write writes entries as an OPML 2.0 document, nesting each in the folders
-// of its category. Within a folder, its entries come first, in the order
-// given, then its subfolders in the order they first appear; Parse reads
-// back the same entries (with categories normalized), in that order. Every
-// entry needs an XMLURL, and Extra's keys must be XML names.
+// Write writes entries as an OPML 2.0 document, each in one folder outline
+// named by its whole category, "/" included: feed readers (Miniflux,
+// FreshRSS) have flat categories, and a category "News/Local" must come
+// back as itself, not as a folder inside another. Entries without a
+// category come first, then the folders in the order they first appear,
+// each with its entries in the order given; Parse reads back the same
+// entries (with categories normalized), in that order. Every entry needs an
+// XMLURL, and Extra's keys must be XML names.
 func Write(w io.Writer, entries []Entry) error {
 	root := &folder{}
-	namespaced, freshRSS := false, false
+	namespaced, freshRSS, miniflux := false, false, false
 	for i, e := range entries {
 		if strings.TrimSpace(e.XMLURL) == "" {
 			return fmt.Errorf("opml: entry %d (%q) has no xmlUrl", i+1, e.Title)
@@ -307,11 +325,10 @@ func Write(w io.Writer, entries []Entry) error {
 		}
 		f := root
 		if c := NormalizeCategory(e.Category); c != "" {
-			for _, seg := range strings.Split(c, "/") {
-				f = f.sub(seg)
-			}
+			f = f.sub(c)
 		}
 		f.entries = append(f.entries, e)
+		miniflux = miniflux || e.Disabled
 	}
 	var b bytes.Buffer
 	b.WriteString(xml.Header)
@@ -321,6 +338,9 @@ func Write(w io.Writer, entries []Entry) error {
 	}
 	if freshRSS {
 		b.WriteString(` xmlns:frss="` + FreshRSSNamespace + `"`)
+	}
+	if miniflux {
+		b.WriteString(` xmlns:miniflux="` + MinifluxNamespace + `"`)
 	}
 	b.WriteString(">\n  <head>\n    <title>Dynamo sources</title>\n  </head>\n  <body>\n")
 	writeFolder(&b, root, 2)
@@ -363,6 +383,9 @@ func writeFolder(b *bytes.Buffer, f *folder, depth int) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			attr(b, "frss:"+k, e.FreshRSS[k])
+		}
+		if e.Disabled {
+			attr(b, "miniflux:disabled", "true")
 		}
 		b.WriteString("/>\n")
 	}

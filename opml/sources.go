@@ -78,6 +78,7 @@ func SourceEntry(src *dynamo.Source, base string) Entry {
 	if src.Kind == dynamo.KindHTML {
 		e.HTMLURL = src.URL
 	}
+	e.Disabled = src.Paused // Miniflux's paused feed; dynamo:paused says it too
 	for _, name := range dynamo.ConfigFields() {
 		text, set := src.ConfigText(name)
 		// The category is the folder; a folder path is read back trimmed
@@ -128,7 +129,8 @@ func freshRSSEntry(src *dynamo.Source) Entry {
 
 // EntrySource makes the source an entry describes: the feed at its xmlUrl,
 // in its category, with the settings of its dynamo: attributes, and
-// otherwise the defaults of a registration, except that an entry without
+// otherwise the defaults of a registration (paused when Miniflux disabled
+// it and dynamo:paused does not say), except that an entry without
 // dynamo:kind is a feed, since OPML's xmlUrl is a feed's address. An entry
 // without dynamo:id gets the id dynamo.DeriveSourceID makes of its URL, and
 // derived says so. The source is neither normalized nor validated; an
@@ -168,6 +170,9 @@ func EntrySource(e Entry) (src *dynamo.Source, derived bool, err error) {
 				return src, false, fmt.Errorf("dynamo:%s: %w", k, err)
 			}
 		}
+	}
+	if _, given := e.Extra["paused"]; !given && e.Disabled {
+		src.Paused = true // Miniflux's miniflux:disabled
 	}
 	if _, given := e.Extra["id"]; !given {
 		derived = true

@@ -3,8 +3,10 @@ package poller_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -17,6 +19,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/poller"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/storage/postgres"
+	"github.com/dynamo-feeds/dynamo/storage/sqlite"
 )
 
 // benchHosts is how many origin hosts the benchmarks spread their sources
@@ -24,25 +27,46 @@ import (
 // so a single origin would measure that rule, not the poller.
 const benchHosts = 16
 
-// benchPoller registers n sources, spread over benchHosts origins serving
-// handler, in a fresh PostgreSQL database.
-func benchPoller(b *testing.B, handler http.Handler, n int) (*poller.Poller, []string) {
-	b.Helper()
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, pgtest.DSN(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
+// benchStores are the stores the poll benchmarks run on, each fresh.
+var benchStores = []struct {
+	name string
+	open func(b *testing.B) (dynamo.Store, error)
+}{
+	{"postgres", func(b *testing.B) (dynamo.Store, error) { return postgres.Open(context.Background(), pgtest.DSN(b)) }},
+	{"sqlite", func(b *testing.B) (dynamo.Store, error) {
+		return sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "dynamo.db"))
+	}},
+}
+
+// benchOrigins starts benchHosts origins serving handler and returns the
+// URLs of n pages spread over them.
+func benchOrigins(b *testing.B, handler http.Handler, n int) []string {
 	origins := make([]*httptest.Server, benchHosts)
 	for i := range origins {
 		origins[i] = httptest.NewServer(handler)
 		b.Cleanup(origins[i].Close)
 	}
-	ids := make([]string, n)
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("%s/p%03d", origins[i%benchHosts].URL, i)
+	}
+	return urls
+}
+
+// benchPoller registers a source for each URL in a fresh store opened by
+// open.
+func benchPoller(b *testing.B, open func(*testing.B) (dynamo.Store, error), urls []string) (*poller.Poller, []string) {
+	b.Helper()
+	ctx := context.Background()
+	st, err := open(b)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	ids := make([]string, len(urls))
 	for i := range ids {
 		ids[i] = fmt.Sprintf("s%03d", i)
-		src := &dynamo.Source{ID: ids[i], URL: fmt.Sprintf("%s/p%03d", origins[i%benchHosts].URL, i), Kind: dynamo.KindHTML,
+		src := &dynamo.Source{ID: ids[i], URL: urls[i], Kind: dynamo.KindHTML,
 			Interval: dynamo.Duration(time.Hour), Policy: "flat"}
 		if err := st.CreateSource(ctx, src); err != nil {
 			b.Fatal(err)
@@ -59,22 +83,56 @@ func benchPoller(b *testing.B, handler http.Handler, n int) (*poller.Poller, []s
 // pollAll polls the sources round-robin from parallel goroutines, as the
 // poller's workers do, and reports polls per second.
 func pollAll(b *testing.B, p *poller.Poller, ids []string, want dynamo.PollStatus) {
+	inParallel(b, len(ids), func(n int) error {
+		out, err := p.PollNow(context.Background(), ids[n])
+		if err == nil && out.Status != want {
+			err = fmt.Errorf("%s: %+v, want %s", ids[n], out, want)
+		}
+		return err
+	})
+}
+
+// fetchAll is pollAll's baseline: a bare net/http client fetching the same
+// pages from the same goroutines, sending etag as If-None-Match when set
+// and reading every body.
+func fetchAll(b *testing.B, urls []string, etag string, want int) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchHosts}}
+	inParallel(b, len(urls), func(n int) error {
+		req, err := http.NewRequest(http.MethodGet, urls[n], nil)
+		if err != nil {
+			return err
+		}
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			return err
+		}
+		if resp.StatusCode != want {
+			return fmt.Errorf("GET %s: %s, want %d", urls[n], resp.Status, want)
+		}
+		return nil
+	})
+}
+
+// inParallel calls poll with source numbers round-robin from benchHosts
+// goroutines, each on its own sources (as leases would have it), and
+// reports polls per second and the process's CPU per poll.
+func inParallel(b *testing.B, sources int, poll func(n int) error) {
 	var workers atomic.Int64
 	b.SetParallelism(benchHosts / max(1, runtime.GOMAXPROCS(0)))
 	cpuStart := cpuTime(b)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
-		// Each goroutine polls its own sources, as leases would have it.
 		worker, parallel := int(workers.Add(1))-1, benchHosts/max(1, runtime.GOMAXPROCS(0))*runtime.GOMAXPROCS(0)
 		for n := worker; pb.Next(); n += parallel {
-			id := ids[n%len(ids)]
-			out, err := p.PollNow(context.Background(), id)
-			if err != nil {
+			if err := poll(n % sources); err != nil {
 				b.Error(err)
-				return
-			}
-			if out.Status != want {
-				b.Errorf("%s: %+v, want %s", id, out, want)
 				return
 			}
 		}
@@ -96,22 +154,54 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkPollNotModified polls sources whose origin answers 304.
-func BenchmarkPollNotModified(b *testing.B) {
-	p, ids := benchPoller(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// BenchmarkPoll measures polls of 64 sources on 16 loopback origins from
+// 16 goroutines, on each store, beside a bare net/http client fetching the
+// same pages in the same run: "notmodified", origins answering 304 to the
+// ETag of the first poll; "changed", 48 KB pages that gain a story on
+// every request, so each poll parses the page and stores a version with
+// one new item among fifty. Every source is polled once before the timer.
+func BenchmarkPoll(b *testing.B) {
+	notModified := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("If-None-Match") == `"v1"` {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
 		w.Header().Set("ETag", `"v1"`)
 		fmt.Fprint(w, annotated("Only story of "+r.URL.Path))
-	}), 64)
-	for _, id := range ids { // the first poll stores a version and the ETag
-		if _, err := p.PollNow(context.Background(), id); err != nil {
-			b.Fatal(err)
+	})
+	var served atomic.Int64
+	changed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, changingPage(r.URL.Path, served.Add(1)))
+	})
+	for _, c := range []struct {
+		name     string
+		handler  http.Handler
+		etag     string
+		bare     int
+		want     dynamo.PollStatus
+		pageSize bool
+	}{
+		{"notmodified", notModified, `"v1"`, http.StatusNotModified, dynamo.StatusNotModified, false},
+		{"changed", changed, "", http.StatusOK, dynamo.StatusChanged, true},
+	} {
+		b.Run(c.name+"/bare", func(b *testing.B) {
+			fetchAll(b, benchOrigins(b, c.handler, 64), c.etag, c.bare)
+		})
+		for _, st := range benchStores {
+			b.Run(c.name+"/"+st.name, func(b *testing.B) {
+				p, ids := benchPoller(b, st.open, benchOrigins(b, c.handler, 64))
+				for _, id := range ids { // the first poll stores a version (and the ETag)
+					if _, err := p.PollNow(context.Background(), id); err != nil {
+						b.Fatal(err)
+					}
+				}
+				pollAll(b, p, ids, c.want)
+				if c.pageSize {
+					b.ReportMetric(float64(len(changingPage("/p000", 1))), "page-bytes")
+				}
+			})
 		}
 	}
-	pollAll(b, p, ids, dynamo.StatusNotModified)
 }
 
 // changingPage is a 50 KB annotated page of 50 stories, each a title and a
@@ -131,22 +221,4 @@ func changingPage(path string, n int64) string {
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()
-}
-
-// BenchmarkPollChanged polls 50 KB annotated pages that gain a story on
-// every request, so each poll parses the page and stores a new version
-// with one new item. A first poll of every source, not measured, stores
-// the other 49.
-func BenchmarkPollChanged(b *testing.B) {
-	var served atomic.Int64
-	p, ids := benchPoller(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, changingPage(r.URL.Path, served.Add(1)))
-	}), 64)
-	for _, id := range ids {
-		if _, err := p.PollNow(context.Background(), id); err != nil {
-			b.Fatal(err)
-		}
-	}
-	pollAll(b, p, ids, dynamo.StatusChanged)
-	b.ReportMetric(float64(len(changingPage("/p000", 1))), "page-bytes")
 }

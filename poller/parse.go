@@ -53,12 +53,23 @@ func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (
 		doc, warnings = res.Wrapped.Resource, res.Warnings
 	default:
 		if !wrapper.HasAnnotations(resp.Body) {
-			return nil, 0, nil, fmt.Errorf("read page %s: no annotations found (SPEC §2); is it a feed? set kind to feed or auto", resp.URL)
+			return nil, 0, nil, fmt.Errorf("read page %s: no annotations found (docs/WRAPPER.md explains them); is it a feed? set kind to feed or auto", resp.URL)
 		}
 		res := wrapper.Wrap(resp.Body, wrapper.Options{
 			URL: resp.URL, RSSID: src.ID, ContentType: resp.ContentType, Location: loc, Now: at,
 		})
 		doc, warnings = res.Resource, res.Warnings
 	}
+	if n := len(doc.Items); n > p.cfg.MaxItems {
+		doc.Items = doc.Items[:p.cfg.MaxItems]
+		warnings = append(warnings, dynamo.Warning{Message: fmt.Sprintf(
+			"%d items: only the first %d are kept, %d dropped (a version holds at most %d items: serve --max-items)",
+			n, p.cfg.MaxItems, n-p.cfg.MaxItems, p.cfg.MaxItems)})
+	}
 	return doc, ttl, warnings, nil
 }
+
+// DefaultMaxItems is the most items one version keeps by default: far more
+// than any real page or feed shows, and few enough that storing a version
+// stays short and reading one stays cheap (docs/RELIABILITY.md).
+const DefaultMaxItems = 5000

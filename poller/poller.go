@@ -24,6 +24,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/dedup"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
+	"github.com/dynamo-feeds/dynamo/poller/robots"
 )
 
 // PolicySetting is the setting that holds the global policy's name, shared
@@ -34,6 +35,9 @@ const PolicySetting = dynamo.PolicySetting
 // Fetcher retrieves a URL; *fetch.Client is the real one.
 type Fetcher interface {
 	Get(ctx context.Context, req fetch.Request) (*fetch.Response, error)
+	// BusyHosts lists the hosts (dynamo.HostKey) a request could not
+	// start to at now: one is under way, or the host's gap is not over.
+	BusyHosts(now time.Time) []string
 }
 
 // Config says how a Poller works. Zero fields take the defaults noted.
@@ -41,31 +45,55 @@ type Config struct {
 	Store   dynamo.Store // required
 	Fetcher Fetcher      // required
 	// Owner names this poller in leases; default host name and process id.
+	// A poller starting under an owner takes back every lease held under
+	// that name at once (see Run), so an owner must name one live process
+	// at a time, and should stay the same when that process restarts:
+	// serve uses the host name and the address it listens on, which the
+	// kernel gives to one process at a time (docs/POLLER.md).
 	Owner string
 	// Workers is how many sources are polled at once; default 8.
 	Workers int
+	// MaxItems caps the items of one version: a page or feed with more
+	// keeps its first MaxItems, and the source gets a warning saying how
+	// many were dropped. Default DefaultMaxItems (serve --max-items).
+	MaxItems int
 	// Policy is the global policy until an operator switches it (the
 	// setting PolicySetting wins when present); default smart, or at-risk
 	// when PolicyConfig sets a budget (docs/SCHEDULING.md).
 	Policy string
 	// PolicyConfig tunes every policy.
 	PolicyConfig policy.Config
-	// LeaseTTL bounds how long a crashed poller keeps its sources; it must
-	// exceed the longest fetch. Default 2m.
+	// LeaseTTL bounds how long a killed poller keeps its sources: another
+	// poller takes them within LeaseTTL and a Tick. A poll renews its lease
+	// every third of it, however long the fetch, so it needs only to
+	// exceed a few store round trips. Default DefaultLeaseTTL.
 	LeaseTTL time.Duration
 	// Tick is how often the poller looks for due sources; default 1s.
 	Tick time.Duration
 	// Duplicates, when set, groups new items into stories across sources
-	// and records the copies of another source's story (SPEC §8): its
+	// and records the copies of another source's story (docs/DEDUP.md "Stories"): its
 	// polls that store new items are serialized with every other such poll
 	// on the store (dynamo.PollRecord.Stories).
 	Duplicates *dedup.Stories
+	// OnBody, when set, is told of every body a poll retrieves (not of
+	// 304s), before it is read: WebSub discovery looks for the source's
+	// hub there (docs/WEBSUB.md). It must be quick.
+	OnBody func(ctx context.Context, src *dynamo.Source, resp *fetch.Response)
+	// Robots, when set, is asked before every fetch of an html or selectors
+	// source that does not ignore robots.txt (Source.IgnoreRobots); a
+	// disallowed page is not fetched and the poll fails with the reason.
+	// Native feeds are fetched as feed readers fetch them, without it.
+	Robots *robots.Checker
 	// OnPoll, when set, is told of every poll, for metrics.
 	OnPoll func(sourceID string, status dynamo.PollStatus, took time.Duration, stored bool)
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
+
+// DefaultLeaseTTL is the default lease: a killed poller's sources are
+// polled again by another within it and a tick, well inside 30 seconds.
+const DefaultLeaseTTL = 15 * time.Second
 
 // Poller polls the due sources of a store until its context ends.
 type Poller struct {
@@ -85,9 +113,15 @@ type Poller struct {
 	// loop and poll-now share this process's owner, so the store alone
 	// cannot keep them from polling one source at once.
 	busy map[string]chan struct{}
+	// hosts counts the scheduled polls under way by host (dynamo.HostKey),
+	// so that the loop leases nothing that would wait behind them.
+	hosts map[string]int
 	// zones caches the sources' time zones by name: the plan reads one per
 	// source each cycle, and time.LoadLocation reads the zone database.
 	zones sync.Map // string → *time.Location
+	// reclaimOnce gives up the leases a previous run of this owner left
+	// behind, before this process polls anything (see reclaim).
+	reclaimOnce sync.Once
 }
 
 // following is the policy a source follows and its interval.
@@ -108,6 +142,9 @@ func New(cfg Config) (*Poller, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 8
 	}
+	if cfg.MaxItems <= 0 {
+		cfg.MaxItems = DefaultMaxItems
+	}
 	if cfg.Policy == "" {
 		cfg.Policy = policy.Smart
 		if cfg.PolicyConfig.Budget > 0 {
@@ -115,7 +152,7 @@ func New(cfg Config) (*Poller, error) {
 		}
 	}
 	if cfg.LeaseTTL <= 0 {
-		cfg.LeaseTTL = 2 * time.Minute
+		cfg.LeaseTTL = DefaultLeaseTTL
 	}
 	if cfg.Tick <= 0 {
 		cfg.Tick = time.Second
@@ -136,6 +173,7 @@ func New(cfg Config) (*Poller, error) {
 		global:   cfg.Policy,
 		policies: map[string]policy.Policy{},
 		busy:     map[string]chan struct{}{},
+		hosts:    map[string]int{},
 		rnd:      rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
 	}
 	for _, name := range policy.Names() {
@@ -226,17 +264,25 @@ func (p *Poller) Run(ctx context.Context) error {
 	// In-flight polls outlive ctx: they are bounded by the fetcher's
 	// timeouts and their lease, and abandoning them would waste the fetch.
 	pollCtx := context.WithoutCancel(ctx)
+	p.reclaim(ctx)
 	for {
 		p.refreshPolicy(ctx)
 		p.planIfDue(ctx)
 		if free := cap(inflight) - len(inflight); free > 0 && ctx.Err() == nil {
-			due, err := p.store.LeaseDue(ctx, p.cfg.Owner, p.cfg.Now(), free, p.cfg.LeaseTTL)
+			// Only what can be fetched at once is leased: one source
+			// per host, none of a host this process is fetching from
+			// or whose gap is not over. The rest stays free for any
+			// poller, and nothing leased waits behind the per-host gap.
+			now := p.cfg.Now()
+			hosts := dynamo.LeaseHosts{OnePerHost: true, Skip: p.busyHosts()}
+			due, err := p.store.LeaseDue(ctx, p.cfg.Owner, now, free, p.cfg.LeaseTTL, hosts)
 			if err != nil && ctx.Err() == nil {
 				p.cfg.Logger.Warn("lease due sources", "err", err)
 			}
 			for i := range due {
 				inflight <- struct{}{}
 				wg.Add(1)
+				host := p.hostStarts(due[i].URL)
 				go func(src dynamo.Source) {
 					defer wg.Done()
 					// A poll-now of the source under way in this process
@@ -245,8 +291,16 @@ func (p *Poller) Run(ctx context.Context) error {
 						p.poll(pollCtx, &src)
 						release()
 					}
+					p.hostEnds(host)
 					<-inflight
-					finished <- struct{}{}
+					// A wake-up for the loop: one pending is enough, and
+					// a send that waited could outlive the loop, which
+					// stops reading once ctx ends and waits for this
+					// goroutine.
+					select {
+					case finished <- struct{}{}:
+					default:
+					}
 				}(due[i])
 			}
 		}
@@ -265,9 +319,40 @@ func (p *Poller) Run(ctx context.Context) error {
 	}
 }
 
+// busyHosts are the hosts the loop leases nothing of: those its polls
+// are under way on, and those the fetcher cannot send to now.
+func (p *Poller) busyHosts() []string {
+	busy := p.cfg.Fetcher.BusyHosts(time.Now()) // the fetcher keeps real time
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for h := range p.hosts {
+		busy = append(busy, h)
+	}
+	return busy
+}
+
+// hostStarts counts a scheduled poll of rawURL's host and returns the host.
+func (p *Poller) hostStarts(rawURL string) string {
+	host := dynamo.HostKey(rawURL)
+	p.mu.Lock()
+	p.hosts[host]++
+	p.mu.Unlock()
+	return host
+}
+
+// hostEnds counts a scheduled poll of host out.
+func (p *Poller) hostEnds(host string) {
+	p.mu.Lock()
+	if p.hosts[host]--; p.hosts[host] <= 0 {
+		delete(p.hosts, host)
+	}
+	p.mu.Unlock()
+}
+
 // PollNow polls one source at once, whatever its schedule, and returns the
 // outcome; dynamo.ErrConflict if another poller holds it right now.
 func (p *Poller) PollNow(ctx context.Context, id string) (dynamo.PollOutcome, error) {
+	p.reclaim(ctx)
 	release, err := p.claimWaiting(ctx, id)
 	if err != nil {
 		return dynamo.PollOutcome{}, fmt.Errorf("poll %s: %w", id, err)
@@ -275,12 +360,43 @@ func (p *Poller) PollNow(ctx context.Context, id string) (dynamo.PollOutcome, er
 	defer release()
 	src, err := p.store.LeaseSource(ctx, id, p.cfg.Owner, p.cfg.Now(), p.cfg.LeaseTTL)
 	if errors.Is(err, dynamo.ErrLeaseLost) {
-		return dynamo.PollOutcome{}, fmt.Errorf("poll %s: another poller is polling it: %w", id, dynamo.ErrConflict)
+		return dynamo.PollOutcome{}, &heldError{fmt.Sprintf("poll %s: %s", id, p.holder(ctx, id))}
 	}
 	if err != nil {
 		return dynamo.PollOutcome{}, fmt.Errorf("poll %s: %w", id, err)
 	}
 	return p.poll(ctx, src)
+}
+
+// reclaim gives up, once and before this process polls anything, the
+// leases its owner holds: they are a previous run's, killed before it
+// could release them, since an owner names one live process at a time. A
+// restarted process thus polls its sources again at once rather than
+// waiting for its own leases to expire. On failure they expire as usual.
+func (p *Poller) reclaim(ctx context.Context) {
+	p.reclaimOnce.Do(func() {
+		if err := p.store.ReleaseLeases(ctx, p.cfg.Owner); err != nil {
+			p.cfg.Logger.Warn("take back the leases of this poller's last run; they expire instead", "owner", p.cfg.Owner, "err", err)
+		}
+	})
+}
+
+// heldError refuses a poll-now because another poller holds the source;
+// it is a dynamo.ErrConflict whose text says who and until when.
+type heldError struct{ msg string }
+
+func (e *heldError) Error() string        { return e.msg }
+func (e *heldError) Is(target error) bool { return target == dynamo.ErrConflict }
+
+// holder says which poller holds source id's lease and until when, for a
+// refused poll-now.
+func (p *Poller) holder(ctx context.Context, id string) string {
+	src, err := p.store.Source(ctx, id)
+	if err != nil || src.Summary.LeaseOwner == "" {
+		return "another poller is polling it"
+	}
+	return fmt.Sprintf("poller %q is polling it; its lease ends at %s (in %s)", src.Summary.LeaseOwner,
+		src.Summary.LeaseExpires.UTC().Format(time.RFC3339), src.Summary.LeaseExpires.Sub(p.cfg.Now()).Round(time.Second))
 }
 
 // claim marks source id as being polled by this process, unless it already
@@ -352,40 +468,51 @@ func (p *Poller) planIfDue(ctx context.Context) {
 // says, if that is sooner. Not after a failed poll: that next poll also
 // honours the origin's Retry-After, which the learnt state does not keep.
 func (p *Poller) plan(ctx context.Context, now time.Time) error {
-	sources, err := p.store.Sources(ctx)
+	// Sources whose hub pushes are polled for safety only.
+	pushing := map[string]bool{}
+	subs, err := p.store.Subscriptions(ctx)
 	if err != nil {
-		return err
+		p.cfg.Logger.Warn("read websub subscriptions", "err", err)
+	}
+	for i := range subs {
+		pushing[subs[i].SourceID] = subs[i].Pushing(now)
 	}
 	p.mu.Lock()
 	before := p.followed
 	p.mu.Unlock()
-	followed := make(map[string]following, len(sources))
+	followed := make(map[string]following, len(before))
 	groups := map[string][]policy.Source{}
 	next := map[string]time.Time{}
-	for i := range sources {
-		src := &sources[i]
+	// The sources are walked, not listed: only what the plan needs of each
+	// stays in memory.
+	err = p.store.EachSource(ctx, false, func(src *dynamo.Source) error {
 		pol := p.policyFor(src)
 		if src.Paused {
-			continue
+			return nil
 		}
 		f := following{policy: pol.Name(), interval: src.Interval}
 		followed[src.ID] = f
 		was, known := before[src.ID]
 		switched := known && was != f
 		if !pol.Budgeted() && !(switched && src.State.Errors == 0) {
-			continue
+			return nil
 		}
 		ps, err := p.policySource(src)
 		if err != nil {
 			p.cfg.Logger.Warn("schedule state unreadable; starting afresh", "source", src.ID, "err", err)
 		}
+		ps.Push = pushing[src.ID]
 		if !pol.Budgeted() {
 			if t := pol.Next(ps, now); t.Before(src.State.NextPoll) {
 				next[src.ID] = t
 			}
-			continue
+			return nil
 		}
 		groups[pol.Name()] = append(groups[pol.Name()], ps)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	p.mu.Lock()
 	p.followed = followed

@@ -289,6 +289,20 @@ func TestFailingSourceBacksOffAndRecovers(t *testing.T) {
 	if src.State.Errors != 0 || src.State.LastError != "" {
 		t.Fatalf("errors not cleared: %+v", src.State)
 	}
+	// The poll log says what the origin answered each time.
+	polls, err := st.Polls(ctx, "flaky", 0)
+	if err != nil || len(polls) != 4 {
+		t.Fatalf("%d polls logged (%v), want 4", len(polls), err)
+	}
+	body := int64(len(annotated("x")))
+	if p := polls[0]; p.Status != dynamo.StatusChanged || p.HTTPStatus != 200 || p.Bytes != body || p.Error != "" {
+		t.Errorf("the recovered poll logged %+v, want changed, 200, %d bytes", p, body)
+	}
+	for _, p := range polls[1:] {
+		if p.Status != dynamo.StatusError || p.HTTPStatus != 500 || p.Bytes != 0 || !strings.Contains(p.Error, "500") {
+			t.Errorf("a failed poll logged %+v, want error, 500, no bytes", p)
+		}
+	}
 }
 
 func TestRefusedDestinationIsRecordedOnTheSource(t *testing.T) {
@@ -314,17 +328,22 @@ func TestRefusedDestinationIsRecordedOnTheSource(t *testing.T) {
 func TestRunPollsDueSourcesAndASlowOneHoldsUpNobody(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
-	// The slow source has a host of its own: sources on one host take
-	// turns by design (politeness), sources on others must not wait.
-	slowHost, o := newOrigin(t), newOrigin(t)
-	slowHost.set("/slow", page{body: annotated("slow"), delay: 1500 * time.Millisecond})
-	addSource(t, st, "slow", slowHost.URL+"/slow", dynamo.KindHTML)
+	// Each source has a host of its own: sources on one host take turns
+	// by design (politeness), sources on others must not wait.
+	slowHost := newOrigin(t)
+	slowHost.set("/slow", page{body: annotated("slow"), delay: 3 * time.Second})
+	// Its id comes first, so it is leased first and is in flight at the end.
+	addSource(t, st, "a-slow", slowHost.URL+"/slow", dynamo.KindHTML)
 	for i := range 10 {
+		o := newOrigin(t)
 		path := fmt.Sprintf("/s%d", i)
 		o.set(path, page{body: annotated(fmt.Sprintf("story %d", i))})
 		addSource(t, st, fmt.Sprintf("s%d", i), o.URL+path, dynamo.KindHTML)
 	}
-	p := newPoller(t, st, func(c *poller.Config) { c.Workers = 3 })
+	p := newPoller(t, st, func(c *poller.Config) {
+		c.Workers = 3
+		c.Fetcher = fetch.New(fetch.Options{AllowPrivate: true, Timeout: 10 * time.Second, HostGap: -1})
+	})
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- p.Run(runCtx) }()
@@ -337,7 +356,7 @@ func TestRunPollsDueSourcesAndASlowOneHoldsUpNobody(t *testing.T) {
 		}
 		return true
 	})
-	slow, _ := st.Source(ctx, "slow")
+	slow, _ := st.Source(ctx, "a-slow")
 	if !slow.State.LastPoll.IsZero() {
 		t.Fatal("the slow source finished first; the test proves nothing")
 	}
@@ -346,7 +365,7 @@ func TestRunPollsDueSourcesAndASlowOneHoldsUpNobody(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The slow poll was in flight at shutdown: it finished and was stored.
-	if vs, _ := st.Versions(ctx, "slow"); len(vs) != 1 {
+	if vs, _ := st.Versions(ctx, "a-slow"); len(vs) != 1 {
 		t.Fatalf("in-flight poll lost at shutdown: %d versions", len(vs))
 	}
 	// Nothing is due again soon, and no lease survived the shutdown.
@@ -491,7 +510,7 @@ func TestPollNowOutcome(t *testing.T) {
 
 // An item already seen in the source is not new: the same id (a feed's
 // guid, a page item's own link), or, for an item whose id comes from its
-// content, the same title (SPEC §7). Its new content still makes a version.
+// content, the same title (docs/STORAGE.md "Schema", items). Its new content still makes a version.
 func TestSameIDOrSameTitleIsNotNew(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
@@ -709,5 +728,201 @@ func TestPollNowWaitsForTheScheduledPollOfItsSource(t *testing.T) {
 		if pl.Status == dynamo.StatusError {
 			t.Errorf("a poll failed: %+v", pl)
 		}
+	}
+}
+
+// TestMovedSourceReadsTheNewAddress moves a source to another origin that
+// serves the same bytes with the same ETag, whose relative links therefore
+// resolve elsewhere: the move drops the old address's validators and body
+// hash, so the next poll reads the new page in full and stores its links.
+func TestMovedSourceReadsTheNewAddress(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	body := `<html><body><h1><!-- <channel:title> -->Town news<!-- </channel:title> --></h1>
+<p><!-- <item:link index="1"> --><a href="stories/bridge.html"><!-- </item:link> --><!-- <item:title index="1"> -->Bridge reopens<!-- </item:title> --></a></p>
+</body></html>`
+	before, after := newOrigin(t), newOrigin(t)
+	before.set("/news/", page{body: body})
+	after.set("/news/", page{body: body})
+	addSource(t, st, "news", before.URL+"/news/", dynamo.KindHTML)
+	p := newPoller(t, st)
+	pollNow(t, p, "news")
+	if out := pollNow(t, p, "news"); out.Status != dynamo.StatusNotModified {
+		t.Fatalf("second poll at the first origin: %+v, want not_modified", out)
+	}
+
+	src, err := st.Source(ctx, "news")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.URL = after.URL + "/news/"
+	if err := st.UpdateSource(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	if out := pollNow(t, p, "news"); out.Status != dynamo.StatusChanged {
+		t.Fatalf("first poll at the new origin: %+v, want changed", out)
+	}
+	doc, _, err := st.Document(ctx, "news", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := after.URL + "/news/stories/bridge.html"; len(doc.Items) != 1 || doc.Items[0].Link != want {
+		t.Fatalf("latest version's items %+v, want one linking to %s", doc.Items, want)
+	}
+	if after.hits.Load() != 1 {
+		t.Errorf("the new origin was asked %d times, want once", after.hits.Load())
+	}
+}
+
+// A poller that starts under an owner whose leases a killed run left
+// behind takes them back at once: Run polls the due source without waiting
+// for the lease to expire.
+func TestRunTakesBackItsOwnersLeases(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/p", page{body: annotated("Bridge reopens")})
+	addSource(t, st, "town", o.URL+"/p", dynamo.KindHTML)
+	// The killed run's lease, for an hour.
+	if _, err := st.LeaseSource(ctx, "town", "host/127.0.0.1:8080", time.Now(), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	p := newPoller(t, st, func(c *poller.Config) { c.Owner = "host/127.0.0.1:8080" })
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx) }()
+	waitFor(t, 5*time.Second, func() bool {
+		vs, _ := st.Versions(ctx, "town")
+		return len(vs) == 1
+	})
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Poll-now of a source another process holds is a conflict that names the
+// holder and when its lease ends, and sends nothing to the origin.
+func TestPollNowNamesTheHolder(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/p", page{body: annotated("Bridge reopens")})
+	addSource(t, st, "town", o.URL+"/p", dynamo.KindHTML)
+	held, err := st.LeaseSource(ctx, "town", "other-host/10.0.0.2:8080", time.Now(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := held.Summary.LeaseExpires.UTC().Format(time.RFC3339)
+	_, err = newPoller(t, st).PollNow(ctx, "town")
+	if !errors.Is(err, dynamo.ErrConflict) {
+		t.Fatalf("poll-now of a held source: %v, want a conflict", err)
+	}
+	for _, want := range []string{`"other-host/10.0.0.2:8080"`, ends} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not name %s", err, want)
+		}
+	}
+	if o.hits.Load() != 0 {
+		t.Errorf("the origin was asked %d times", o.hits.Load())
+	}
+}
+
+// A poll that takes longer than the lease keeps its lease by renewing it:
+// a second poller running beside it never takes the source over, so the
+// page is fetched once.
+func TestLongPollRenewsItsLease(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/slow", page{body: annotated("Slow story"), delay: 1500 * time.Millisecond})
+	addSource(t, st, "slow", o.URL+"/slow", dynamo.KindHTML)
+	short := func(c *poller.Config) { c.LeaseTTL = 300 * time.Millisecond }
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 2)
+	for _, owner := range []string{"first", "second"} {
+		p := newPoller(t, st, short, func(c *poller.Config) { c.Owner = owner })
+		go func() { done <- p.Run(runCtx) }()
+	}
+	waitFor(t, 10*time.Second, func() bool {
+		vs, _ := st.Versions(ctx, "slow")
+		return len(vs) == 1
+	})
+	stop()
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := o.hits.Load(); n != 1 {
+		t.Fatalf("the slow page was fetched %d times with a lease five times shorter than the fetch, want once", n)
+	}
+}
+
+// The loop leases only what it can fetch at once: of many due sources on
+// one host, one at a time, so the others stay free for other pollers
+// rather than wait, leased, behind the host's turn.
+func TestRunLeasesOneSourcePerHost(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	for i := range 6 {
+		path := fmt.Sprintf("/p%d", i)
+		o.set(path, page{body: annotated(fmt.Sprintf("story %d", i)), delay: 200 * time.Millisecond})
+		addSource(t, st, fmt.Sprintf("s%d", i), o.URL+path, dynamo.KindHTML)
+	}
+	p := newPoller(t, st, func(c *poller.Config) { c.Workers = 4 })
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(runCtx) }()
+	most := 0
+	waitFor(t, 20*time.Second, func() bool {
+		sources, _ := st.Sources(ctx)
+		leased, stored := 0, 0
+		for _, src := range sources {
+			if src.Summary.LeaseOwner != "" && src.Summary.LeaseExpires.After(time.Now()) {
+				leased++
+			}
+			if src.Summary.Versions > 0 {
+				stored++
+			}
+		}
+		most = max(most, leased)
+		return stored == 6
+	})
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if most != 1 {
+		t.Fatalf("up to %d sources of one host leased at once, want 1", most)
+	}
+}
+
+// A page with more items than a version may hold keeps its first MaxItems,
+// and its source says how many were dropped.
+func TestItemsPerVersionAreCapped(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	o.set("/feed.xml", page{body: rss("one", "two", "three", "four", "five"), contentType: "application/rss+xml"})
+	addSource(t, st, "flood", o.URL+"/feed.xml", dynamo.KindFeed)
+	p := newPoller(t, st, func(c *poller.Config) { c.MaxItems = 3 })
+	if out := pollNow(t, p, "flood"); out.Status != dynamo.StatusChanged || out.NewItems != 3 {
+		t.Fatalf("poll: %+v, want 3 new items", out)
+	}
+	doc, _, err := st.Document(ctx, "flood", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Items) != 3 || doc.Items[0].Title != "one" || doc.Items[2].Title != "three" {
+		t.Errorf("stored %d items, want the first 3", len(doc.Items))
+	}
+	src, err := st.Source(ctx, "flood")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.State.Warnings) != 1 || !strings.Contains(src.State.Warnings[0].Message, "5 items: only the first 3 are kept, 2 dropped") {
+		t.Errorf("warnings %+v, want one saying 2 of 5 items were dropped", src.State.Warnings)
 	}
 }

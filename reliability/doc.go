@@ -1,5 +1,5 @@
-// Package reliability holds Dynamo's failure and hostile-input tests (SPEC
-// §12, §13): tests that drive the real packages together, over real
+// Package reliability holds Dynamo's failure and hostile-input tests
+// (docs/RELIABILITY.md): tests that drive the real packages together, over real
 // PostgreSQL and SQLite, real loopback HTTP and real processes, and check
 // that nothing from outside crashes or hangs the service and that no stored
 // version is lost, duplicated or left half-written. The package has no

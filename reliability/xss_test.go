@@ -49,8 +49,24 @@ const xssHTML = `<p>Kept text.</p><script>alert('d1')</script><img src="x" onerr
 	`<table background="javascript:alert('d28')"><tr><td>t</td></tr></table><isindex action="javascript:alert('d29')"><marquee onstart="alert('d30')">m</marquee>` +
 	`<a href="/relative/ok.html">a harmless link</a>`
 
-// xssText is a title that is markup: it must stay text.
-const xssText = `<script>alert('t1')</script><img src=x onerror=alert('t2')>"'><svg/onload=alert('t3')>`
+// xssText is a title that is markup: it must stay text. Its bidi override
+// and isolate (U+202E, U+2067) would reverse the text shown after them: they
+// must be gone from every format and page.
+const xssText = "<script>alert('t1')</script><img src=x onerror=alert('t2')>\"'><svg/onload=alert('t3')>\u202e3pm.exe\u2067x"
+
+// noBidi reports a bidi embedding, override or isolate control in a
+// document, raw or escaped.
+func noBidi(body []byte) error {
+	if i := bytes.IndexFunc(body, func(r rune) bool { return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 }); i >= 0 {
+		return fmt.Errorf("a bidi control at byte %d: %q", i, body[max(0, i-40):min(len(body), i+10)])
+	}
+	for _, escaped := range []string{`\u202`, `\u206`, `&#x202`, `&#x206`, `&#820`, `&#822`} {
+		if bytes.Contains(bytes.ToLower(body), []byte(escaped)) {
+			return fmt.Errorf("an escaped bidi control %s…", escaped)
+		}
+	}
+	return nil
+}
 
 // xssXHTML is the well-formed XML version, for Atom's type="xhtml".
 const xssXHTML = `<p>Kept text.</p><script>alert('x1')</script><img src="x" onerror="alert('x2')"/><a href="javascript:alert('x3')">a</a>` +
@@ -547,6 +563,9 @@ func TestXSSPayloadsStayInert(t *testing.T) {
 			}
 			_, body := get(feeds, full)
 			checked++
+			if err := noBidi(body); err != nil {
+				t.Errorf("GET %s: %v", full, err)
+			}
 			if f == transform.JSON {
 				if err := inertJSONFeed(body); err != nil {
 					t.Errorf("GET %s: %v\n%.3000s", full, err, body)
@@ -570,15 +589,55 @@ func TestXSSPayloadsStayInert(t *testing.T) {
 	}
 	t.Logf("%d feed documents checked (%d paths × %d formats)", checked, len(paths), len(transform.Formats()))
 
+	// The feeds' readable pages, as a browser asking for HTML gets them.
+	for _, s := range sources {
+		for _, f := range []transform.Format{transform.RSS1, transform.RSS2, transform.Atom, transform.JSON} {
+			full := "/resources/" + s.id + "?max=50&type=" + string(f)
+			req, _ := http.NewRequest(http.MethodGet, feeds.URL+full, nil)
+			req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !bytes.Contains(body, []byte(`<?xml-stylesheet type="text/xsl" href="/feed.xsl"?>`)) {
+				t.Errorf("GET %s as a browser: no readable page", full)
+			}
+			shown := f
+			if f == transform.JSON {
+				shown = transform.RSS2 // JSON Feed is shown through its RSS 2.0 page
+			}
+			if err := inertFeed(body, shown); err != nil {
+				t.Errorf("GET %s as a browser: %v", full, err)
+			}
+			if err := noBidi(body); err != nil {
+				t.Errorf("GET %s as a browser: %v", full, err)
+			}
+		}
+	}
+	// A hostile category name, in the pages that list categories.
+	js, err := st.Source(ctx, "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js.Category = "<script>alert('cat')</script>\"><img src=x onerror=alert('cat2')>"
+	if err := st.UpdateSource(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+
 	ui, err := web.New(web.Config{Store: st, Poller: p})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pages := httptest.NewServer(ui)
 	defer pages.Close()
-	uiPaths := []string{"/ui/", "/ui/search?id=page&title=script", "/ui/search?id=rss&description=alert", "/ui/search?id=" + url.QueryEscape("<script>")}
+	uiPaths := []string{"/ui/", "/ui/search?id=page&title=script", "/ui/search?id=rss&description=alert", "/ui/search?id=" + url.QueryEscape("<script>"),
+		"/ui/search?title=script", "/ui/search?category=xss&description=alert", "/ui/search?category=" + url.QueryEscape(js.Category) + "&title=a",
+		"/ui/categories", "/ui/?category=xss", "/ui/?category=" + url.QueryEscape(js.Category), "/ui/?status=active",
+		"/ui/add?url=" + url.QueryEscape("javascript:alert('add')"), "/ui/opml"}
 	for _, s := range sources {
-		uiPaths = append(uiPaths, "/ui/sources/"+s.id)
+		uiPaths = append(uiPaths, "/ui/sources/"+s.id, "/ui/sources/"+s.id+"/edit")
 	}
 	for _, path := range uiPaths {
 		resp, err := http.Get(pages.URL + path)
@@ -594,6 +653,9 @@ func TestXSSPayloadsStayInert(t *testing.T) {
 			t.Errorf("GET %s: Content-Security-Policy %q allows script", path, csp)
 		}
 		if err := inertPage(body); err != nil {
+			t.Errorf("GET %s: %v", path, err)
+		}
+		if err := noBidi(body); err != nil {
 			t.Errorf("GET %s: %v", path, err)
 		}
 	}

@@ -62,6 +62,10 @@ func TestText(t *testing.T) {
 		{"  lots \n\t of   space ", "lots of space"},
 		{"<script>var x = '<p>';</script>visible<style>p{}</style>", "visible"},
 		{"<unclosed attr='x", ""},
+		// Bidi overrides and isolates go; marks, which RTL text uses, stay.
+		{"invoice \u202egpj.exe", "invoice gpj.exe"},
+		{"a\u2066b\u2069 \u202b \u202c c", "ab c"},
+		{"\u05e9\u05dc\u05d5\u05dd\u200f!", "\u05e9\u05dc\u05d5\u05dd\u200f!"},
 		{"", ""},
 	}
 	for _, tt := range tests {

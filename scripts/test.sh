@@ -5,8 +5,9 @@
 # python3-listparser, Chromium, PostgreSQL when no server is reachable),
 # provides a PostgreSQL server (DYNAMO_TEST_DATABASE_URL if set, else one
 # answering on 127.0.0.1:5432, else a throwaway cluster it starts and stops
-# itself), then runs gofmt, go vet, staticcheck, every Go test and a short
-# run of every fuzz target.
+# itself), then runs gofmt, go vet, staticcheck, every Go test (the
+# concurrent packages under the race detector) and a short run of every
+# fuzz target.
 #
 #   FUZZTIME=10s   how long each fuzz target runs (0 skips fuzzing)
 #   PKGS=./...     which packages to test
@@ -45,8 +46,29 @@ fi
 "$staticcheck" $PKGS
 
 # --- tests -----------------------------------------------------------------
+# The concurrent packages (the poller, the API, the stores, duplicate
+# detection, the web interface, the command) run under the race detector;
+# the rest, single-threaded, without it, so that the whole suite stays
+# under 15 minutes on two cores (README.md "Tests, reliability and benchmarks").
+race_re='^github\.com/dynamo-feeds/dynamo/(poller|api|storage(/.*)?|dedup|web|cmd/dynamo)$'
+all_pkgs=$(go list $PKGS)
+race_pkgs=$(grep -E "$race_re" <<<"$all_pkgs" || true)
+plain_pkgs=$(grep -v -E "$race_re" <<<"$all_pkgs" || true)
+# dedup's search for its default thresholds is single-threaded arithmetic
+# over the labelled pairs: over 8 minutes under -race for nothing the race
+# detector could find, so it runs without it.
+race_skip='^TestDefaultThresholdsAreTheSearchsBest$'
 status=0
-go test -count=1 -timeout 20m -v $PKGS >"$log_dir/test.log" 2>&1 || status=$?
+: >"$log_dir/test.log"
+if [ -n "$race_pkgs" ]; then
+  go test -race -count=1 -timeout 20m -v -skip "$race_skip" $race_pkgs >>"$log_dir/test.log" 2>&1 || status=$?
+  if grep -q -x 'github.com/dynamo-feeds/dynamo/dedup' <<<"$race_pkgs"; then
+    go test -count=1 -timeout 20m -v -run "$race_skip" ./dedup >>"$log_dir/test.log" 2>&1 || status=$?
+  fi
+fi
+if [ -n "$plain_pkgs" ]; then
+  go test -count=1 -timeout 20m -v $plain_pkgs >>"$log_dir/test.log" 2>&1 || status=$?
+fi
 # Everything but the per-test chatter of passing tests.
 grep -v -E '^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|SKIP):)' "$log_dir/test.log" \
   | grep -v -E '^\s+\S+_test\.go:[0-9]+: ' || true

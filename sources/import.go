@@ -12,6 +12,14 @@ import (
 	"github.com/dynamo-feeds/dynamo/opml"
 )
 
+// Bounds on one OPML import, for every entry point that takes a file (the
+// admin API, the web form). A reader's export of a few thousand feeds is
+// well under a megabyte.
+const (
+	MaxImportBytes   = 4 << 20 // bytes of an OPML document
+	MaxImportEntries = 10_000  // feeds in one import
+)
+
 // ImportOutcome is what became of one entry of an imported OPML file.
 type ImportOutcome string
 
@@ -120,10 +128,11 @@ func (s *Service) importEntry(ctx context.Context, st *importState, e opml.Entry
 	if !derived && st.active[src.ID] {
 		return ImportResult{Outcome: ImportSkipped, ID: src.ID, URL: src.URL, Reason: fmt.Sprintf("duplicate: a source with id %q exists", src.ID)}
 	}
-	if src.Kind == dynamo.KindAuto {
-		if _, err := s.resolve(ctx, src); err != nil {
-			return failed(err)
-		}
+	auto := src.Kind == dynamo.KindAuto
+	if _, err := s.resolve(ctx, src); err != nil {
+		return failed(err)
+	}
+	if auto {
 		// Discovery may have chosen a feed that is already polled.
 		if id, dup := st.byURL[sameURL(src.URL)]; dup {
 			return ImportResult{Outcome: ImportSkipped, ID: id, URL: src.URL, Reason: fmt.Sprintf("duplicate: source %q polls %s, the feed found for this URL", id, src.URL)}

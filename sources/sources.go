@@ -17,15 +17,28 @@ import (
 	"github.com/dynamo-feeds/dynamo/discovery"
 )
 
-// Resolver resolves kind "auto" on a source about to be stored (SPEC §5,
-// §9): an annotated page becomes html, a feed becomes feed, and any other
-// page is searched for its feed, which src then polls. It leaves a source
-// of another kind as it is. It returns the discovery that chose the feed,
-// so that a client can be shown the other candidates, or nil when the URL
+// Resolver is called on every source about to be registered, or changed
+// in its URL or kind, before it is stored. It refuses a URL that polling
+// would refuse (a private destination: an error wrapping dynamo.ErrInvalid
+// with polling's message, Refused), and resolves kind "auto" (docs/DISCOVERY.md "`kind: auto`"):
+// an annotated page becomes html, a feed becomes feed, and any other page
+// is searched for its feed, which src then polls. It leaves a source of
+// another kind as it is. It returns the discovery that chose the feed, so
+// that a client can be shown the other candidates, or nil when the URL
 // needed none. An error wrapping ErrUnresolvable says nothing to poll was
 // found (and what was tried); one wrapping dynamo.ErrInvalid that the URL
 // cannot be read.
 type Resolver func(ctx context.Context, src *dynamo.Source) (*discovery.Result, error)
+
+// Refused makes a fetcher's refusal of a destination (poller/fetch's
+// KindRefused error) a refusal of the registration: its message is
+// polling's, unchanged, and it wraps dynamo.ErrInvalid.
+func Refused(err error) error { return refusal{err} }
+
+type refusal struct{ err error }
+
+func (r refusal) Error() string   { return r.err.Error() }
+func (r refusal) Unwrap() []error { return []error{r.err, dynamo.ErrInvalid} }
 
 // ErrUnresolvable is what a Resolver wraps when a URL is neither an
 // annotated page nor a feed and discovery found no feed on it.
@@ -61,10 +74,11 @@ func (s *Service) Check(src *dynamo.Source) error {
 	return nil
 }
 
-// resolve resolves kind auto with the configured Resolver, if any. Its
-// errors name the URL and what was tried, and are passed on as they are.
+// resolve checks src's URL and resolves kind auto with the configured
+// Resolver, if any. Its errors name the URL and what was tried, and are
+// passed on as they are.
 func (s *Service) resolve(ctx context.Context, src *dynamo.Source) (*discovery.Result, error) {
-	if s.Resolve == nil || src.Kind != dynamo.KindAuto {
+	if s.Resolve == nil {
 		return nil, nil
 	}
 	return s.Resolve(ctx, src)

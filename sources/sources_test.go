@@ -30,6 +30,9 @@ func newService(t *testing.T) *sources.Service {
 		// A page ending in /site/ has its feed at /site/feed; nothing else
 		// is found.
 		Resolve: func(_ context.Context, s *dynamo.Source) (*discovery.Result, error) {
+			if s.Kind != dynamo.KindAuto {
+				return nil, nil
+			}
 			if strings.HasSuffix(s.URL, "/site/") {
 				s.URL, s.Kind = s.URL+"feed", dynamo.KindFeed
 				return nil, nil

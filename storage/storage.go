@@ -15,12 +15,23 @@ import (
 
 // Open opens the store named by dsn and applies its migrations:
 // postgres:// and postgresql:// URLs open PostgreSQL; "sqlite:PATH" or a
-// plain file path opens an embedded SQLite file.
-func Open(ctx context.Context, dsn string) (dynamo.Store, error) {
-	switch kind, target := parse(dsn); kind {
-	case kindPostgres:
+// plain file path opens an embedded SQLite file. Replicas, PostgreSQL
+// only, are the URLs of hot standbys of dsn's server, which then answer
+// reads (postgres.Replicated).
+func Open(ctx context.Context, dsn string, replicas ...string) (dynamo.Store, error) {
+	switch kind, target := parse(dsn); {
+	case kind == kindPostgres && len(replicas) > 0:
+		for _, r := range replicas {
+			if k, _ := parse(r); k != kindPostgres {
+				return nil, fmt.Errorf("storage: a read replica must be a postgres:// URL: %w", dynamo.ErrInvalid)
+			}
+		}
+		return postgres.OpenReplicated(ctx, target, replicas)
+	case len(replicas) > 0:
+		return nil, fmt.Errorf("storage: read replicas need PostgreSQL, and %q is not a postgres:// URL: %w", dsn, dynamo.ErrInvalid)
+	case kind == kindPostgres:
 		return postgres.Open(ctx, target)
-	case kindSQLite:
+	case kind == kindSQLite:
 		return sqlite.Open(ctx, target)
 	default:
 		return nil, fmt.Errorf("storage: %q is neither a postgres:// URL nor a file path: %w", dsn, dynamo.ErrInvalid)

@@ -57,3 +57,18 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Open(mysql://…): %v, want ErrInvalid", err)
 	}
 }
+
+// Read replicas are PostgreSQL's: beside an embedded store, or given as
+// anything but a postgres:// URL, they are refused before anything opens.
+func TestOpenReplicasRefused(t *testing.T) {
+	ctx := context.Background()
+	for name, args := range map[string][]string{
+		"sqlite primary":  {filepath.Join(t.TempDir(), "dynamo.db"), "postgres://127.0.0.1:1/db"},
+		"sqlite replica":  {"postgres://127.0.0.1:1/db", "replica.db"},
+		"unknown replica": {"postgres://127.0.0.1:1/db", "mysql://127.0.0.1/db"},
+	} {
+		if _, err := Open(ctx, args[0], args[1:]...); !errors.Is(err, dynamo.ErrInvalid) {
+			t.Errorf("%s: Open: %v, want ErrInvalid", name, err)
+		}
+	}
+}

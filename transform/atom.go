@@ -45,6 +45,9 @@ func writeAtom(w io.Writer, f *feed) error {
 	if f.self != "" {
 		x.atomLink(in, "self", "application/atom+xml", f.self)
 	}
+	if f.hub != "" {
+		x.atomLink(in, "hub", "", f.hub)
+	}
 	authors := f.creators
 	if len(authors) == 0 {
 		authors = []string{f.title}
@@ -53,24 +56,43 @@ func writeAtom(w io.Writer, f *feed) error {
 	if f.image != nil {
 		x.element(in, "logo", f.image.url)
 	}
-	x.extensions(in, f.extensions, skipAtom)
+	native := nativeDC(f.updatedFromChannel, f.language != "", len(f.creators) > 0, false)
+	x.extensions(in, f.extensions, func(e dynamo.Extension) bool { return native(e) || skipAtom(e) })
 
 	entryUpdated := firstDate(f.timestamp, f.updated)
+	seen := map[string]bool{} // atom:updated values written
 	for i := range f.entries {
-		writeAtomEntry(x, &f.entries[i], entryUpdated)
+		e := &f.entries[i]
+		writeAtomEntry(x, e, distinctUpdated(seen, firstDate(e.updated, e.date, entryUpdated)))
 	}
 	x.raw("</feed>\n")
 	return x.flush()
 }
 
-// writeAtomEntry writes one entry; fallbackUpdated is its atom:updated when
-// the item has no date of its own.
-func writeAtomEntry(x *xmlWriter, e *entry, fallbackUpdated time.Time) {
+// distinctUpdated returns t, or the first whole second after it that no
+// earlier entry of the feed has as its atom:updated, and records it. Entries
+// dated by the day, or undated ones that take the resource's timestamp,
+// would otherwise share one value, which the W3C validator flags
+// (DuplicateUpdated) and readers that key on it mistake for one entry. A
+// few seconds are not a significant change; published keeps the true date.
+func distinctUpdated(seen map[string]bool, t time.Time) time.Time {
+	if t.IsZero() {
+		t = atomNoDate
+	}
+	for seen[atomDate(t)] && writableYear(t.Add(time.Second).Year()) {
+		t = t.Add(time.Second)
+	}
+	seen[atomDate(t)] = true
+	return t
+}
+
+// writeAtomEntry writes one entry with its atom:updated.
+func writeAtomEntry(x *xmlWriter, e *entry, updated time.Time) {
 	const in = "    "
 	x.raw("  <entry>\n")
 	x.element(in, "id", e.id)
 	x.element(in, "title", e.title)
-	x.element(in, "updated", atomDate(firstDate(e.date, fallbackUpdated)))
+	x.element(in, "updated", atomDate(updated))
 	if !e.date.IsZero() {
 		x.element(in, "published", atomDate(e.date))
 	}
@@ -81,19 +103,28 @@ func writeAtomEntry(x *xmlWriter, e *entry, fallbackUpdated time.Time) {
 	for _, s := range e.subjects {
 		x.elementAttr(in, "category", "term", s)
 	}
+	for _, enc := range e.enclosures {
+		x.enclosureLink(in, "link", enc)
+	}
 	// An entry needs a link or a content: without a link, an empty
-	// content still satisfies RFC 4287.
-	if e.description != "" || e.link == "" {
+	// content still satisfies RFC 4287. One with a link and no description
+	// gets its title as summary, as JSON Feed's content_text: the W3C
+	// validator warns on entries without textual content.
+	switch {
+	case e.description != "" || e.link == "":
 		x.raw(in)
 		x.raw(`<content type="html">`)
 		x.text(e.description)
 		x.raw("</content>\n")
+	default:
+		x.element(in, "summary", e.title)
 	}
 	if e.image != "" {
 		x.mediaImage(in, e.image)
 	}
+	native := nativeDC(!e.date.IsZero(), false, len(e.creators) > 0, len(e.subjects) > 0)
 	x.extensions(in, e.extensions, func(ext dynamo.Extension) bool {
-		return skipAtom(ext) || e.skipMediaImage(ext)
+		return native(ext) || skipAtom(ext) || e.skipMediaImage(ext)
 	})
 	x.raw("  </entry>\n")
 }

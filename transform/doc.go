@@ -11,8 +11,9 @@
 // them are stable. XMLData extensions (dc:language, dc:creator, any
 // namespace) are written as elements in their own namespaces.
 //
-// JSON Feed is written with gorilla/feeds' types. The XML formats are
-// written by hand, because gorilla/feeds (and encoding/xml under it) cannot
+// JSON Feed is written with Dynamo's own small types (gorilla/feeds'
+// misname banner_image and size_in_bytes). The XML formats are written by
+// hand, because gorilla/feeds (and encoding/xml under it) cannot
 // write prefixed elements in other namespaces, has no place for extensions
 // and emits Atom categories without their required term; docs/TRANSFORM.md
 // has the whole mapping and the reasons for each choice.

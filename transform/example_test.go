@@ -49,7 +49,6 @@ func ExampleRender() {
 	//     <language>en</language>
 	//     <lastBuildDate>Sun, 01 Mar 2026 12:00:00 +0000</lastBuildDate>
 	//     <atom:link rel="self" type="application/rss+xml" href="https://dynamo.example.org/resources/news"/>
-	//     <dc:language>en</dc:language>
 	//     <item>
 	//       <title>Hello</title>
 	//       <link>https://example.com/hello</link>
@@ -57,7 +56,6 @@ func ExampleRender() {
 	//       <guid isPermaLink="false">urn:uuid:a2ef6ffe-b9d6-586e-a0b7-5122a3ec370a</guid>
 	//       <pubDate>Sat, 28 Feb 2026 09:30:00 +0000</pubDate>
 	//       <dc:creator>Alice</dc:creator>
-	//       <dc:date>2026-02-28T09:30:00Z</dc:date>
 	//     </item>
 	//   </channel>
 	// </rss>

@@ -1,7 +1,9 @@
 package transform
 
 import (
+	"mime"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,17 +16,21 @@ import (
 type feed struct {
 	id          string
 	self        string // where the rendered feed is served, absolute, or ""
+	hub         string // the WebSub hub, "" for none
 	title       string // plain text, never empty
 	link        string // absolute, or "" when neither the channel nor the resource has one
 	description string // HTML, may be empty
 	// updated is when the feed last changed: the channel's own date, else
 	// the resource's timestamp; zero when neither is known.
-	updated    time.Time
-	language   string   // a language tag (RFC 5646 shape), or ""
-	creators   []string // the channel's dc:creator values
-	image      *image
-	extensions []dynamo.Extension
-	entries    []entry
+	updated time.Time
+	// updatedFromChannel reports that updated is the channel's own date
+	// (so a date extension of the channel says it already).
+	updatedFromChannel bool
+	language           string   // a language tag (RFC 5646 shape), or ""
+	creators           []string // the channel's dc:creator values
+	image              *image
+	extensions         []dynamo.Extension
+	entries            []entry
 	// timestamp is when the resource was retrieved (zero if unknown): the
 	// Atom "updated" of entries without a date of their own.
 	timestamp time.Time
@@ -40,13 +46,32 @@ type entry struct {
 	id          string
 	title       string // plain text, never empty
 	link        string // absolute, or ""
+	ownLink     bool   // link is the item's own, not the channel's
 	description string // HTML, may be empty
 	derivedText string // the producer's plain text of the description, may be empty
 	date        time.Time
-	creators    []string
-	subjects    []string
-	image       string // absolute URL of the item's picture, or ""
-	extensions  []dynamo.Extension
+	// updated is when the item was last changed, when it says so and that
+	// is later than date; zero otherwise.
+	updated    time.Time
+	enclosures []enclosure
+	creators   []string
+	subjects   []string
+	image      string // absolute URL of the item's picture, or ""
+	extensions []dynamo.Extension
+}
+
+// enclosure is a file an entry carries, ready for every format.
+type enclosure struct {
+	url       string // absolute
+	mediaType string // a media type, or "" when the source did not say
+	length    int64  // bytes, 0 when unknown
+}
+
+// typeOrDefault is the enclosure's media type for the formats that require
+// one (RSS 2.0's enclosure, JSON Feed's attachment): the source's, else
+// application/octet-stream, which claims nothing about the content.
+func (e enclosure) typeOrDefault() string {
+	return firstNonEmpty(e.mediaType, "application/octet-stream")
 }
 
 // text returns the plain text of the entry's description.
@@ -66,6 +91,7 @@ func prepare(r *dynamo.Resource, self string) *feed {
 		extensions:  cleanExtensions(c.Extensions),
 	}
 	f.updated = feedDate(extensionsDate(f.extensions))
+	f.updatedFromChannel = !f.updated.IsZero()
 	if f.updated.IsZero() {
 		f.updated = f.timestamp
 	}
@@ -91,15 +117,32 @@ func prepare(r *dynamo.Resource, self string) *feed {
 // channel, so that every entry leads somewhere; one without a title is
 // named by the start of its description's text, else by its link.
 func prepareEntry(rssID string, it *dynamo.Item, base *url.URL, channelLink string) entry {
+	own := absoluteURL(it.Link, base)
 	e := entry{
 		id:          entryID(rssID, it),
 		title:       cleanLine(it.Title),
-		link:        firstNonEmpty(absoluteURL(it.Link, base), channelLink),
+		link:        firstNonEmpty(own, channelLink),
+		ownLink:     own != "",
 		description: strings.TrimSpace(cleanText(it.Description)),
 		derivedText: it.Text,
-		extensions:  cleanExtensions(it.Extensions),
 	}
-	e.date = feedDate(extensionsDate(e.extensions))
+	for _, enc := range it.AllEnclosures() {
+		if u := absoluteURL(enc.URL, base); u != "" {
+			e.enclosures = append(e.enclosures, enclosure{url: u, mediaType: mediaType(enc.Type), length: max(enc.Length, 0)})
+		}
+	}
+	exts := cleanExtensions(it.Extensions)
+	e.date = feedDate(extensionsDate(exts))
+	if t, ok := it.Modified(); ok {
+		if t = feedDate(t, true); t.After(e.date) {
+			e.updated = t
+		}
+	}
+	// The enclosures and the updated time are written in each format's
+	// own way; their extension forms would repeat them.
+	e.extensions = slices.DeleteFunc(exts, func(x dynamo.Extension) bool {
+		return dynamo.IsLegacyEnclosure(x) || dynamo.IsModifiedExtension(x) && !e.updated.IsZero()
+	})
 	if e.title == "" {
 		e.title = firstNonEmpty(excerpt(e.text()), e.link, "Untitled")
 	}
@@ -109,6 +152,17 @@ func prepareEntry(rssID string, it *dynamo.Item, base *url.URL, channelLink stri
 		e.image = absoluteURL(it.Image.URL, base)
 	}
 	return e
+}
+
+// mediaType returns s when it is a media type ("audio/mpeg", with
+// parameters or not), else "": attributes that require one must not carry
+// anything else.
+func mediaType(s string) string {
+	s = strings.TrimSpace(s)
+	if mt, _, err := mime.ParseMediaType(s); err != nil || strings.Count(mt, "/") != 1 || strings.HasSuffix(mt, "/") || strings.HasPrefix(mt, "/") {
+		return ""
+	}
+	return s
 }
 
 // feedDate returns t, in whole seconds, when ok and when every format can
@@ -163,6 +217,32 @@ func cleanExtensions(exts []dynamo.Extension) []dynamo.Extension {
 		out = append(out, e)
 	}
 	return out
+}
+
+// nativeDC returns the filter of the Dublin Core extensions that a format
+// writes as its own elements, so that no reader or validator sees a value
+// twice: a date that became the element's date (pubDate, published,
+// lastBuildDate, updated), a language that became its language, creators
+// that became authors (authors), subjects that became categories
+// (subjects). A date kept as unparsed text stays out anyway (see
+// unparsedDate); dc:creator stays where the format has no author element
+// for names.
+func nativeDC(wroteDate, wroteLanguage, authors, subjects bool) func(dynamo.Extension) bool {
+	return func(e dynamo.Extension) bool {
+		switch {
+		case wroteDate && dynamo.IsDateName(e.LocalName) && (e.URI == nsDC || e.URI == dynamo.NamespaceDCTerms):
+			return true
+		case e.URI != nsDC:
+			return false
+		case e.LocalName == "language":
+			return wroteLanguage
+		case e.LocalName == "creator":
+			return authors
+		case e.LocalName == "subject":
+			return subjects
+		}
+		return false
+	}
 }
 
 // dcValues returns the non-empty values of the Dublin Core extensions named
@@ -227,6 +307,7 @@ const (
 	nsRDF     = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 	nsRSS1    = "http://purl.org/rss/1.0/"
 	nsMedia   = "http://search.yahoo.com/mrss/"
+	nsITunes  = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 	nsContent = dynamo.NamespaceContent
 	nsDC      = dynamo.NamespaceDC
 )

@@ -27,7 +27,7 @@ func Formats() []Format { return []Format{XMLData, RSS1, RSS2, Atom, JSON} }
 
 // ParseFormat reads a format name as users write it in a URL or a flag,
 // ignoring case and surrounding spaces. An empty name means RSS 2.0, the
-// default of SPEC §5; an unknown one is an error (wrapping
+// default of docs/API.md "Feeds"; an unknown one is an error (wrapping
 // dynamo.ErrInvalid) that lists the accepted names, so it can be shown to
 // the user as it is.
 func ParseFormat(s string) (Format, error) {
@@ -76,7 +76,15 @@ func (f Format) ContentType() string {
 type Option func(*options)
 
 type options struct {
-	self string
+	self, hub string
+	schema    string
+}
+
+// SchemaURL tells Render where XMLData's schema is published; an XMLData
+// document then names it (xsi:noNamespaceSchemaLocation). The feed formats
+// ignore it.
+func SchemaURL(url string) Option {
+	return func(o *options) { o.schema = url }
 }
 
 // SelfURL tells Render the URL the feed is served at, which the resource
@@ -87,6 +95,20 @@ type options struct {
 // feed id). A URL that is not absolute is ignored.
 func SelfURL(url string) Option {
 	return func(o *options) { o.self = url }
+}
+
+// HubURL tells Render the WebSub hub of the feed (docs/WEBSUB.md): an Atom
+// link rel="hub", an atom:link rel="hub" in RSS 2.0, a JSON Feed hubs
+// entry of type WebSub. A URL that is not absolute is ignored.
+func HubURL(url string) Option {
+	return func(o *options) { o.hub = url }
+}
+
+// prepare builds the feed model of r with the options' links.
+func (o *options) prepare(r *dynamo.Resource) *feed {
+	f := prepare(r, o.self)
+	f.hub = absoluteURL(o.hub, nil)
+	return f
 }
 
 // Render writes r in format f. Any resource renders to a valid document.
@@ -110,15 +132,15 @@ func Render(w io.Writer, r *dynamo.Resource, f Format, opts ...Option) error {
 	var err error
 	switch f {
 	case XMLData:
-		err = writeXMLData(w, r)
+		err = writeXMLData(w, r, o.schema)
 	case RSS1:
-		err = writeRSS1(w, prepare(r, o.self))
+		err = writeRSS1(w, o.prepare(r))
 	case RSS2:
-		err = writeRSS2(w, prepare(r, o.self))
+		err = writeRSS2(w, o.prepare(r))
 	case Atom:
-		err = writeAtom(w, prepare(r, o.self))
+		err = writeAtom(w, o.prepare(r))
 	case JSON:
-		err = writeJSON(w, prepare(r, o.self))
+		err = writeJSON(w, o.prepare(r))
 	default:
 		return fmt.Errorf("render: %w: unknown format %q: want one of %s", dynamo.ErrInvalid, string(f), formatNames())
 	}
@@ -126,4 +148,22 @@ func Render(w io.Writer, r *dynamo.Resource, f Format, opts ...Option) error {
 		return fmt.Errorf("render %s: %w", f, err)
 	}
 	return nil
+}
+
+// Label names the format for people ("RSS 2.0", "JSON Feed"): the web
+// pages' menus and the readable page of a feed use it.
+func (f Format) Label() string {
+	switch f {
+	case RSS1:
+		return "RSS 1.0"
+	case RSS2:
+		return "RSS 2.0"
+	case Atom:
+		return "Atom"
+	case JSON:
+		return "JSON Feed"
+	case XMLData:
+		return "XMLData"
+	}
+	return string(f)
 }

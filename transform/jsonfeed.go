@@ -4,8 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
-
-	"github.com/gorilla/feeds"
+	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 )
@@ -13,19 +12,57 @@ import (
 // jsonFeedVersion is the version URL of JSON Feed 1.1.
 const jsonFeedVersion = "https://jsonfeed.org/version/1.1"
 
-// jsonFeed is gorilla/feeds' JSON Feed 1.1 document with two changes: its
-// items are always written (gorilla's field omits an empty list, but the
-// specification requires "items"), and a "_dynamo" extension object carries
-// the XMLData extensions that JSON Feed has no field for.
+// jsonFeed is a JSON Feed 1.1 document, with Dynamo's own small types
+// rather than gorilla/feeds': its item writes "banner_" for banner_image
+// and its attachment "size" for size_in_bytes (an int32 besides), which
+// readers do not understand. Items are always written (the specification
+// requires "items"), and a "_dynamo" extension object carries the XMLData
+// extensions that JSON Feed has no field for.
 type jsonFeed struct {
-	*feeds.JSONFeed
-	Items  []jsonItem      `json:"items"` // shadows feeds.JSONFeed.Items
-	Dynamo *jsonExtensions `json:"_dynamo,omitempty"`
+	Version     string          `json:"version"`
+	Title       string          `json:"title"`
+	Language    string          `json:"language,omitempty"`
+	HomePageURL string          `json:"home_page_url,omitempty"`
+	FeedURL     string          `json:"feed_url,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Icon        string          `json:"icon,omitempty"`
+	Authors     []jsonAuthor    `json:"authors,omitempty"`
+	Hubs        []jsonHub       `json:"hubs,omitempty"`
+	Items       []jsonItem      `json:"items"`
+	Dynamo      *jsonExtensions `json:"_dynamo,omitempty"`
+}
+
+// jsonHub is an endpoint to subscribe to the feed in real time (JSON Feed
+// 1.1 hubs): Dynamo's WebSub hub.
+type jsonHub struct {
+	Type string `json:"type"`
+	URL  string `json:"url"`
 }
 
 type jsonItem struct {
-	*feeds.JSONItem
-	Dynamo *jsonExtensions `json:"_dynamo,omitempty"`
+	ID            string           `json:"id"`
+	URL           string           `json:"url,omitempty"`
+	Title         string           `json:"title,omitempty"`
+	ContentHTML   string           `json:"content_html,omitempty"`
+	ContentText   string           `json:"content_text,omitempty"`
+	Image         string           `json:"image,omitempty"`
+	DatePublished *time.Time       `json:"date_published,omitempty"`
+	DateModified  *time.Time       `json:"date_modified,omitempty"`
+	Authors       []jsonAuthor     `json:"authors,omitempty"`
+	Tags          []string         `json:"tags,omitempty"`
+	Attachments   []jsonAttachment `json:"attachments,omitempty"`
+	Dynamo        *jsonExtensions  `json:"_dynamo,omitempty"`
+}
+
+type jsonAuthor struct {
+	Name string `json:"name"`
+}
+
+// jsonAttachment is an enclosure; mime_type is required.
+type jsonAttachment struct {
+	URL         string `json:"url"`
+	MIMEType    string `json:"mime_type"`
+	SizeInBytes int64  `json:"size_in_bytes,omitempty"`
 }
 
 // jsonExtensions is the custom object (JSON Feed §"Extensions": a key that
@@ -43,28 +80,30 @@ type jsonExtension struct {
 	Value     string `json:"value"`
 }
 
-// writeJSON writes f as JSON Feed 1.1 (https://jsonfeed.org/version/1.1)
-// with gorilla/feeds' types. Descriptions are content_html; an item without
+// writeJSON writes f as JSON Feed 1.1 (https://jsonfeed.org/version/1.1).
+// Descriptions are content_html; an item without
 // one gets its title as content_text, since every item needs one of the
 // two. dc:creator values become authors, dc:subject values tags and the
 // channel's dc:language the language; the channel image is the feed's icon
-// and an item's image its image.
+// and an item's image its image; enclosures are attachments, an updated
+// time date_modified.
 func writeJSON(w io.Writer, f *feed) error {
 	doc := jsonFeed{
-		JSONFeed: &feeds.JSONFeed{
-			Version:     jsonFeedVersion,
-			Title:       f.title,
-			Language:    f.language,
-			HomePageUrl: f.link,
-			FeedUrl:     f.self,
-			Description: plainText("", f.description),
-			Authors:     jsonAuthors(f.creators),
-		},
-		Items:  make([]jsonItem, len(f.entries)),
-		Dynamo: extensionsObject(f.extensions),
+		Version:     jsonFeedVersion,
+		Title:       f.title,
+		Language:    f.language,
+		HomePageURL: f.link,
+		FeedURL:     f.self,
+		Description: plainText("", f.description),
+		Authors:     jsonAuthors(f.creators),
+		Items:       make([]jsonItem, len(f.entries)),
+		Dynamo:      extensionsObject(f.extensions),
 	}
 	if f.image != nil {
 		doc.Icon = f.image.url
+	}
+	if f.hub != "" {
+		doc.Hubs = []jsonHub{{Type: "WebSub", URL: f.hub}}
 	}
 	for i := range f.entries {
 		doc.Items[i] = newJSONItem(&f.entries[i])
@@ -80,29 +119,35 @@ func writeJSON(w io.Writer, f *feed) error {
 }
 
 func newJSONItem(e *entry) jsonItem {
-	it := &feeds.JSONItem{
-		Id:          e.id,
-		Url:         e.link,
+	it := jsonItem{
+		ID:          e.id,
+		URL:         e.link,
 		Title:       e.title,
 		ContentHTML: e.description,
 		Image:       e.image,
 		Authors:     jsonAuthors(e.creators),
 		Tags:        e.subjects,
+		Dynamo:      extensionsObject(e.extensions),
 	}
 	if e.description == "" {
 		it.ContentText = e.title
 	}
 	if !e.date.IsZero() {
-		date := e.date
-		it.PublishedDate = &date
+		it.DatePublished = &e.date
 	}
-	return jsonItem{JSONItem: it, Dynamo: extensionsObject(e.extensions)}
+	if !e.updated.IsZero() {
+		it.DateModified = &e.updated
+	}
+	for _, enc := range e.enclosures {
+		it.Attachments = append(it.Attachments, jsonAttachment{URL: enc.url, MIMEType: enc.typeOrDefault(), SizeInBytes: enc.length})
+	}
+	return it
 }
 
-func jsonAuthors(names []string) []*feeds.JSONAuthor {
-	var authors []*feeds.JSONAuthor
+func jsonAuthors(names []string) []jsonAuthor {
+	var authors []jsonAuthor
 	for _, name := range names {
-		authors = append(authors, &feeds.JSONAuthor{Name: name})
+		authors = append(authors, jsonAuthor{Name: name})
 	}
 	return authors
 }

@@ -12,9 +12,14 @@ import (
 // RDF/XML document. Descriptions are plain text, as the specification has
 // them, and the HTML goes in content:encoded (the content module), which is
 // where RSS 1.0 readers look for markup. Dates are Dublin Core dc:date in
-// W3CDTF. The rdf:about of an item is its feed-wide id, not its link: RDF
-// merges resources that share a URI, and readers take rdf:about as the
-// entry's id, which must be unique and stable.
+// W3CDTF, an item's updated time dcterms:modified. Enclosures are Atom
+// enclosure links: the enc: module that RSS 1.0 once had is unknown to the
+// W3C validator (a warning) and to feedparser, which both read Atom links.
+// The rdf:about of an item is its own link, as RSS 1.0 means it, when
+// the item has one that no other item of the feed (nor the channel)
+// shares: RDF merges resources that share a URI, and readers take
+// rdf:about as the entry's id, which must be unique. Otherwise it is the
+// entry's feed-wide id (urn:uuid).
 func writeRSS1(w io.Writer, f *feed) error {
 	x := newXMLWriter(w)
 	x.ns.bind("rdf", nsRDF)
@@ -26,6 +31,12 @@ func writeRSS1(w io.Writer, f *feed) error {
 	}
 	if f.hasEntryImages() {
 		x.ns.bind("media", nsMedia)
+	}
+	if f.hasEnclosures(1) || f.hub != "" {
+		x.ns.bind("atom", nsAtom)
+	}
+	if f.hasUpdates() {
+		x.ns.bind("dcterms", dynamo.NamespaceDCTerms)
 	}
 	x.ns.bindExtensions(f, ownedByRSS1)
 	x.startRoot("rdf:RDF", nsRSS1, "")
@@ -40,13 +51,19 @@ func writeRSS1(w io.Writer, f *feed) error {
 	if !f.updated.IsZero() {
 		x.element(in, "dc:date", f.updated.Format(time.RFC3339))
 	}
+	if f.hub != "" {
+		// WebSub discovery (§4) reads Atom links; rdf:about is the self URL.
+		x.atomLinkNS(in, "self", f.self)
+		x.atomLinkNS(in, "hub", f.hub)
+	}
 	if f.image != nil {
 		x.elementAttr(in, "image", "rdf:resource", f.image.url)
 	}
 	x.tag(in, "<", "items", ">\n")
 	x.tag(in, "  <", "rdf:Seq", ">\n")
+	about := f.rss1About(firstNonEmpty(f.self, f.id))
 	for i := range f.entries {
-		x.elementAttr(in+"    ", "rdf:li", "rdf:resource", f.entries[i].id)
+		x.elementAttr(in+"    ", "rdf:li", "rdf:resource", about[i])
 	}
 	x.tag(in, "  </", "rdf:Seq", ">\n")
 	x.tag(in, "</", "items", ">\n")
@@ -63,7 +80,7 @@ func writeRSS1(w io.Writer, f *feed) error {
 		x.raw("  </image>\n")
 	}
 	for i := range f.entries {
-		writeRSS1Item(x, &f.entries[i])
+		writeRSS1Item(x, &f.entries[i], about[i])
 	}
 	x.raw("</rdf:RDF>\n")
 	return x.flush()
@@ -77,10 +94,10 @@ func writeRSS1(w io.Writer, f *feed) error {
 // is shows "&amp;" for an ampersand at worst, never for an apostrophe.
 var htmlText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
-func writeRSS1Item(x *xmlWriter, e *entry) {
+func writeRSS1Item(x *xmlWriter, e *entry, about string) {
 	const in = "    "
 	x.raw(`  <item rdf:about="`)
-	x.attr(e.id)
+	x.attr(about)
 	x.raw("\">\n")
 	x.element(in, "title", e.title)
 	x.element(in, "link", e.link)
@@ -92,6 +109,12 @@ func writeRSS1Item(x *xmlWriter, e *entry) {
 	}
 	if !e.date.IsZero() {
 		x.element(in, "dc:date", e.date.Format(time.RFC3339))
+	}
+	if !e.updated.IsZero() {
+		x.element(in, "dcterms:modified", e.updated.Format(time.RFC3339))
+	}
+	for _, enc := range e.enclosures {
+		x.enclosureLink(in, "atom:link", enc)
 	}
 	if e.image != "" {
 		x.mediaImage(in, e.image)
@@ -115,6 +138,26 @@ func skipRSS1(wroteDate bool) func(dynamo.Extension) bool {
 	return func(e dynamo.Extension) bool {
 		return ownedByRSS1(e.URI) || wroteDate && e.URI == nsDC && e.LocalName == "date"
 	}
+}
+
+// rss1About returns each entry's rdf:about: its own link when no other
+// entry, nor the channel (channelAbout), has that link; else its id.
+func (f *feed) rss1About(channelAbout string) []string {
+	count := map[string]int{channelAbout: 1}
+	for i := range f.entries {
+		if e := &f.entries[i]; e.ownLink {
+			count[e.link]++
+		}
+	}
+	about := make([]string, len(f.entries))
+	for i := range f.entries {
+		e := &f.entries[i]
+		about[i] = e.id
+		if e.ownLink && count[e.link] == 1 {
+			about[i] = e.link
+		}
+	}
+	return about
 }
 
 func (f *feed) hasEntryDates() bool {

@@ -11,7 +11,10 @@ import (
 // cleanText returns s with what no feed format can carry taken out: the
 // characters XML 1.0 forbids (C0 controls other than tab, newline and
 // carriage return; U+FFFE, U+FFFF) are dropped, and bytes that are not UTF-8
-// become U+FFFD. Every string that reaches a writer goes through it, so the
+// become U+FFFD. Bidi embedding, override and isolate controls are dropped
+// too (sanitize.IsBidiControl): a feed reader would let them reverse the
+// text shown after them, titles and descriptions alike, archived ones
+// included. Every string that reaches a writer goes through it, so the
 // XML and JSON outputs agree on the text. Clean input is returned as is,
 // without allocating.
 func cleanText(s string) string {
@@ -27,7 +30,7 @@ func cleanText(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			sb.WriteRune(utf8.RuneError)
-		case isXMLChar(r):
+		case isXMLChar(r) && !sanitize.IsBidiControl(r):
 			sb.WriteString(s[i : i+size])
 		}
 		i += size
@@ -48,7 +51,7 @@ func firstUnclean(s string) int {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || !isXMLChar(r) {
+		if r == utf8.RuneError && size == 1 || !isXMLChar(r) || sanitize.IsBidiControl(r) {
 			return i
 		}
 		i += size
@@ -74,7 +77,7 @@ func isXMLChar(r rune) bool {
 // readers show in a list, where a newline or a run of spaces from the page's
 // layout means nothing.
 func cleanLine(s string) string {
-	return strings.Join(strings.Fields(cleanText(s)), " ")
+	return sanitize.SingleLine(cleanText(s))
 }
 
 // excerpt stands in for a missing title: the domain's one rule for an

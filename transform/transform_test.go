@@ -161,7 +161,10 @@ func TestRenderIsValidForEveryReader(t *testing.T) {
 		}
 	})
 	// Each reader must see the same entry ids in every format, all distinct
-	// and urn:uuid IRIs.
+	// and urn:uuid IRIs; but RSS 1.0, whose readers take an item's
+	// rdf:about as its id, which is the item's own link when no other item
+	// shares it: there the ids must be distinct, each the entry's link or
+	// its urn:uuid.
 	for name, byFormat := range ids {
 		atom := byFormat[transform.Atom]
 		seen := map[string]bool{}
@@ -171,7 +174,17 @@ func TestRenderIsValidForEveryReader(t *testing.T) {
 			}
 			seen[id] = true
 		}
+		rss1 := map[string]bool{}
+		for i, id := range byFormat[transform.RSS1] {
+			if rss1[id] || (id != atom[i] && strings.HasPrefix(id, "urn:")) {
+				t.Errorf("%s: RSS 1.0 entry id %q is neither a distinct link nor the entry's id %q", name, id, atom[i])
+			}
+			rss1[id] = true
+		}
 		for f, got := range byFormat {
+			if f == transform.RSS1 {
+				continue
+			}
 			if strings.Join(got, " ") != strings.Join(atom, " ") {
 				t.Errorf("%s: %s entry ids %q differ from Atom's %q", name, f, got, atom)
 			}
@@ -296,10 +309,12 @@ func entryDate(f transform.Format, e verify.Entry) string {
 }
 
 // TestAtomEntryUpdated checks the required atom:updated: the item's date when
-// it has one, else the resource's timestamp.
+// it has one, else the resource's timestamp; a value an earlier entry has
+// moves a second later, so that no two entries share one (the W3C
+// validator's DuplicateUpdated).
 func TestAtomEntryUpdated(t *testing.T) {
 	got := verify.Feed(t, render(t, richResource(), transform.Atom), "atom10")
-	for i, want := range []string{"2005-12-08T07:25:00Z", "2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z"} {
+	for i, want := range []string{"2005-12-08T07:25:00Z", "2026-03-01T10:00:00Z", "2026-03-01T10:00:01Z"} {
 		if got.Entries[i].Updated != want {
 			t.Errorf("entry %d: updated %q, want %q", i, got.Entries[i].Updated, want)
 		}

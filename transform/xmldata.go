@@ -14,7 +14,7 @@ import (
 // extensions bound to the xml or xmlns namespaces, which no prefix may be
 // bound to, are left out. A resource the wrapper produced has none of
 // these, and gives exactly Resource.XML's bytes.
-func writeXMLData(w io.Writer, r *dynamo.Resource) error {
+func writeXMLData(w io.Writer, r *dynamo.Resource, schemaURL string) error {
 	c := *r
 	c.URL = anyURI(r.URL)
 	c.Channel.Link = anyURI(r.Channel.Link)
@@ -27,7 +27,7 @@ func writeXMLData(w io.Writer, r *dynamo.Resource) error {
 		it.Extensions = namespaceableExtensions(it.Extensions)
 		c.Items[i] = it
 	}
-	_, err := c.WriteTo(w)
+	_, err := c.WriteWithSchema(w, schemaURL)
 	return err
 }
 

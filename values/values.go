@@ -19,8 +19,10 @@ import (
 	"github.com/dynamo-feeds/dynamo/sanitize"
 )
 
-// CollapseSpace trims s and collapses each run of white space to a space.
-func CollapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+// CollapseSpace trims s, collapses each run of white space to a space and
+// removes bidi embedding and override controls: the form of every
+// single-line text (sanitize.SingleLine).
+func CollapseSpace(s string) string { return sanitize.SingleLine(s) }
 
 // PlainText returns the text of an HTML fragment: tags stripped, entities
 // decoded, white space collapsed. Content without markup, the common case
@@ -42,10 +44,9 @@ func PlainText(fragment string) string {
 type Sanitizer func(fragment string, base *url.URL) (html, text string)
 
 // Sanitize is the Sanitizer without a cache: sanitize.HTML and the result's
-// plain text.
+// plain text, in one pass where sanitize.HTMLText can.
 func Sanitize(fragment string, base *url.URL) (string, string) {
-	h := sanitize.HTML(fragment, base)
-	return h, PlainText(h)
+	return sanitize.HTMLText(fragment, base)
 }
 
 // Description returns a description's sanitized HTML with absolute URLs,

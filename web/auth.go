@@ -1,21 +1,26 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/auth"
 )
 
 // Cookie names. Every cookie is HttpOnly and SameSite=Strict, limited to
-// Prefix, and Secure when the request came over TLS.
+// Prefix, and Secure when the public URL is https or the request came over
+// TLS (directly or, as a trusted proxy says, through it).
 const (
 	sessionCookie = "dynamo_session" // proof of the admin token, from /ui/login
 	csrfCookie    = "dynamo_csrf"    // the browser's nonce that form tokens are bound to
@@ -40,44 +45,101 @@ func (h *Server) authView(r *http.Request) authView {
 	}
 }
 
-// authorized applies the admin API's rule (package auth): with a token
+// authorized applies the admin API's rule (auth.Access): with a token
 // configured, the request must prove it, here also with the login cookie
-// or a "token" form field; without one, it must come from a loopback
-// client.
+// or a "token" form field; without one, it must be local.
 func (h *Server) authorized(r *http.Request) bool {
-	return auth.Authorized(r, h.cfg.AdminToken, h.validSession, func(r *http.Request) bool {
-		return r.Method == http.MethodPost && auth.Matches(h.cfg.AdminToken, r.PostFormValue("token"))
-	})
+	return h.access.Authorized(r, h.validSession, h.formProof)
+}
+
+// check is authorized for an action, with the limit on guesses applied to
+// a bearer token or a "token" form field (auth.Access.Check): a positive
+// wait means the client must wait before its token is compared again.
+func (h *Server) check(r *http.Request) (bool, time.Duration) {
+	formToken := r.PostFormValue("token") != "" && h.cfg.AdminToken != ""
+	if formToken {
+		if wait := h.access.Throttled(r); wait > 0 {
+			return false, wait
+		}
+	}
+	ok, wait := h.access.Check(r, h.validSession, h.formProof)
+	if !ok && wait == 0 && formToken && !auth.Matches(h.cfg.AdminToken, r.PostFormValue("token")) {
+		h.access.Failed(r, "form token")
+	}
+	return ok, wait
+}
+
+// formProof reports whether a posted form carries the admin token.
+func (h *Server) formProof(r *http.Request) bool {
+	return r.Method == http.MethodPost && auth.Matches(h.cfg.AdminToken, r.PostFormValue("token"))
+}
+
+// Operator reports whether r comes from an operator, by the rule of
+// authorized less the form field (reading it would consume the body): the
+// process reads such a request's state from the primary (read-your-writes,
+// dynamo.WithLatestReads).
+func (h *Server) Operator(r *http.Request) bool {
+	return h.access.Authorized(r, h.validSession)
 }
 
 // bearer reports whether the request carries the admin token in its header:
 // such a request is not a browser's ambient credential, so it needs no
 // anti-forgery token.
-func (h *Server) bearer(r *http.Request) bool { return auth.HasBearer(r, h.cfg.AdminToken) }
+func (h *Server) bearer(r *http.Request) bool { return h.access.HasBearer(r) }
 
-// sessionValue is "expiry.mac", the mac keyed by the admin token: every
-// process that shares the token accepts it, and changing the token ends
-// every session. It reveals nothing of the token.
+// sessionValue is "expiry.id.mac", id random and the mac keyed by the
+// admin token: every process that shares the token accepts it, changing
+// the token ends every session, and logging out revokes its id in the
+// store (revokedPrefix), for every process. It reveals nothing of the
+// token.
 func (h *Server) sessionValue(expires time.Time) string {
-	exp := strconv.FormatInt(expires.Unix(), 10)
-	return exp + "." + h.mac([]byte(h.cfg.AdminToken), "session|"+exp)
+	b := make([]byte, 16)
+	rand.Read(b) // never fails (crypto/rand)
+	exp, id := strconv.FormatInt(expires.Unix(), 10), hex.EncodeToString(b)
+	return exp + "." + id + "." + h.mac([]byte(h.cfg.AdminToken), "session|"+exp+"|"+id)
 }
 
-func (h *Server) validSession(r *http.Request) bool {
+// revokedPrefix keys the store's settings that revoke a session id: one
+// per logout, its value the session's expiry.
+const revokedPrefix = "web.session.revoked."
+
+// session reads the request's session cookie: its id and expiry when it is
+// well formed, signed with the admin token and not expired. It does not
+// look at revocations (validSession does).
+func (h *Server) session(r *http.Request) (id, exp string, ok bool) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil || h.cfg.AdminToken == "" {
-		return false
+		return "", "", false
 	}
-	exp, mac, ok := strings.Cut(c.Value, ".")
+	parts := strings.Split(c.Value, ".")
+	if len(parts) != 3 || len(parts[1]) != 32 {
+		return "", "", false
+	}
+	unix, err := strconv.ParseInt(parts[0], 10, 64)
+	if err != nil || time.Now().Unix() > unix {
+		return "", "", false
+	}
+	want := h.mac([]byte(h.cfg.AdminToken), "session|"+parts[0]+"|"+parts[1])
+	return parts[1], parts[0], hmac.Equal([]byte(parts[2]), []byte(want))
+}
+
+// validSession reports whether the request's session cookie is valid and
+// not revoked. A store that does not answer counts as revoked.
+func (h *Server) validSession(r *http.Request) bool {
+	id, _, ok := h.session(r)
 	if !ok {
 		return false
 	}
-	unix, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil || time.Now().Unix() > unix {
-		return false
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	_, err := h.cfg.Store.Setting(ctx, revokedPrefix+id)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return true
 	}
-	want := h.mac([]byte(h.cfg.AdminToken), "session|"+exp)
-	return hmac.Equal([]byte(mac), []byte(want))
+	if err != nil {
+		h.log.Warn("web: session revocation unreadable; the session is refused", "err", err)
+	}
+	return false
 }
 
 func (h *Server) mac(key []byte, msg string) string {
@@ -139,7 +201,7 @@ func (h *Server) setCookie(w http.ResponseWriter, r *http.Request, name, value s
 		Path:     Prefix,
 		MaxAge:   maxAge,
 		HttpOnly: true,
-		Secure:   r.TLS != nil,
+		Secure:   h.access.SecureCookies(r),
 		SameSite: http.SameSiteStrictMode,
 	})
 }
@@ -186,7 +248,15 @@ func (h *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 		}})
 		return
 	}
+	if wait := h.access.Throttled(r); wait > 0 {
+		auth.RetryAfter(w, wait)
+		h.render(w, r, http.StatusTooManyRequests, "login.html", view{Title: "Log in", Section: "login", Data: loginData{
+			Error: fmt.Sprintf("Too many wrong tokens from this address: wait %s before trying again.", wait.Round(time.Second)),
+		}})
+		return
+	}
 	if !auth.Matches(h.cfg.AdminToken, r.PostFormValue("token")) {
+		h.access.Failed(r, "login")
 		h.render(w, r, http.StatusUnauthorized, "login.html", view{Title: "Log in", Section: "login", Data: loginData{
 			Error: "That is not the admin token (DYNAMO_ADMIN_TOKEN).",
 		}})
@@ -197,12 +267,21 @@ func (h *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, Prefix, http.StatusSeeOther)
 }
 
-// logout forgets the session.
+// logout revokes the session in the store, so that its cookie, replayed,
+// no longer acts in any process, and deletes the cookie.
 func (h *Server) logout(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if !h.checkCSRF(r) {
 		h.fail(w, r, http.StatusForbidden, csrfMessage)
 		return
+	}
+	if id, exp, ok := h.session(r); ok {
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		if err := h.cfg.Store.PutSetting(ctx, revokedPrefix+id, exp); err != nil {
+			h.storeFailed(w, r, "revoking the session", err)
+			return
+		}
 	}
 	h.setCookie(w, r, sessionCookie, "", -1)
 	h.setFlash(w, r, "Logged out.")

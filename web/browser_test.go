@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/web"
 )
 
 // chromiumPath is Debian's Chromium, which scripts/test.sh installs.
@@ -332,6 +334,24 @@ func TestBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, "search")
 		audit(t, ctx, "search")
+
+		// Every source, the default: the form's collection left as it is.
+		step(t, ctx, "search every source",
+			chromedp.Navigate(base+"/ui/search"),
+			chromedp.WaitVisible(chromedp.ID("value1")),
+			chromedp.SetValue(chromedp.ID("field1"), "link"),
+			chromedp.SetValue(chromedp.ID("value1"), "http"),
+			chromedp.Click(chromedp.CSS(`form.search button[type="submit"]`)),
+			chromedp.WaitVisible(chromedp.ID("results-h")))
+		in := value(t, ctx, "read the sources", chromedp.Evaluate[[]string](`[...new Set([...document.querySelectorAll("ol.results p.meta a")].map(a => a.textContent))]`))
+		if len(in) < 2 {
+			t.Errorf("a search of every source found items in %q only", in)
+		}
+		if rest := value(t, ctx, "read the REST URL", chromedp.Text(chromedp.CSS("a.rest"))); !strings.HasPrefix(rest, "/aggregate?link=http") {
+			t.Errorf("the search of every source offers %q", rest)
+		}
+		screenshot(t, ctx, "search-everywhere")
+		audit(t, ctx, "search-everywhere")
 	})
 
 	t.Run("suggest annotations and follow the page", func(t *testing.T) {
@@ -404,4 +424,196 @@ func TestBrowser(t *testing.T) {
 		audit(t, ctx, "playground-source")
 	})
 
+	t.Run("manage sources: add by URL, edit, pause, import, categories, delete", func(t *testing.T) {
+		e.site.mu.Lock()
+		e.site.pages["/wp/"] = sitePage{[]byte(`<html><head><meta name="generator" content="WordPress 6.5"><title>A blog</title></head><body>hello</body></html>`), "text/html"}
+		e.site.pages["/wp/feed/"] = sitePage{rssFeed("The blog", "First post", "Second post"), "application/rss+xml"}
+		e.site.pages["/wire.rss"] = sitePage{rssFeed("Wire", "Flash"), "application/rss+xml"}
+		e.site.mu.Unlock()
+		preview := func(path, kind string) {
+			t.Helper()
+			step(t, ctx, "preview "+path, chromedp.Navigate(base+"/ui/add"), chromedp.WaitVisible(chromedp.ID("new-url")),
+				chromedp.SetValue(chromedp.ID("new-url"), e.site.URL+path),
+				chromedp.SetValue(chromedp.ID("new-category"), "web test"),
+				chromedp.Click(chromedp.CSS(`button[formaction="/ui/add"]`)),
+				chromedp.WaitVisible(chromedp.ID("preview-h")))
+			if k := value(t, ctx, "read the kind", chromedp.Evaluate[string](`document.getElementById("new-kind").value`)); k != kind {
+				t.Errorf("%s previewed as %q, want %q", path, k, kind)
+			}
+		}
+		preview("/wp/", "feed")
+		if chosen := value(t, ctx, "read the chosen", chromedp.Text(chromedp.CSS("table.candidates tr.chosen th"))); !strings.Contains(chosen, "/wp/feed/") {
+			t.Errorf("the chosen candidate reads %q", chosen)
+		}
+		screenshot(t, ctx, "add-preview")
+		audit(t, ctx, "add-preview")
+		step(t, ctx, "add the discovered feed", chromedp.Click(chromedp.CSS(`form[action="/ui/sources"] button:not([formaction])`)), chromedp.WaitVisible(chromedp.CSS("p.flash")))
+		preview("/wire.rss", "feed")
+		step(t, ctx, "add the feed", chromedp.Click(chromedp.CSS(`form[action="/ui/sources"] button:not([formaction])`)), chromedp.WaitVisible(chromedp.CSS("p.flash")))
+		preview("/blog/index.html", "html")
+		step(t, ctx, "add the annotated page", chromedp.Click(chromedp.CSS(`form[action="/ui/sources"] button:not([formaction])`)), chromedp.WaitVisible(chromedp.CSS("p.flash")))
+		id := strings.TrimPrefix(value(t, ctx, "location", chromedp.Location()), base+"/ui/sources/")
+
+		// A refusal comes back next to its field.
+		step(t, ctx, "edit with a bad interval", chromedp.Navigate(base+"/ui/sources/"+id+"/edit"), chromedp.WaitVisible(chromedp.ID("set-interval")),
+			chromedp.SetValue(chromedp.ID("set-interval"), "1s"),
+			chromedp.Click(chromedp.CSS(`form[action$="/settings"] button`)),
+			chromedp.WaitVisible(chromedp.ID("set-interval-error")))
+		screenshot(t, ctx, "edit-refused")
+		audit(t, ctx, "edit-refused")
+		step(t, ctx, "edit the interval and URL", chromedp.SetValue(chromedp.ID("set-interval"), "2h"),
+			chromedp.SetValue(chromedp.ID("set-url"), e.site.URL+"/news/index.html"),
+			chromedp.Click(chromedp.CSS(`form[action$="/settings"] button`)),
+			chromedp.WaitVisible(chromedp.CSS("p.flash")))
+		src, err := e.store.Source(context.Background(), id)
+		if err != nil || src.Interval != dynamo.Duration(2*time.Hour) || src.URL != e.site.URL+"/news/index.html" {
+			t.Errorf("after the edit: %+v, %v", src, err)
+		}
+		step(t, ctx, "pause", chromedp.Click(chromedp.CSS(`form[action="/ui/sources/`+id+`/pause"] button`)),
+			chromedp.WaitReady(chromedp.CSS(`form[action="/ui/sources/`+id+`/pause"] input[name="paused"][value="false"]`)))
+		if src, _ := e.store.Source(context.Background(), id); !src.Paused {
+			t.Error("the source is not paused")
+		}
+
+		// OPML: the import's report, the export's link.
+		file := filepath.Join(t.TempDir(), "subscriptions.opml")
+		os.WriteFile(file, []byte(`<opml version="2.0"><body><outline text="Imported"><outline text="Wire again" type="rss" xmlUrl="`+e.site.URL+`/wire.rss"/>`+
+			`<outline text="New wire" type="rss" xmlUrl="`+e.site.URL+`/wp/feed/?x=1"/></outline></body></opml>`), 0o644)
+		step(t, ctx, "import a file", chromedp.Navigate(base+"/ui/opml"), chromedp.WaitVisible(chromedp.ID("file")),
+			chromedp.SetUploadFiles(chromedp.ID("file"), []string{file}),
+			chromedp.Click(chromedp.CSS(`form[action="/ui/opml"] button`)),
+			chromedp.WaitVisible(chromedp.ID("report-h")))
+		if s := value(t, ctx, "read the report", chromedp.Text(chromedp.ID("report-h"))); s != "subscriptions.opml: 1 registered, 1 skipped, 0 failed" {
+			t.Errorf("the report says %q", s)
+		}
+		if href := value(t, ctx, "read the export link", chromedp.Evaluate[string](`document.querySelector('a[download]').getAttribute("href")`)); href != "/api/sources.opml" {
+			t.Errorf("the export links to %q", href)
+		}
+		screenshot(t, ctx, "opml-report")
+		audit(t, ctx, "opml-report")
+
+		step(t, ctx, "categories", chromedp.Navigate(base+"/ui/categories"), chromedp.WaitVisible(chromedp.CSS("section.category")))
+		audit(t, ctx, "categories")
+		screenshot(t, ctx, "categories")
+		step(t, ctx, "one category's list", chromedp.Click(chromedp.CSS(`a[href="/ui/?category=web+test"]`)), chromedp.WaitVisible(chromedp.CSS("table.sources")))
+		if n := value(t, ctx, "count", chromedp.Evaluate[int](`document.querySelectorAll("table.sources tbody tr").length`)); n != 3 {
+			t.Errorf("the category lists %d sources, want the 3 added", n)
+		}
+		audit(t, ctx, "sources-category")
+
+		for _, purge := range []bool{false, true} {
+			victim := "127.0.0.1-wire.rss"
+			radio := "#purge-no"
+			if purge {
+				victim, radio = id, "#purge-yes"
+			}
+			if _, err := e.poller.PollNow(context.Background(), victim); err != nil { // an archive to keep or purge
+				t.Fatal(err)
+			}
+			step(t, ctx, "delete "+victim, chromedp.Navigate(base+"/ui/sources/"+victim), chromedp.WaitVisible(chromedp.CSS("details.danger")),
+				chromedp.Click(chromedp.CSS("details.danger summary")),
+				chromedp.Click(chromedp.CSS(radio)),
+				chromedp.Click(chromedp.CSS("details.danger button")),
+				chromedp.WaitVisible(chromedp.CSS("p.flash")))
+			if purge {
+				audit(t, ctx, "sources-after-delete")
+			}
+			_, err := e.store.Source(context.Background(), victim)
+			if purge != errors.Is(err, dynamo.ErrNotFound) {
+				t.Errorf("%s deleted with purge %v: %v", victim, purge, err)
+			}
+		}
+		step(t, ctx, "phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
+		defer step(t, ctx, "desktop viewport", chromedp.EmulateViewport(1280, 900))
+		for _, p := range []string{"/ui/add", "/ui/opml", "/ui/categories"} {
+			step(t, ctx, "load "+p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main h1")))
+			if wide := value(t, ctx, "measure", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); wide > 390 {
+				t.Errorf("%s is %dpx wide on a 390px phone", p, wide)
+			}
+			name := strings.TrimPrefix(p, "/ui/") + "-phone"
+			screenshot(t, ctx, name)
+			audit(t, ctx, name)
+		}
+	})
+
+	t.Run("a failing source: the filter, its last polls and streak", func(t *testing.T) {
+		bctx := context.Background()
+		if err := e.store.CreateSource(bctx, &dynamo.Source{ID: "broken", URL: e.site.URL + "/broken.html", Kind: dynamo.KindHTML, Interval: dynamo.DefaultInterval}); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if _, err := e.poller.PollNow(bctx, "broken"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step(t, ctx, "filter the failing sources", chromedp.Navigate(base+"/ui/"),
+			chromedp.Click(chromedp.CSS(`nav.filters a[href="/ui/?status=failing"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`nav.filters a[aria-current="page"]`)))
+		ids := value(t, ctx, "read the rows", chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.sources tbody th a")].map(a => a.textContent)`))
+		if strings.Join(ids, " ") != "broken" {
+			t.Errorf("the failing filter lists %q, want broken", ids)
+		}
+		audit(t, ctx, "sources-failing")
+		step(t, ctx, "open it", chromedp.Click(chromedp.CSS(`table.sources tbody th a`)), chromedp.WaitVisible(chromedp.CSS("table.polls")))
+		polls := value(t, ctx, "count the polls", chromedp.Evaluate[int](`document.querySelectorAll("table.polls tbody tr.poll-error").length`))
+		if polls != 2 {
+			t.Errorf("%d failed polls listed, want 2", polls)
+		}
+		if s := value(t, ctx, "read the streak", chromedp.Text(chromedp.CSS("p.streak"))); !strings.Contains(s, "2 polls in a row") {
+			t.Errorf("the streak reads %q", s)
+		}
+		screenshot(t, ctx, "source-failing")
+		audit(t, ctx, "source-failing")
+		step(t, ctx, "phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("table.polls")))
+		defer step(t, ctx, "desktop viewport", chromedp.EmulateViewport(1280, 900))
+		if wide := value(t, ctx, "measure", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); wide > 390 {
+			t.Errorf("the failing source is %dpx wide on a 390px phone", wide)
+		}
+		screenshot(t, ctx, "source-failing-phone")
+		audit(t, ctx, "source-failing-phone")
+	})
+
+}
+
+// TestBrowserFeedPage opens feed URLs in Chromium, which asks for HTML:
+// the feed is shown as a page (the XSLT stylesheet Dynamo serves, which
+// its CSP allows), in every format, hostile items staying text.
+func TestBrowserFeedPage(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.seedExamples(t)
+	srv := withAPI(t, e, web.Config{})
+	ctx := browser(t)
+	for _, typ := range []string{"rss1", "rss2", "atom", "json"} {
+		step(t, ctx, "open the "+typ+" feed", chromedp.Navigate(srv.URL+"/resources/news?max=50&type="+typ), chromedp.WaitVisible(chromedp.CSS("main h1")))
+		if h := value(t, ctx, "read the title", chromedp.Text(chromedp.CSS("main h1"))); !strings.Contains(h, "Millbrook") {
+			t.Errorf("the %s page is titled %q", typ, h)
+		}
+		url := value(t, ctx, "read the address", chromedp.Text(chromedp.CSS(".url code")))
+		if !strings.HasPrefix(url, srv.URL+"/resources/news?max=50") || (typ != "rss2" && !strings.Contains(url, "type="+typ)) {
+			t.Errorf("the %s page offers %q to subscribe to", typ, url)
+		}
+		if n := value(t, ctx, "count items", chromedp.Evaluate[int](`document.querySelectorAll("ol.items li").length`)); n == 0 {
+			t.Errorf("the %s page lists no item", typ)
+		}
+		if typ == "atom" {
+			screenshot(t, ctx, "feed-page")
+			step(t, ctx, "phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("main h1")))
+			if wide := value(t, ctx, "measure", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); wide > 390 {
+				t.Errorf("the feed page is %dpx wide on a 390px phone", wide)
+			}
+			screenshot(t, ctx, "feed-page-phone")
+			audit(t, ctx, "feed-page-phone")
+			step(t, ctx, "desktop viewport", chromedp.EmulateViewport(1280, 900))
+		}
+		audit(t, ctx, "feed-page-"+typ)
+	}
+	step(t, ctx, "open the hostile feed", chromedp.Navigate(srv.URL+"/resources/hostile?max=50&type=rss2"), chromedp.WaitVisible(chromedp.CSS("main h1")))
+	if n := value(t, ctx, "count", chromedp.Evaluate[int](`document.querySelectorAll("script, img, iframe, [onerror], [onload]").length`)); n != 0 {
+		t.Errorf("%d script, image or handler elements on the hostile feed's page", n)
+	}
+	if title := value(t, ctx, "read the items", chromedp.Text(chromedp.CSS("ol.items"))); !strings.Contains(title, "<script>alert(1)</script>") {
+		t.Errorf("the hostile title shows as %q, want it as text", title)
+	}
+	screenshot(t, ctx, "feed-page-hostile")
+	audit(t, ctx, "feed-page-hostile")
 }

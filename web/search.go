@@ -6,20 +6,28 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 )
 
 // searchSyntax is what a search takes: the REST interface's grammar
 // (dynamo.QuerySyntax, with its limits), for its conditions and max.
-var searchSyntax = dynamo.QuerySyntax{Name: "a search", Params: []string{"title", "link", "description", "desc", "op", "max"}}
+var searchSyntax = dynamo.QuerySyntax{Name: "a search", Params: []string{"title", "link", "description", "desc", "op", "since", "until", "max"}}
 
 // searchQuery is a search as the page's URL states it.
 type searchQuery struct {
-	ID         string
+	ID         string // one collection; "" searches every source
+	Category   string // with no ID: the sources of one category; "" for all
 	Conditions []dynamo.Condition
 	Max        int
+	// Since and Until bound when the items were first seen, as given (a
+	// date or an RFC 3339 time, read by the grammar); "" for none.
+	Since, Until string
+	since, until time.Time
 	// fromForm is set when the query came from the search form's rows
 	// (field=…&value=…), which the page answers by redirecting to the
 	// same search written as the REST interface writes it.
@@ -42,6 +50,17 @@ func parseSearch(raw string) (searchQuery, error) {
 		switch p.Name {
 		case "id":
 			q.ID = p.Value
+		case "category":
+			q.Category = p.Value
+		case "since", "until":
+			if v := strings.TrimSpace(p.Value); v != "" { // a form's empty date is no bound
+				rest = append(rest, dynamo.QueryParam{Name: p.Name, Value: v})
+				if p.Name == "since" {
+					q.Since = v
+				} else {
+					q.Until = v
+				}
+			}
 		case "field":
 			f, err := dynamo.ParseField(p.Value)
 			if err != nil {
@@ -59,30 +78,56 @@ func parseSearch(raw string) (searchQuery, error) {
 		return q, err
 	}
 	q.Conditions, q.Max = parsed.Conditions, parsed.Limit()
+	q.since, q.until = parsed.Since, parsed.Until
+	if q.ID != "" {
+		q.Category = "" // one collection is one collection, whatever its category
+	}
 	return q, nil
 }
 
 // conditionQuery writes the conditions as the REST interface reads them,
 // with an op only where the join changes.
 func (q *searchQuery) conditionQuery() string {
-	return dynamo.EncodeQuery(dynamo.ConditionParams(q.Conditions, "desc"))
+	params := dynamo.ConditionParams(q.Conditions, "desc")
+	if q.Since != "" {
+		params = append(params, dynamo.QueryParam{Name: "since", Value: q.Since})
+	}
+	if q.Until != "" {
+		params = append(params, dynamo.QueryParam{Name: "until", Value: q.Until})
+	}
+	return dynamo.EncodeQuery(params)
 }
 
 // pageURL is the search page's own URL for q.
 func (q *searchQuery) pageURL() string {
-	s := Prefix + "search?id=" + url.QueryEscape(q.ID)
+	parts := []string{}
+	switch {
+	case q.ID != "":
+		parts = append(parts, "id="+url.QueryEscape(q.ID))
+	case q.Category != "":
+		parts = append(parts, "category="+url.QueryEscape(q.Category))
+	}
 	if c := q.conditionQuery(); c != "" {
-		s += "&" + c
+		parts = append(parts, c)
 	}
 	if q.Max != dynamo.DefaultItems {
-		s += "&max=" + strconv.Itoa(q.Max)
+		parts = append(parts, "max="+strconv.Itoa(q.Max))
 	}
-	return s
+	if len(parts) == 0 {
+		parts = append(parts, "max="+strconv.Itoa(q.Max))
+	}
+	return Prefix + "search?" + strings.Join(parts, "&")
 }
 
-// restURL is the feed URL that answers the same search in format typ.
+// restURL is the feed URL that answers the same search in format typ: the
+// collection's archive, or the aggregate of every source (of a category).
 func (q *searchQuery) restURL(typ string) string {
-	s := "/resources/" + url.PathEscape(q.ID) + "?"
+	s := "/aggregate?"
+	if q.ID != "" {
+		s = "/resources/" + url.PathEscape(q.ID) + "?"
+	} else if q.Category != "" {
+		s += "category=" + url.QueryEscape(q.Category) + "&"
+	}
 	if c := q.conditionQuery(); c != "" {
 		s += c + "&"
 	}
@@ -99,11 +144,13 @@ type conditionRow struct {
 
 type searchData struct {
 	Collections []dynamo.Source
+	Categories  []string
 	Query       searchQuery
 	Rows        []conditionRow
 	Searched    bool
 	Error       string
 	Results     []dynamo.ArchivedItem
+	Everywhere  bool // the search ran across sources
 	REST        string
 	Feeds       []subscribeLink
 }
@@ -118,19 +165,36 @@ func (h *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		h.storeFailed(w, r, "list collections", err)
 		return
 	}
-	d := searchData{Collections: cols}
+	d := searchData{Collections: cols, Categories: categoriesOf(cols)}
 	q, err := parseSearch(r.URL.RawQuery)
 	d.Query = q
 	status := http.StatusOK
+	var alternates []alternate
 	switch {
 	case err != nil:
 		d.Error, status = err.Error(), http.StatusBadRequest
 	case q.fromForm:
 		http.Redirect(w, r, q.pageURL(), http.StatusSeeOther)
 		return
-	case q.ID != "":
+	case r.URL.RawQuery != "":
+		release, busy := h.cfg.Heavy.Enter(ctx)
+		if busy != nil {
+			w.Header().Set("Retry-After", strconv.Itoa(h.cfg.Heavy.RetryAfter()))
+			h.fail(w, r, http.StatusServiceUnavailable, "Too many searches and other expensive reads are running: try again in a moment.")
+			return
+		}
 		d.Searched = true
-		d.Results, err = h.cfg.Store.Items(ctx, dynamo.ItemQuery{SourceID: q.ID, Conditions: q.Conditions, Max: q.Max})
+		if q.ID != "" {
+			d.Results, err = h.cfg.Store.Items(ctx, dynamo.ItemQuery{SourceID: q.ID, Conditions: q.Conditions, Max: q.Max, Since: q.since, Until: q.until})
+		} else {
+			d.Everywhere = true
+			var found []dynamo.AggregatedItem
+			found, err = h.cfg.Store.Aggregate(ctx, dynamo.AggregateQuery{Category: q.Category, Conditions: q.Conditions, Max: q.Max, Since: q.since, Until: q.until})
+			for _, it := range found {
+				d.Results = append(d.Results, it.ArchivedItem)
+			}
+		}
+		release() // the slot is the query's, not the page's writing
 		switch {
 		case errors.Is(err, dynamo.ErrNotFound):
 			d.Error, status = fmt.Sprintf("There is no collection %q.", q.ID), http.StatusNotFound
@@ -144,10 +208,23 @@ func (h *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 			for _, f := range feedFormats() {
 				d.Feeds = append(d.Feeds, subscribeLink{Label: formatLabel(f), URL: q.restURL(string(f))})
 			}
+			alternates = feedAlternates("This search", q.restURL)
 		}
 	}
 	d.Rows = formRows(q.Conditions)
-	h.render(w, r, status, "search.html", view{Title: "Search", Section: "search", Data: d})
+	h.render(w, r, status, "search.html", view{Title: "Search", Section: "search", Data: d, Alternates: alternates})
+}
+
+// categoriesOf lists the collections' categories, sorted, once each.
+func categoriesOf(cols []dynamo.Source) []string {
+	var out []string
+	for _, c := range cols {
+		if c.Category != "" && !slices.Contains(out, c.Category) {
+			out = append(out, c.Category)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // formRows fills the form with the search's conditions and two empty rows

@@ -20,6 +20,7 @@ type settingField struct {
 	Hint    string
 	Value   string
 	Options []string // a menu's choices; nil for a text field
+	Error   string   // why the value was refused, shown next to the field
 }
 
 // settingLabels names each configuration field for people.
@@ -34,6 +35,7 @@ var settingLabels = map[string]struct{ label, hint string }{
 	"subscribers":          {"Subscribers", "weighs the source in ranking policies"},
 	"timezone":             {"Time zone", "IANA name in which dates without a zone are read, such as Europe/Paris"},
 	"paused":               {"Paused", "a paused source is not polled"},
+	"ignore_robots":        {"Ignore robots.txt", "html and selectors sources: poll the page even where its site's robots.txt disallows it, e.g. your own page; native feeds never read robots.txt"},
 	"selector_syntax":      {"Selector syntax", "kind selectors only: css (the default) or xpath (XPath 1.0, as FreshRSS's HTML + XPath feeds)"},
 	"item_selector":        {"Item selector", "kind selectors: where the items are, in the whole page (ul.news > li, //article)"},
 	"title_selector":       {"Title selector", "from each item (h2 a, descendant::h2)"},
@@ -42,7 +44,7 @@ var settingLabels = map[string]struct{ label, hint string }{
 	"date_selector":        {"Date selector", "from each item: a text holding a date (Posted on 3 July 2024)"},
 	"author_selector":      {"Author selector", "from each item; becomes dc:creator"},
 	"image_selector":       {"Image selector", "from each item: an img, or an element holding one"},
-	"enclosure_selector":   {"Enclosure selector", "from each item: a link to a podcast's audio, say; becomes dynamo:enclosure"},
+	"enclosure_selector":   {"Enclosure selector", "from each item: a link to a podcast's audio, say; becomes the item's enclosure"},
 }
 
 // settingFields lists src's configuration fields for a form; the id is
@@ -65,7 +67,7 @@ func (h *Server) settingFields(src *dynamo.Source, withID bool) []settingField {
 			f.Options = []string{"", "css", "xpath"}
 		case "policy":
 			f.Options = append([]string{""}, h.policies()...)
-		case "paused":
+		case "paused", "ignore_robots":
 			f.Options = []string{"false", "true"}
 		}
 		out = append(out, f)
@@ -98,7 +100,7 @@ func (h *Server) createAction(w http.ResponseWriter, r *http.Request) {
 		_, err = h.sources.Create(r.Context(), src)
 	}
 	if err != nil {
-		h.refused(w, r, "The source was not registered", err)
+		h.formRefused(w, r, dynamo.NewSource("", ""), err)
 		return
 	}
 	h.setFlash(w, r, fmt.Sprintf("Registered %s: %s (%s).", src.ID, src.URL, src.Kind))
@@ -116,8 +118,12 @@ func (h *Server) settingsAction(w http.ResponseWriter, r *http.Request) {
 			err = h.sources.Change(r.Context(), src, &before)
 		}
 	}
-	if err != nil {
+	if errors.Is(err, dynamo.ErrNotFound) || src == nil {
 		h.refused(w, r, "The source was not changed", err)
+		return
+	}
+	if err != nil {
+		h.editRefused(w, r, src, err)
 		return
 	}
 	h.done(w, r, fmt.Sprintf("Saved the settings of %s.", id))

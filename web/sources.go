@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/auth"
+	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/transform"
 )
 
@@ -70,27 +72,104 @@ func (h *Server) globalPolicy(ctx context.Context) string {
 func (h *Server) policies() []string { return h.cfg.Policies }
 
 type sourcesData struct {
-	Sources      []sourceRow
-	Polling      bool // a poller runs in this process
-	GlobalPolicy string
-	Policies     []string
-	NewSource    []settingField // the form to add a source
+	Sources []sourceRow
+	Filter  string         // the status shown, "" for every source
+	Filters []statusFilter // the links that narrow the list
+	Total   int            // sources before filtering by status
+	// Category, when set, narrows the list to one category ("" for the
+	// sources in none), whose aggregate feeds are CategoryFeeds.
+	Category      *string
+	CategoryFeeds []subscribeLink
+	Polling       bool // a poller runs in this process
+	GlobalPolicy  string
+	Policies      []string
+	NewSource     []settingField // the form to add a source
 }
 
+// statusFilter is one link of the sources list's filter.
+type statusFilter struct {
+	Status  string // "" for every source
+	Count   int
+	Current bool
+	URL     string // the list so narrowed, in the category shown if any
+}
+
+// statusFilters are the statuses the sources list can be narrowed to
+// (?status=failing), in the order its links show them.
+var statusFilters = []string{"", "failing", "paused", "polling", "active", "removed"}
+
 // sourcesPage lists every collection: active sources and removed ones whose
-// archive is kept.
+// archive is kept; ?status= narrows the list to one status, ?category= to
+// one category.
 func (h *Server) sourcesPage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	active, err := h.cfg.Store.Sources(ctx)
+	global := h.globalPolicy(ctx)
+	rows, err := h.rows(ctx, global)
 	if err != nil {
 		h.storeFailed(w, r, "list sources", err)
 		return
 	}
+	d := sourcesData{Polling: h.cfg.Poller != nil, Policies: h.policies(), GlobalPolicy: global,
+		NewSource: h.settingFields(dynamo.NewSource("", ""), true)}
+	q := r.URL.Query()
+	d.Filter = q.Get("status")
+	if !slices.Contains(statusFilters, d.Filter) {
+		d.Filter = ""
+	}
+	if c, ok := q["category"]; ok {
+		d.Category = &c[0]
+		d.CategoryFeeds = categoryFeeds(c[0])
+	}
+	counts := map[string]int{}
+	for _, row := range rows {
+		if d.Category != nil && row.Category != *d.Category {
+			continue
+		}
+		counts[row.Status]++
+		counts[""]++
+		if d.Filter == "" || row.Status == d.Filter {
+			d.Sources = append(d.Sources, row)
+		}
+	}
+	d.Total = counts[""]
+	for _, f := range statusFilters {
+		if counts[f] > 0 || f == "" || f == d.Filter {
+			v := url.Values{}
+			if f != "" {
+				v.Set("status", f)
+			}
+			if d.Category != nil {
+				v.Set("category", *d.Category)
+			}
+			link := Prefix
+			if len(v) > 0 {
+				link += "?" + v.Encode()
+			}
+			d.Filters = append(d.Filters, statusFilter{Status: f, Count: counts[f], Current: f == d.Filter, URL: link})
+		}
+	}
+	v := view{Title: "Sources", Section: "sources", Data: d,
+		Alternates: feedAlternates("Every source", func(typ string) string { return "/aggregate?max=50&type=" + typ })}
+	if d.Category != nil {
+		c := *d.Category
+		v.Alternates = feedAlternates("Category "+c, func(typ string) string {
+			return "/aggregate?" + url.Values{"category": {c}, "max": {"50"}, "type": {typ}}.Encode()
+		})
+	}
+	h.render(w, r, http.StatusOK, "sources.html", v)
+}
+
+// rows lists every collection, ordered by id: the active sources and the
+// removed ones whose archive is kept.
+func (h *Server) rows(ctx context.Context, global string) ([]sourceRow, error) {
+	active, err := h.cfg.Store.Sources(ctx)
+	if err != nil {
+		return nil, err
+	}
 	all, err := h.cfg.Store.Collections(ctx)
 	if err != nil {
-		h.storeFailed(w, r, "list collections", err)
-		return
+		return nil, err
 	}
 	isActive := map[string]bool{}
 	for _, s := range active {
@@ -111,12 +190,11 @@ func (h *Server) sourcesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	slices.SortFunc(all, func(a, b dynamo.Source) int { return strings.Compare(a.ID, b.ID) })
 	now := time.Now()
-	d := sourcesData{Polling: h.cfg.Poller != nil, Policies: h.policies(), GlobalPolicy: h.globalPolicy(ctx),
-		NewSource: h.settingFields(dynamo.NewSource("", ""), true)}
+	rows := make([]sourceRow, 0, len(all))
 	for _, s := range all {
-		d.Sources = append(d.Sources, h.row(s, !isActive[s.ID], now, d.GlobalPolicy))
+		rows = append(rows, h.row(s, !isActive[s.ID], now, global))
 	}
-	h.render(w, r, http.StatusOK, "sources.html", view{Title: "Sources", Section: "sources", Data: d})
+	return rows, nil
 }
 
 // subscribeLink is one feed URL of a collection in one format.
@@ -141,9 +219,14 @@ type sourceData struct {
 	Rate      chart
 	Polls     chart
 	PollStrip strip
+	History   []dynamo.PollLogEntry // the newest polls, for the table
+	Streak    failureStreak
 	Polling   bool
 	Policies  []string
 	Settings  []settingField // the form that changes the source
+	// WebSub is the source's subscription to its hub, nil for none
+	// (docs/WEBSUB.md).
+	WebSub *dynamo.Subscription
 }
 
 // defaultItems and maxItems bound the archive shown on a source's page.
@@ -151,7 +234,36 @@ const (
 	defaultItems = 50
 	maxItems     = 1000
 	pollsShown   = 100
+	pollsListed  = 20 // polls in the history table
 )
+
+// failureStreak is the run of failed polls a source is in.
+type failureStreak struct {
+	Polls int       // failed polls in a row, the newest included; 0 when the last poll worked
+	Since time.Time // when the first of them started, if the kept log reaches back that far
+	Next  time.Time // the next attempt
+}
+
+// streak reads a source's current failure streak from its state (the count
+// the poller's back-off uses) and its poll log (when the streak began).
+func streak(src *dynamo.Source, polls []dynamo.PollLogEntry) failureStreak {
+	s := failureStreak{Polls: src.State.Errors, Next: src.State.NextPoll}
+	if s.Polls == 0 {
+		return s
+	}
+	n := 0
+	for _, p := range polls {
+		if p.Status != dynamo.StatusError {
+			break
+		}
+		n++
+		if n == s.Polls {
+			s.Since = p.At
+			break
+		}
+	}
+	return s
+}
 
 // sourcePage shows one collection: its state, how to subscribe, charts,
 // the version timeline and the archive.
@@ -198,7 +310,13 @@ func (h *Server) sourcePage(w http.ResponseWriter, r *http.Request) {
 		h.storeFailed(w, r, "read items for the rate chart", err)
 		return
 	}
+	sub, err := h.cfg.Store.Subscription(ctx, id)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		h.storeFailed(w, r, "read the websub subscription", err)
+		return
+	}
 	d := sourceData{
+		WebSub:    sub,
 		Source:    h.row(*src, false, time.Now(), h.globalPolicy(ctx)),
 		Subscribe: subscribeLinks(id),
 		Versions:  timeline,
@@ -208,6 +326,8 @@ func (h *Server) sourcePage(w http.ResponseWriter, r *http.Request) {
 		Rate:      rate,
 		Polls:     pollsChart(polls),
 		PollStrip: pollStrip(polls),
+		History:   polls[:min(len(polls), pollsListed)],
+		Streak:    streak(src, polls),
 		Polling:   h.cfg.Poller != nil,
 		Policies:  h.policies(),
 		Settings:  h.settingFields(src, false),
@@ -216,7 +336,10 @@ func (h *Server) sourcePage(w http.ResponseWriter, r *http.Request) {
 	if title == "" {
 		title = src.ID
 	}
-	h.render(w, r, http.StatusOK, "source.html", view{Title: title, Section: "sources", Data: d})
+	h.render(w, r, http.StatusOK, "source.html", view{Title: title, Section: "sources", Data: d,
+		Alternates: feedAlternates(title, func(typ string) string {
+			return "/resources/" + url.PathEscape(id) + "?max=50&type=" + typ
+		})})
 }
 
 // versionView is one version in the timeline, with the items it added and
@@ -308,7 +431,7 @@ func missingFrom(a, b []dynamo.ArchivedItem) ([]deltaItem, int) {
 	return named, more
 }
 
-// subscribeLinks are the collection's feeds (SPEC §5) in every format.
+// subscribeLinks are the collection's feeds (docs/API.md "Feeds") in every format.
 func subscribeLinks(id string) []subscribeRow {
 	kinds := []struct{ what, query string }{
 		{"Archive: the newest items ever seen", "max=50&"},
@@ -342,35 +465,46 @@ func feedFormats() []transform.Format {
 }
 
 // formatLabel names a format for people.
-func formatLabel(f transform.Format) string {
-	switch f {
-	case transform.RSS1:
-		return "RSS 1.0"
-	case transform.RSS2:
-		return "RSS 2.0"
-	case transform.Atom:
-		return "Atom"
-	case transform.JSON:
-		return "JSON Feed"
-	case transform.XMLData:
-		return "XMLData"
-	}
-	return string(f)
-}
+func formatLabel(f transform.Format) string { return f.Label() }
 
 // action wraps the handlers of the operator's forms: it bounds the form,
 // checks authorization and the anti-forgery token, and reads the source.
 func (h *Server) action(do func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+	return h.guard(maxFormBytes, (*http.Request).ParseForm, do)
+}
+
+// upload is action for a form that sends a file (multipart), of at most
+// an OPML import's size.
+func (h *Server) upload(do func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+	const limit = sources.MaxImportBytes + maxFormBytes
+	return h.guard(limit, func(r *http.Request) error { return r.ParseMultipartForm(limit) }, do)
+}
+
+// guard bounds and parses a form, then checks authorization and the
+// anti-forgery token before do runs.
+func (h *Server) guard(limit int64, parse func(*http.Request) error, do func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-		if err := r.ParseForm(); err != nil {
-			h.fail(w, r, http.StatusBadRequest, "The form could not be read: "+err.Error())
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		if err := parse(r); err != nil {
+			status := http.StatusBadRequest
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				status = http.StatusRequestEntityTooLarge
+			}
+			h.fail(w, r, status, fmt.Sprintf("The form could not be read (at most %d bytes): %v", limit, err))
 			return
 		}
-		if !h.authorized(r) {
+		ok, wait := h.check(r)
+		if wait > 0 {
+			auth.RetryAfter(w, wait)
+			h.fail(w, r, http.StatusTooManyRequests, "Too many wrong admin tokens from this address: wait "+wait.Round(time.Second).String()+" before trying again.")
+			return
+		}
+		if !ok {
 			msg := "Actions need the admin token: log in at /ui/login first."
 			if h.cfg.AdminToken == "" {
-				msg = "No admin token is configured (DYNAMO_ADMIN_TOKEN), so actions are accepted from this machine (loopback clients) only."
+				msg = "No admin token is configured (DYNAMO_ADMIN_TOKEN), so actions are accepted only from this machine's loopback clients, " +
+					"on a page opened at 127.0.0.1, [::1] or localhost with Dynamo's port."
 			}
 			h.fail(w, r, http.StatusForbidden, msg)
 			return
@@ -379,6 +513,9 @@ func (h *Server) action(do func(w http.ResponseWriter, r *http.Request)) http.Ha
 			h.fail(w, r, http.StatusForbidden, csrfMessage)
 			return
 		}
+		// An operator's action (poll now) may take longer than the write
+		// timeout meant for anonymous slow readers (serve --write-timeout).
+		http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		do(w, r)
 	}
 }

@@ -50,10 +50,32 @@ var funcs = template.FuncMap{
 	"plain":   plain,
 	"past":    func(t time.Time) bool { return !t.After(time.Now()) },
 	"args":    args,
+	"local":   local,
+	"tv":      func(t time.Time, z *time.Location) timeView { return timeView{T: t, Zone: z} },
+	"tvAgo":   func(t time.Time, z *time.Location) timeView { return timeView{T: t, Zone: z, Relative: true} },
+	"deref":   func(s *string) string { return *s },
 	// score and matchedCopy show the decision that made an item a copy of
 	// another source's story (docs/DEDUP.md).
 	"score":       func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
 	"matchedCopy": matchedCopy,
+	"bytes":       byteSize,
+	// itemDate is an item's own publication date, zero when it has none.
+	"itemDate": func(it dynamo.Item) time.Time {
+		d, _ := it.Date()
+		return d
+	},
+	"millis": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+}
+
+// byteSize writes a size for people: "830 B", "12.4 kB", "3.1 MB".
+func byteSize(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1000*1000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " kB"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
 }
 
 // matchedCopy is the copy an item was decided a copy against, when that

@@ -1,4 +1,4 @@
-// Package web is Dynamo's web interface (SPEC §10): HTML pages, served by
+// Package web is Dynamo's web interface (docs/WEB.md): HTML pages, served by
 // the same binary under /ui/, for the two kinds of people who look at Dynamo
 // in a browser. Operators see every source with its state and act on it
 // (poll now, change its policy, pause it); a source's page shows its version
@@ -26,11 +26,16 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/auth"
+	"github.com/dynamo-feeds/dynamo/limits"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/sanitize"
 	"github.com/dynamo-feeds/dynamo/sources"
 )
 
@@ -89,6 +94,22 @@ type Config struct {
 	// login form's cookie or a form field); when empty, actions are
 	// accepted from loopback clients only, as in the admin API.
 	AdminToken string
+	// PublicURL is the canonical origin Dynamo is reached at (`serve
+	// --public-url`); with one set, actions need AdminToken, and cookies are
+	// Secure when it is https.
+	PublicURL string
+	// TrustedProxies are the networks of reverse proxies whose
+	// X-Forwarded-* headers are believed (auth.Access.Proxies).
+	TrustedProxies []netip.Prefix
+	// Failures limits wrong admin tokens per client; nil gives the
+	// interface its own (auth.NewFailures). Share one with the API.
+	Failures *auth.Failures
+	// DisplayTimezone is the zone the pages show times in for a viewer who
+	// chose none (dynamo serve --display-timezone); nil means UTC.
+	DisplayTimezone *time.Location
+	// Heavy admits searches a few at a time, shared with the API's
+	// expensive reads (api.Config.Heavy); nil admits every search.
+	Heavy *limits.Gate
 	// Fetch serves the playground's URL form; nil turns that form off.
 	Fetch FetchFunc
 	// Logger receives server-side failures; nil discards them.
@@ -113,6 +134,9 @@ type Server struct {
 	// admin token when there is one, so that every process sharing the
 	// token accepts the forms of the others.
 	csrfKey []byte
+	access  auth.Access
+	// displayZone is Config.DisplayTimezone, UTC when unset.
+	displayZone *time.Location
 }
 
 // New builds the web interface. Served on its own it answers "/" (a
@@ -137,8 +161,16 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Server{cfg: cfg, log: cfg.Logger, pages: pages}
+	h := &Server{cfg: cfg, log: cfg.Logger, pages: pages,
+		access: auth.Access{Token: cfg.AdminToken, PublicURL: cfg.PublicURL, Proxies: cfg.TrustedProxies, Failures: cfg.Failures, Log: cfg.Logger}}
+	if h.access.Failures == nil {
+		h.access.Failures = auth.NewFailures()
+	}
 	h.sources = &sources.Service{Store: cfg.Store, Policies: cfg.Policies, Resolve: cfg.Resolve}
+	h.displayZone = cfg.DisplayTimezone
+	if h.displayZone == nil {
+		h.displayZone = time.UTC
+	}
 	h.csrfKey = csrfKey(cfg.AdminToken)
 	if h.csrfKey == nil {
 		h.csrfKey = make([]byte, 32)
@@ -175,10 +207,18 @@ func (h *Server) Mount(mux *http.ServeMux) {
 	handle("POST /ui/sources/{id}/pause", h.action(h.pauseAction))
 	handle("POST /ui/sources/{id}/settings", h.action(h.settingsAction))
 	handle("POST /ui/sources", h.action(h.createAction))
+	handle("GET /ui/add", h.addPage)
+	handle("POST /ui/add", h.action(h.previewAction))
+	handle("GET /ui/sources/{id}/edit", h.editPage)
+	handle("POST /ui/sources/{id}/delete", h.action(h.deleteAction))
+	handle("GET /ui/categories", h.categoriesPage)
+	handle("GET /ui/opml", h.opmlPage)
+	handle("POST /ui/opml", h.upload(h.importAction))
 	handle("POST /ui/policy", h.action(h.globalPolicyAction))
 	handle("GET /ui/playground", h.playgroundPage)
 	handle("POST /ui/playground", h.playgroundPage)
 	handle("GET /ui/search", h.searchPage)
+	handle("POST /ui/timezone", h.zoneAction)
 	handle("GET /ui/login", h.loginPage)
 	handle("POST /ui/login", h.loginSubmit)
 	handle("POST /ui/logout", h.logout)
@@ -227,12 +267,37 @@ type view struct {
 	Auth    authView
 	Flash   string // the outcome of the action that led here
 	Data    any    // the page's own data
+	// Zone is the viewer's time zone (times are shown in it), Zones the
+	// names the zone form offers, Here the page's own path, to come back to.
+	Zone  *time.Location
+	Zones []string
+	Here  string
+	// Alternates are the feeds the page announces to readers
+	// (<link rel="alternate">).
+	Alternates []alternate
+}
+
+// alternate is one feed a page announces.
+type alternate struct {
+	Type, Title, Href string
+}
+
+// feedAlternates announces a feed in every format: what is its title, and
+// href the feed's URL in format typ.
+func feedAlternates(what string, href func(typ string) string) []alternate {
+	var out []alternate
+	for _, f := range feedFormats() {
+		ct, _, _ := strings.Cut(f.ContentType(), ";")
+		out = append(out, alternate{Type: ct, Title: what + " (" + formatLabel(f) + ")", Href: href(string(f))})
+	}
+	return out
 }
 
 // render executes a page's template into a buffer first, so that a
 // template failure answers a clean 500 rather than half a page.
 func (h *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, v view) {
 	v.CSRF = h.csrfToken(w, r)
+	v.Zone, v.Zones, v.Here = h.zone(r), commonZones, r.URL.RequestURI()
 	v.Auth = h.authView(r)
 	if v.Flash == "" {
 		v.Flash = takeFlash(w, r)
@@ -246,7 +311,9 @@ func (h *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	// No bidi override from a source's text may reverse the page around
+	// it; the templates themselves have none.
+	w.Write(sanitize.WithoutBidi(buf.Bytes()))
 }
 
 // fail answers an error page with a message for the user.

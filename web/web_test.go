@@ -126,6 +126,65 @@ func TestAFailingSourceShowsItsLastError(t *testing.T) {
 	}
 }
 
+// TestPollHistoryAndFailingFilter checks a failing source's last polls
+// (outcome, HTTP status, bytes, error), its failure streak with the next
+// retry, and the sources list narrowed to failing sources.
+func TestPollHistoryAndFailingFilter(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	e.seed(t, "news", "/news.html", false, "")
+	src := &dynamo.Source{ID: "flaky", URL: e.site.URL + "/flaky.html", Kind: dynamo.KindHTML, Interval: dynamo.Duration(time.Hour)}
+	if err := e.store.CreateSource(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	page := []byte(`<html><body><!-- <item:title index="1"> -->Up<!-- </item:title> --></body></html>`)
+	e.site.mu.Lock()
+	e.site.pages["/flaky.html"] = sitePage{page, "text/html"}
+	e.site.mu.Unlock()
+	for i := range 3 {
+		if i == 1 {
+			e.site.mu.Lock()
+			delete(e.site.pages, "/flaky.html")
+			e.site.mu.Unlock()
+		}
+		if _, err := e.poller.PollNow(ctx, "flaky"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := client(t)
+	_, body := get(t, c, e.srv.URL+"/ui/sources/flaky")
+	checkSafe(t, body)
+	rows := texts(t, body, "tr", "poll-error")
+	if len(rows) != 2 {
+		t.Fatalf("%d failed polls listed, want 2: %q", len(rows), rows)
+	}
+	for _, r := range rows {
+		if !strings.Contains(r, "error") || !strings.Contains(r, "404") || !strings.Contains(r, "Not Found") {
+			t.Errorf("a failed poll reads %q; want its outcome, status and error", r)
+		}
+	}
+	ok := texts(t, body, "tr", "poll-changed")
+	if len(ok) != 1 || !strings.Contains(ok[0], "200") || !strings.Contains(ok[0], fmt.Sprintf("%d B", len(page))) {
+		t.Errorf("the first poll reads %q; want 200 and %d B", ok, len(page))
+	}
+	streak := texts(t, body, "p", "streak")
+	if len(streak) != 1 || !strings.Contains(streak[0], "Failing: 2 polls in a row, since") || !strings.Contains(streak[0], "Next retry") {
+		t.Errorf("the streak reads %q", streak)
+	}
+
+	_, body = get(t, c, e.srv.URL+"/ui/?status=failing")
+	if listed := texts(t, body, "tr", ""); len(listed) != 2 || !strings.HasPrefix(listed[1], "flaky") {
+		t.Errorf("the failing filter lists %q, want flaky only", listed)
+	}
+	if !strings.Contains(body, `aria-current="page">failing (1)</a>`) || !strings.Contains(body, `>all (2)</a>`) {
+		t.Errorf("the filter links do not show the counts")
+	}
+	_, body = get(t, c, e.srv.URL+"/ui/?status=paused")
+	if !strings.Contains(body, "No source is paused.") {
+		t.Errorf("an empty filter does not say so")
+	}
+}
+
 func TestTimelineNamesTheItemsOfTheNewestVersionsOnly(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	// Fourteen versions: version n carries the stories n and n+1, so each
@@ -404,7 +463,7 @@ func TestSearchReportsBadQueries(t *testing.T) {
 		{"id=news&title=a&op=xor&title=b", 400, "op must be and or or"},
 		{"id=news&title=a&op=or", 400, "followed by no condition"},
 		{"id=news&max=0", 400, "max must be an integer from 1 to 10000"},
-		{"id=news&colour=red", 400, "unknown parameter"},
+		{"id=news&xpath=//item", 400, "has no meaning here"},
 		{"id=nope&title=a", 404, "There is no collection"},
 		{"id=news&title=%zz", 400, "malformed escape"},
 	}
@@ -729,5 +788,21 @@ func TestSourcePageShowsTheDecisionOnCopies(t *testing.T) {
 	_, body = get(t, client(t), e.srv.URL+"/ui/sources/ap")
 	if meta := strings.Join(texts(t, body, "p", "meta"), " | "); !strings.Contains(meta, "a copy of a story first seen in wire") {
 		t.Errorf("ap's page says %q", meta)
+	}
+}
+
+// The playground shows an item's enclosures (a podcast's audio, declared
+// with dynamo:enclosure), with the link resolved.
+func TestPlaygroundShowsEnclosures(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	page := `<!-- <item:title index="1"> -->Episode 1<!-- </item:title> -->` +
+		`<!-- <item:extension index="1" uri="https://dynamo-feeds.github.io/ns/1.0" prefix="dynamo" localName="enclosure"> -->audio/1.mp3<!-- </item:extension> -->`
+	resp, body := post(t, client(t), e.srv.URL+"/ui/playground", url.Values{"page": {page}, "url": {"https://pod.example/episodes/"}})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	checkSafe(t, body)
+	if !strings.Contains(body, `enclosure <a href="https://pod.example/episodes/audio/1.mp3"`) {
+		t.Errorf("the item's enclosure is not shown:\n%s", body)
 	}
 }

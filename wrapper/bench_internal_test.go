@@ -103,6 +103,17 @@ func BenchmarkWrap(b *testing.B) {
 			Wrap(page, Options{URL: "http://gazette.example.com/index.html", RSSID: "bench", Now: benchNow})
 		}
 	})
+	b.Run("wrapper-one-new", func(b *testing.B) {
+		// A poll that finds one new item among fifty: 49 descriptions
+		// come from the cache, one is sanitized.
+		descriptions = newDescriptionCache()
+		Wrap(page, Options{URL: "http://gazette.example.com/index.html", RSSID: "bench", Now: benchNow})
+		defer reportCPU(b, len(page))()
+		for b.Loop() {
+			descriptions.forgetOne()
+			Wrap(page, Options{URL: "http://gazette.example.com/index.html", RSSID: "bench", Now: benchNow})
+		}
+	})
 	b.Run("locate", func(b *testing.B) {
 		defer reportCPU(b, len(page))()
 		for b.Loop() {
@@ -155,5 +166,16 @@ func reportCPU(b *testing.B, bytes int) func() {
 		perOp := float64(end-start) / float64(b.N)
 		b.ReportMetric(perOp, "cpu-ns/op")
 		b.ReportMetric(float64(bytes)/perOp*1e3, "cpu-MB/s")
+	}
+}
+
+// forgetOne drops one description from the cache's current generation.
+func (c *descriptionCache) forgetOne() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, d := range c.cur {
+		delete(c.cur, k)
+		c.curBytes -= d.size()
+		return
 	}
 }

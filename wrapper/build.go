@@ -8,6 +8,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/dates"
+	"github.com/dynamo-feeds/dynamo/values"
 )
 
 // builder turns the annotations, their contents found, into the Resource.
@@ -131,7 +132,7 @@ func (c *channelParts) add(field string, a *annot, pub *Annotation, w *warnings)
 	*slot = a
 }
 
-// channel fills the Resource's channel, with the defaults of SPEC §2.
+// channel fills the Resource's channel, with the defaults of docs/WRAPPER.md "Defaults".
 func (b *builder) channel(c *channelParts) {
 	ch := &b.res.Channel
 	if c.title != nil {
@@ -201,7 +202,7 @@ func (b *builder) image(a *annot, link, title string) *dynamo.Image {
 		b.warn.add(a.open.line, "<%s> has no url attribute and no <img> in its content; ignored", a.name)
 		return nil
 	}
-	img := &dynamo.Image{Link: link, Title: collapseSpace(imgTitle)}
+	img := &dynamo.Image{Link: link, Title: values.CollapseSpace(imgTitle)}
 	var problem string
 	if img.URL, problem = resolveLink(b.base, src); problem != "" {
 		b.warn.add(a.open.line, "<%s> url %s; ignored", a.name, problem)
@@ -248,7 +249,7 @@ func (b *builder) extension(a *annot) (dynamo.Extension, bool) {
 	}
 	if e.URI == dynamo.NamespaceDynamo && e.LocalName == "enclosure" && e.Value != "" {
 		// An enclosure is a URL, resolved as links are (Dynamo's own
-		// extension; native feeds' enclosures arrive as it).
+		// extension, which the item turns into an Enclosure).
 		link, problem := resolveLink(b.base, e.Value)
 		if problem != "" {
 			b.warn.add(a.open.line, "<%s> dynamo:enclosure %s; ignored", a.name, problem)

@@ -2,15 +2,15 @@ package wrapper
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
-	"mime"
 	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
+
+	"github.com/dynamo-feeds/dynamo/encodings"
 )
 
 // How the page's charset was determined, in the order they are tried (the
@@ -88,7 +88,7 @@ func determine(page []byte, contentType string, warnings *[]string) (encoding.En
 		enc, name := charset.Lookup("utf-16le")
 		return enc, name, FromBOM, page[2:]
 	}
-	if label := httpCharset(contentType); label != "" {
+	if label := encodings.HTTPCharset(contentType); label != "" {
 		if enc, name := lookup(label); name != "" {
 			return enc, name, FromHTTP, page
 		}
@@ -109,7 +109,7 @@ func determine(page []byte, contentType string, warnings *[]string) (encoding.En
 		}
 	}
 	if utf8.Valid(page) {
-		if hasHighBit(page) {
+		if encodings.HasHighBit(page) {
 			return nil, "utf-8", FromSniffed, page
 		}
 		return nil, "utf-8", FromDefault, page // ASCII reads the same in every default
@@ -126,62 +126,6 @@ func lookup(label string) (encoding.Encoding, string) {
 		return nil, name
 	}
 	return enc, name
-}
-
-// httpCharset returns the charset parameter of a Content-Type header, also
-// from headers that mime.ParseMediaType rejects for some other defect.
-func httpCharset(contentType string) string {
-	if contentType == "" {
-		return ""
-	}
-	if _, params, err := mime.ParseMediaType(contentType); err == nil {
-		return strings.TrimSpace(params["charset"])
-	}
-	return charsetParam(contentType)
-}
-
-// charsetParam extracts the value after "charset=" in a content attribute
-// or a header, as the WHATWG algorithm for <meta content> does.
-func charsetParam(s string) string {
-	lower := asciiLower(s) // byte for byte, so that offsets in it are offsets in s
-	for {
-		i := strings.Index(lower, "charset")
-		if i < 0 {
-			return ""
-		}
-		s, lower = s[i+len("charset"):], lower[i+len("charset"):]
-		rest := strings.TrimLeft(s, " \t\n\f\r")
-		if !strings.HasPrefix(rest, "=") {
-			continue
-		}
-		rest = strings.TrimLeft(rest[1:], " \t\n\f\r")
-		if rest == "" {
-			return ""
-		}
-		if q := rest[0]; q == '"' || q == '\'' {
-			if end := strings.IndexByte(rest[1:], q); end >= 0 {
-				return rest[1 : 1+end]
-			}
-			return ""
-		}
-		if end := strings.IndexAny(rest, "; \t\n\f\r"); end >= 0 {
-			return rest[:end]
-		}
-		return rest
-	}
-}
-
-// asciiLower lower-cases the ASCII letters of s and leaves every other byte
-// alone. strings.ToLower would also rewrite invalid UTF-8 and some
-// non-ASCII letters to strings of another length.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // metaCharset returns the label declared by the first <meta charset> or
@@ -232,26 +176,9 @@ func metaTagCharset(z *html.Tokenizer, hasAttr bool) string {
 		return direct
 	}
 	if pragma {
-		return charsetParam(content)
+		return encodings.CharsetParam(content)
 	}
 	return ""
-}
-
-// hasHighBit reports whether b holds a byte outside ASCII, eight bytes at a
-// time: it runs over every page that declares no charset.
-func hasHighBit(b []byte) bool {
-	for len(b) >= 8 {
-		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
-			return true
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c >= 0x80 {
-			return true
-		}
-	}
-	return false
 }
 
 func invalidUTF8(b []byte) int {

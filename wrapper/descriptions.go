@@ -47,7 +47,7 @@ func newDescriptionCache() *descriptionCache {
 	return &descriptionCache{seed: maphash.MakeSeed(), cur: map[uint64]description{}}
 }
 
-// sanitized returns sanitize.HTML(raw, base) and its plain text, from the
+// sanitized returns sanitize.HTMLText(raw, base): the sanitized HTML and its plain text, from the
 // cache when this raw description was sanitized against the same base.
 func (c *descriptionCache) sanitized(raw string, base *url.URL) (string, string) {
 	baseStr := ""
@@ -73,8 +73,7 @@ func (c *descriptionCache) sanitized(raw string, base *url.URL) (string, string)
 		return d.html, d.text
 	}
 	d = description{raw: raw, base: baseStr}
-	d.html = sanitize.HTML(raw, base)
-	d.text = plainText(d.html)
+	d.html, d.text = sanitize.HTMLText(raw, base)
 	c.mu.Lock()
 	c.put(key, d)
 	c.mu.Unlock()

@@ -243,7 +243,13 @@ func (b *builder) draft(g *itemGroup) *draft {
 	}
 	for _, ia := range g.exts {
 		if e, ok := b.extension(ia.a); ok {
-			it.Extensions = append(it.Extensions, e)
+			if dynamo.IsLegacyEnclosure(e) && e.Value != "" {
+				// dynamo:enclosure names a file the item carries: an
+				// enclosure, whose type and length the page does not say.
+				it.Enclosures = append(it.Enclosures, dynamo.Enclosure{URL: e.Value})
+			} else {
+				it.Extensions = append(it.Extensions, e)
+			}
 			ia.pub.Value = e.Value
 		}
 	}
@@ -251,7 +257,7 @@ func (b *builder) draft(g *itemGroup) *draft {
 }
 
 // defaultTitle gives an untitled item the start of its description's text
-// (SPEC §2); an item with no description either is titled with its link's
+// (docs/WRAPPER.md "Defaults"); an item with no description either is titled with its link's
 // text or its link, and left out when it has no link of its own: nothing
 // would identify it. It reports whether the item is kept.
 func (b *builder) defaultTitle(d *draft, line int) bool {

@@ -169,18 +169,18 @@ func TestTagEndAsHTML(t *testing.T) {
 	checkWarnings(t, r.Warnings, nil)
 }
 
-// An enclosure (dynamo:enclosure, as native feeds' enclosures arrive) is a
-// URL, resolved as links are; one that is no URL a feed may carry is left
-// out with a warning.
+// An enclosure (dynamo:enclosure) is a URL, resolved as links are, and
+// becomes one of the item's Enclosures; one that is no URL a feed may carry
+// is left out with a warning.
 func TestEnclosureIsALink(t *testing.T) {
 	ns := `uri="https://dynamo-feeds.github.io/ns/1.0" prefix="dynamo" localName="enclosure"`
 	r := wrap(`<!-- <item:title index=1> -->A<!-- </item:title> --><!-- <item:extension index=1 ` + ns + `> -->audio/a.mp3<!-- </item:extension> -->` +
 		"\n" + `<!-- <item:title index=2> -->B<!-- </item:title> --><!-- <item:extension index=2 ` + ns + `> -->javascript:alert(1)<!-- </item:extension> -->`)
-	if ext := r.Resource.Items[0].Extensions; len(ext) != 1 || ext[0].Value != "http://example.com/news/audio/a.mp3" {
-		t.Errorf("item 1's enclosure %+v, want the resolved URL", ext)
+	if enc := r.Resource.Items[0].Enclosures; len(enc) != 1 || enc[0].URL != "http://example.com/news/audio/a.mp3" {
+		t.Errorf("item 1's enclosures %+v, want the resolved URL", enc)
 	}
-	if ext := r.Resource.Items[1].Extensions; len(ext) != 0 {
-		t.Errorf("item 2 keeps %+v", ext)
+	if it := r.Resource.Items[1]; len(it.Extensions)+len(it.Enclosures) != 0 {
+		t.Errorf("item 2 keeps %+v %+v", it.Extensions, it.Enclosures)
 	}
 	checkWarnings(t, r.Warnings, []wantWarning{{2, "<item:extension> dynamo:enclosure is a javascript: URL, which feeds do not carry; ignored"}})
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
-// TestRules covers the rules of SPEC §2 and the decisions of
+// TestRules covers the rules of docs/WRAPPER.md and the decisions of
 // docs/WRAPPER.md, one case each: the items extracted and exactly the
 // warnings expected. Every result is also checked against the XMLData
 // schema with xmllint.

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/dynamo-feeds/dynamo/values"
 )
 
 // comment is an HTML comment holding annotation tags.
@@ -204,7 +206,7 @@ func (s *scanner) rawText(i int, name string) int {
 	content := s.text[contentStart:contentEnd]
 	s.out.all = append(s.out.all, commentSpan{start: contentStart, end: contentEnd, closed: true, raw: true})
 	if name == "title" && s.out.title == "" {
-		s.out.title = collapseSpace(html.UnescapeString(content))
+		s.out.title = values.CollapseSpace(html.UnescapeString(content))
 	}
 	s.annotationsInRawText(content, contentStart, name)
 	return end
@@ -246,7 +248,7 @@ func (s *scanner) headTag(name, raw string) {
 		}
 	case "meta":
 		if strings.EqualFold(strings.TrimSpace(attrs["name"]), "description") && s.out.metaDescription == "" {
-			s.out.metaDescription = collapseSpace(attrs["content"])
+			s.out.metaDescription = values.CollapseSpace(attrs["content"])
 		}
 	}
 }
@@ -358,5 +360,3 @@ func htmlAttrs(raw string) map[string]string {
 func noLine(int) int { return 0 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

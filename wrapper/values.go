@@ -87,7 +87,7 @@ func firstImage(fragment string) (src, alt string) {
 				}
 			}
 			if strings.TrimSpace(src) != "" {
-				return src, collapseSpace(alt)
+				return src, values.CollapseSpace(alt)
 			}
 		}
 	}

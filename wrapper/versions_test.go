@@ -17,9 +17,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
-// Successive versions of a page: item ids follow the items (SPEC §3) and
+// Successive versions of a page: item ids follow the items (docs/WRAPPER.md "Items") and
 // the content hash changes exactly when the informational content does
-// (SPEC §4).
+// (docs/POLLER.md "One poll").
 func TestIDsAndContentHashAcrossVersions(t *testing.T) {
 	const v1 = `<title>News</title>
 <!-- <item:link index="1"> --><a href="/a.html"><!-- </item:link> --><!-- <item:title index="1"> -->Alpha<!-- </item:title> --></a>

@@ -1,5 +1,5 @@
 // Package wrapper extracts XMLData from an annotated HTML page: the
-// annotations that webmasters write inside HTML comments (SPEC §2) name the
+// annotations that webmasters write inside HTML comments (docs/WRAPPER.md) name the
 // channel's and the items' titles, links, descriptions, images and
 // extensions, and Wrap turns them into a dynamo.Resource.
 //

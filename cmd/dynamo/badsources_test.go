@@ -41,12 +41,17 @@ var badSources = []struct {
 	{"unparsable selector", map[string]any{"kind": "selectors", "item_selector": "li[", "title_selector": "a"}, `item selector "li[" is not a CSS selector`},
 	{"selectors on a feed", map[string]any{"kind": "feed", "item_selector": "li"}, "selectors are set but kind is feed"},
 	{"long category", map[string]any{"category": strings.Repeat("c", 300)}, "category and title_prefix must be at most 256 bytes"},
+	// What polling would refuse is refused at registration, with polling's
+	// message, whatever the kind.
+	{"loopback destination", map[string]any{"url": "http://127.0.0.1:9/feed.xml"}, "fetch http://127.0.0.1:9/feed.xml: refused: 127.0.0.1 is loopback; private destinations are refused unless allowed (--allow-private)"},
+	{"zoned mapped loopback", map[string]any{"url": "http://[::ffff:127.0.0.1%25lo]/feed.xml", "kind": "html"}, "refused: ::ffff:127.0.0.1 is loopback"},
+	{"metadata service", map[string]any{"url": "http://169.254.169.254/latest/", "kind": "selectors", "item_selector": "li", "title_selector": "a"}, "169.254.169.254 is link-local"},
 }
 
 // badSource is row's source: a valid feed (so that nothing is fetched)
 // with the row's fields over it.
 func badSource(fields map[string]any) map[string]any {
-	src := map[string]any{"id": "bad", "url": "http://127.0.0.1:9/feed.xml", "kind": "feed", "interval": "1h"}
+	src := map[string]any{"id": "bad", "url": "http://feeds.example.org/feed.xml", "kind": "feed", "interval": "1h"}
 	for k, v := range fields {
 		src[k] = v
 	}

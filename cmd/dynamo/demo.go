@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -41,13 +44,18 @@ type demoSite struct {
 	*httptest.Server
 	every time.Duration
 	now   func() time.Time
+	// moved is the last run's origin when its port was taken and the
+	// demo started again at a new one ("" otherwise).
+	moved string
 	news  []byte         // examples/news.html with its item indexes moved up to make room
 	zone  *time.Location // the news page's, for its dates
 }
 
 // startDemoSite serves the demo site on loopback and registers each of its
-// pages as a source (or points the existing source at this run's site), so
-// a first run has something to poll and show within seconds. every is the
+// pages as a source, so a first run has something to poll and show within
+// seconds. A restart serves the site at the last run's address (see
+// listenDemo); when that port is taken, the demo's sources start again,
+// archive and all, at the new one. every is the
 // pace of new stories and poll the news and wire sources' interval (0 for
 // the defaults). The demo's sources are built in, of known kinds, and
 // polled faster than a registration may ask for, so they are stored
@@ -85,7 +93,14 @@ func startDemoSite(ctx context.Context, store dynamo.Store, every, poll time.Dur
 			w.Write(body)
 		})
 	}
-	d.Server = httptest.NewServer(mux)
+	ln, previous, err := listenDemo(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	d.Server = httptest.NewUnstartedServer(mux)
+	d.Server.Listener.Close()
+	d.Server.Listener = ln
+	d.Server.Start()
 	mux.HandleFunc("GET /wire/feed.xml", func(w http.ResponseWriter, r *http.Request) {
 		feed, err := d.wireFeed(d.now())
 		if err != nil {
@@ -107,7 +122,20 @@ func startDemoSite(ctx context.Context, store dynamo.Store, every, poll time.Dur
 		}
 		demo = append(demo, src)
 	}
+	if previous != "" && previous != d.URL {
+		d.moved = previous
+	}
 	for i := range demo {
+		if d.moved != "" {
+			// The old origin's port is gone: every link the archive holds
+			// would point at it, and the same stories would come back at
+			// new links (new items). The demo's archive is the demo's own,
+			// so it starts again rather than serving dead links.
+			if err := store.DeleteSource(ctx, demo[i].ID, true); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+				d.Close()
+				return nil, fmt.Errorf("demo source %s: %w", demo[i].ID, err)
+			}
+		}
 		demo[i].CreatedAt = time.Now().UTC()
 		if err := sources.Upsert(ctx, store, &demo[i]); err != nil {
 			d.Close()
@@ -115,6 +143,42 @@ func startDemoSite(ctx context.Context, store dynamo.Store, every, poll time.Dur
 		}
 	}
 	return d, nil
+}
+
+// demoSourceIDs are the ids the demo registers whose URL tells where the
+// last run's demo site listened.
+var demoSourceIDs = []string{"news", "wire"}
+
+// listenDemo opens the demo site's listener at the address the last run's
+// site had, which the demo's sources keep in their URLs, so that a
+// restarted demo serves the links it archived before (and the same stories
+// at the same links, not again as new items). previous is that run's
+// origin ("" for a first run). When its port is taken, the site listens on
+// a fresh loopback port and previous differs from the new origin.
+func listenDemo(ctx context.Context, store dynamo.Store) (ln net.Listener, previous string, err error) {
+	for _, id := range demoSourceIDs {
+		src, err := store.Source(ctx, id)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("demo: %w", err)
+		}
+		u, err := url.Parse(src.URL)
+		if err != nil || u.Hostname() != "127.0.0.1" || u.Port() == "" {
+			continue
+		}
+		previous = u.Scheme + "://" + u.Host
+		if ln, err := net.Listen("tcp", u.Host); err == nil {
+			return ln, previous, nil
+		}
+		break
+	}
+	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", fmt.Errorf("demo: listen: %w", err)
+	}
+	return ln, previous, nil
 }
 
 // indexAttr is an annotation's index attribute in the news example.

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,4 +156,101 @@ func titles(items []dynamo.Item) string {
 		s = append(s, fmt.Sprintf("%q", it.Title))
 	}
 	return strings.Join(s, ", ")
+}
+
+// TestServeDemoSurvivesRestarts restarts the demo on its store twice: once
+// with its last address free, which it takes back (the archive's links keep
+// answering and no story comes back as a new item), and once with that
+// address taken, when its sources start again at the new address. Either
+// way no link the demo serves points at a port that no longer answers and
+// no title appears twice in the latest version or the archive.
+func TestServeDemoSurvivesRestarts(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "dynamo.db")
+	cfg := serveConfig{db: db, demo: true, allowPrivate: true, demoEvery: time.Second, demoPoll: time.Second, hostGap: -1}
+	run := func(minVersions int) (origin string, stop func()) {
+		t.Helper()
+		base, stop := startServeStoppable(t, cfg)
+		t.Cleanup(stop)
+		news := waitForVersions(t, base, minVersions)
+		u, err := url.Parse(news.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		origin = u.Scheme + "://" + u.Host
+		checkDemoLinks(t, base, origin)
+		return origin, stop
+	}
+
+	first, stop := run(2)
+	stop()
+	again, stop := run(3)
+	if again != first {
+		t.Errorf("restarted demo serves at %s, was %s", again, first)
+	}
+	stop()
+
+	// Someone else takes the port: the demo moves and starts afresh.
+	taken, err := net.Listen("tcp", strings.TrimPrefix(first, "http://"))
+	if err != nil {
+		t.Fatalf("take the demo's port: %v", err)
+	}
+	defer taken.Close()
+	moved, _ := run(1)
+	if moved == first {
+		t.Fatalf("the demo serves at %s, whose port the test holds", moved)
+	}
+}
+
+// waitForVersions waits until the demo's news source has at least n
+// versions, and returns it.
+func waitForVersions(t *testing.T, base string, n int) dynamo.Source {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var news dynamo.Source
+		getJSON(t, base+"/api/sources/news", &news)
+		if news.Summary.Versions >= n {
+			return news
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("news has %d versions after 15s, want %d: %+v", news.Summary.Versions, n, news.State)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// checkDemoLinks checks that every loopback link of the news page's latest
+// version and archive points at origin, the demo site now serving, which
+// answers it, and that no title appears twice in either.
+func checkDemoLinks(t *testing.T, base, origin string) {
+	t.Helper()
+	for _, query := range []string{"?index=1&type=json", "?max=10000&type=json"} {
+		var feed struct {
+			Items []struct{ URL, Title string }
+		}
+		getJSON(t, base+"/resources/news"+query, &feed)
+		titles := map[string]bool{}
+		for _, it := range feed.Items {
+			if titles[it.Title] {
+				t.Errorf("%s: %q appears twice", query, it.Title)
+			}
+			titles[it.Title] = true
+			if !strings.HasPrefix(it.URL, "http://127.0.0.1") {
+				continue
+			}
+			if !strings.HasPrefix(it.URL, origin+"/") {
+				t.Errorf("%s: %q links to %s, not to the demo site at %s", query, it.Title, it.URL, origin)
+			}
+		}
+		if len(feed.Items) == 0 {
+			t.Errorf("%s: no items", query)
+		}
+	}
+	// The site answers at origin (its story pages are not served; the
+	// news page is).
+	resp, err := http.Get(origin + "/news/index.html")
+	if err != nil {
+		t.Fatalf("the demo site does not answer at %s: %v", origin, err)
+	}
+	resp.Body.Close()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/nativefeed"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/poller/robots"
 )
 
 func init() {
@@ -23,7 +24,7 @@ func init() {
 
 const discoverUsage = `usage: dynamo discover [--allow-private] [--json] [--timeout DURATION] URL
 
-Finds the feed of the site at URL (SPEC §9): the feeds its page declares,
+Finds the feed of the site at URL (docs/DISCOVERY.md): the feeds its page declares,
 the links on it that point at feeds, then the paths where its platform (or
 most sites) publish one. Every candidate is fetched and read as a feed
 before it is believed. Prints each candidate, how it was found and whether
@@ -57,9 +58,11 @@ func runDiscover(ctx context.Context, args []string, s stdio) int {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
+	client := pollfetch.New(pollfetch.Options{AllowPrivate: cfg.allowPrivate, HostGap: discoverHostGap})
 	d := &discovery.Discoverer{
-		Fetch:  clientFetcher{pollfetch.New(pollfetch.Options{AllowPrivate: cfg.allowPrivate, HostGap: discoverHostGap})},
-		IsFeed: readsAsFeed,
+		Fetch:   clientFetcher{client},
+		IsFeed:  readsAsFeed,
+		Allowed: robotsAllowed(robots.New(client, robots.Options{})),
 	}
 	res, err := d.Discover(ctx, cfg.url)
 	if err != nil && len(res.Tried) == 0 {

@@ -43,10 +43,19 @@ func main() {
 	os.Exit(code)
 }
 
+// dispatch runs the command args name. Asking for help exits 0; no
+// command, an unknown one or a mistake in a command's flags or arguments
+// exits 2 (docs/OPERATIONS.md "Exit codes").
 func dispatch(ctx context.Context, args []string, s stdio) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) == 0:
+		usage(s.err)
+		return 2
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		usage(s.out)
 		return 0
+	case args[0] == "--version" || args[0] == "-version":
+		args = append([]string{"version"}, args[1:]...)
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {

@@ -28,11 +28,12 @@ func runMigrate(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(s.err)
 	db := fs.String("db", defaultDSN(), "store: a postgres:// URL, sqlite:PATH or a file path (default $DATABASE_URL, else dynamo.db)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	positional, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.err, "dynamo migrate: unexpected arguments %q\n", fs.Args())
+	if len(positional) > 0 {
+		fmt.Fprintf(s.err, "dynamo migrate: unexpected arguments %q\n", positional)
 		return 2
 	}
 	store, err := storage.Open(ctx, *db)

@@ -52,7 +52,11 @@ const (
 )
 
 func runPolicy(ctx context.Context, args []string, s stdio) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		fmt.Fprint(s.err, policyUsage)
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(s.out, policyUsage)
 		return 0
 	}

@@ -25,7 +25,7 @@ func TestPolicyAllocate(t *testing.T) {
 		want string
 	}{
 		{
-			// SPEC §11's example: min-missing, budget 5. Gains 5|3|1 → A
+			// docs/SCHEDULING.md's example: min-missing, budget 5. Gains 5|3|1 → A
 			// (7 left), 5|3|1 → A (2), 2|3|1 → B (0), 2|0|1 → A (0),
 			// 0|0|1 → C.
 			name: "spec example json",
@@ -109,8 +109,10 @@ func TestPolicyAllocateErrors(t *testing.T) {
 	if code, _, errOut := schedRun(t, "", "policy", "juggle"); code != 2 || !strings.Contains(errOut, `unknown subcommand "juggle"`) {
 		t.Errorf("unknown subcommand: exit %d, %q", code, errOut)
 	}
-	if code, out, _ := schedRun(t, "", "policy"); code != 0 || !strings.Contains(out, "dynamo policy allocate") {
-		t.Errorf("bare policy: exit %d, %q", code, out)
+	// A subcommand is required: the bare command is a mistake (exit 2), as
+	// in TestExitCodes; the usage it prints names the subcommands.
+	if code, _, errOut := schedRun(t, "", "policy"); code != 2 || !strings.Contains(errOut, "dynamo policy allocate") {
+		t.Errorf("bare policy: exit %d, %q", code, errOut)
 	}
 }
 

@@ -23,7 +23,7 @@ const queryUsage = `usage: dynamo query [--db DSN] ID [QUERY]
 Prints the items of collection ID's archive (or, with --all, of every
 source, as /aggregate does) that QUERY selects, newest first: one line each
 with when the item was first seen, its collection, title and link. QUERY is
-written as in the feeds' URLs (SPEC §5, docs/API.md) and read by the same
+written as in the feeds' URLs (docs/API.md "Parameters") and read by the same
 grammar, with the same limits: title=, link=, description= (or desc=)
 conditions joined left to right by op=and|or, max= (default 100), and
 index= for one version of ID (1 = the newest); with --all, category= and
@@ -73,6 +73,9 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	if err != nil {
 		fmt.Fprintf(s.err, "dynamo query: %v\n", err)
 		return 2
+	}
+	for _, name := range q.Ignored { // as the feed URLs ignore them; a typo shows here
+		fmt.Fprintf(s.err, "dynamo query: ignoring %q, which is no query parameter\n", name)
 	}
 	store, err := storage.Open(ctx, *db)
 	if err != nil {

@@ -11,12 +11,14 @@ import (
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/nativefeed"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/poller/robots"
 	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
-// sourceResolver resolves kind "auto" when a source is registered
-// (SPEC §5, §9): a page with annotations is html, a feed is feed, and any
+// sourceResolver refuses, for every kind, a URL that polling would refuse
+// (a private destination, unless allowed), with polling's message, and
+// resolves kind "auto" when a source is registered (docs/DISCOVERY.md "`kind: auto`"): a page with annotations is html, a feed is feed, and any
 // other page is searched for its feed, which the source then polls. The
 // page is fetched once: discovery starts from the copy already read.
 //
@@ -24,13 +26,20 @@ import (
 // found) wrap dynamo.ErrInvalid; the one for "no feed" also wraps
 // sources.ErrUnresolvable and lists every URL requested and why each candidate
 // was not a feed. When discovery chose the feed, its result is returned.
-func sourceResolver(client *pollfetch.Client, memory discovery.DomainMemory) sources.Resolver {
+func sourceResolver(client *pollfetch.Client, robotsTxt *robots.Checker, memory discovery.DomainMemory) sources.Resolver {
 	return func(ctx context.Context, src *dynamo.Source) (*discovery.Result, error) {
+		if err := client.CheckURL(src.URL); err != nil {
+			return nil, sources.Refused(err)
+		}
 		if src.Kind != dynamo.KindAuto && src.Kind != "" {
 			return nil, nil
 		}
 		resp, err := client.Get(ctx, pollfetch.Request{URL: src.URL})
 		if err != nil {
+			var fe *pollfetch.Error
+			if errors.As(err, &fe) && fe.Kind == pollfetch.KindRefused {
+				return nil, sources.Refused(err) // a redirect or a name to a private address
+			}
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("kind auto: read %s: %w", src.URL, ctx.Err())
 			}
@@ -50,8 +59,9 @@ func sourceResolver(client *pollfetch.Client, memory discovery.DomainMemory) sou
 				page: &discovery.Page{URL: resp.URL, ContentType: resp.ContentType, Body: resp.Body},
 				next: clientFetcher{client},
 			},
-			IsFeed: readsAsFeed,
-			Memory: memory,
+			IsFeed:  readsAsFeed,
+			Memory:  memory,
+			Allowed: robotsAllowed(robotsTxt),
 		}
 		res, err := d.Discover(ctx, src.URL)
 		switch {
@@ -122,4 +132,16 @@ func (p *prefetched) Fetch(ctx context.Context, u string) (*discovery.Page, erro
 		return page, nil
 	}
 	return p.next.Fetch(ctx, u)
+}
+
+// robotsAllowed is discovery's question to robots.txt before it probes a
+// guessed path; a host that cannot be asked is not probed either.
+func robotsAllowed(c *robots.Checker) func(ctx context.Context, url string) (bool, string) {
+	return func(ctx context.Context, url string) (bool, string) {
+		v, err := c.Check(ctx, url)
+		if err != nil {
+			return false, err.Error()
+		}
+		return v.Allowed, v.Reason
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/examples"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/poller/robots"
 	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/storage"
 )
@@ -101,7 +102,8 @@ func (s *autoSite) count() int {
 }
 
 func testResolver(allowPrivate bool, memory discovery.DomainMemory) sources.Resolver {
-	return sourceResolver(pollfetch.New(pollfetch.Options{AllowPrivate: allowPrivate, HostGap: -1}), memory)
+	client := pollfetch.New(pollfetch.Options{AllowPrivate: allowPrivate, HostGap: -1})
+	return sourceResolver(client, robots.New(client, robots.Options{}), memory)
 }
 
 // TestSourceResolver checks kind auto: an annotated page is html, a feed
@@ -123,14 +125,15 @@ func TestSourceResolver(t *testing.T) {
 		{"kind left empty", "/wire.rss", "", dynamo.KindFeed, "", 1, nil},
 		{"page declaring its feed, relative href", "/blog/", dynamo.KindAuto, dynamo.KindFeed, "/blog/feed.xml", 2, nil},
 		{"redirected page", "/old-blog/", dynamo.KindAuto, dynamo.KindFeed, "/blog/feed.xml", 3, nil},
-		{"WordPress generator, feed at /feed/", "/wp/", dynamo.KindAuto, dynamo.KindFeed, "/wp/feed/", 2, nil},
-		{"HTML disguised as a feed, then nothing", "/disguised/", dynamo.KindAuto, dynamo.KindAuto, "", 15, []string{
+		{"WordPress generator, feed at /feed/ (robots.txt read first)", "/wp/", dynamo.KindAuto, dynamo.KindFeed, "/wp/feed/", 3, nil},
+		// Probing guessed paths reads robots.txt first: one request more.
+		{"HTML disguised as a feed, then nothing", "/disguised/", dynamo.KindAuto, dynamo.KindAuto, "", 29, []string{
 			"has no annotations and no feed was found; tried",
 			"/disguised/ (the page)",
 			"/disguised/posts.rss (link-alternate: not a feed (the body served as application/rss+xml did not parse as one))",
 			"/feed (common-path: ",
 		}},
-		{"nothing", "/nothing/", dynamo.KindAuto, dynamo.KindAuto, "", 14, []string{
+		{"nothing", "/nothing/", dynamo.KindAuto, dynamo.KindAuto, "", 28, []string{
 			"/nothing/ has no annotations and no feed was found; tried", "/nothing/ (the page), ", "/index.rss (common-path: ",
 		}},
 		{"missing page", "/missing", dynamo.KindAuto, dynamo.KindAuto, "", 1, []string{"kind auto: cannot read", "404"}},
@@ -208,8 +211,8 @@ func TestSourceResolverDomainMemory(t *testing.T) {
 			t.Errorf("resolved to %s %s, want feed %s/index.xml", src.Kind, src.URL, site.URL)
 		}
 	}
-	if firstCost != 8 || secondCost != 2 {
-		t.Errorf("the first page of the domain cost %d requests and the second %d; want 8 (the page, 7 paths) and 2 (the page, the remembered path)", firstCost, secondCost)
+	if firstCost != 22 || secondCost != 3 {
+		t.Errorf("the first page of the domain cost %d requests and the second %d; want 22 (the page, robots.txt, 13 paths under /a/, 7 under /) and 3 (the page, robots.txt, the remembered path)", firstCost, secondCost)
 	}
 }
 
@@ -244,7 +247,7 @@ func TestKindAutoThroughTheAPI(t *testing.T) {
 	// Before any feed of the domain is remembered: see TestSourceResolverDomainMemory.
 	status, ans := post(`{"url":"` + site.URL + `/nothing/"}`)
 	msg, _ := ans["error"].(string)
-	if status != http.StatusUnprocessableEntity || !strings.Contains(msg, "no feed was found; tried "+site.URL+"/nothing/ (the page), "+site.URL+"/feed (common-path: ") {
+	if status != http.StatusUnprocessableEntity || !strings.Contains(msg, "no feed was found; tried "+site.URL+"/nothing/ (the page), "+site.URL+"/nothing/feed (common-path: ") {
 		t.Errorf("POST a page without a feed: %d %q; want 422 saying what was tried", status, msg)
 	}
 	for _, tc := range []struct {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,15 @@ import (
 // startServe runs serve in the background on a free loopback port and
 // returns its base URL; the server stops when the test ends.
 func startServe(t *testing.T, cfg serveConfig) string {
+	t.Helper()
+	base, stop := startServeStoppable(t, cfg)
+	t.Cleanup(stop)
+	return base
+}
+
+// startServeStoppable is startServe whose caller stops the server, at
+// most once, before its test ends.
+func startServeStoppable(t *testing.T, cfg serveConfig) (base string, stop func()) {
 	t.Helper()
 	if cfg.addr == "" {
 		cfg.addr = "127.0.0.1:0"
@@ -41,18 +51,17 @@ func startServe(t *testing.T, cfg serveConfig) string {
 	go func() { done <- serve(ctx, cfg, slog.New(slog.DiscardHandler), ready) }()
 	select {
 	case addr := <-ready:
-		t.Cleanup(func() {
+		return "http://" + addr, sync.OnceFunc(func() {
 			cancel()
 			if err := <-done; err != nil {
 				t.Errorf("serve: %v", err)
 			}
 		})
-		return "http://" + addr
 	case err := <-done:
 		cancel()
 		t.Fatalf("serve did not start: %v", err)
 	}
-	return ""
+	return "", nil
 }
 
 func getJSON(t *testing.T, url string, v any) {
@@ -119,7 +128,7 @@ func TestServeAppliesSourcesFileAndShutsDownCleanly(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "dynamo.db")
 	file := filepath.Join(dir, "sources.yaml")
-	os.WriteFile(file, []byte("sources:\n  - id: one\n    url: http://127.0.0.1:9/one\n    kind: html\n    interval: 2h\n    category: town\n"), 0o644)
+	os.WriteFile(file, []byte("sources:\n  - id: one\n    url: http://feeds.example.org/one\n    kind: html\n    interval: 2h\n    category: town\n"), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
@@ -267,7 +276,7 @@ func TestServeMountsTheWebInterfaceBesideTheAPI(t *testing.T) {
 func TestServeRolesAndTheWebInterface(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sources.yaml")
-	os.WriteFile(file, []byte("- {id: one, url: 'http://127.0.0.1:9/one', kind: html}\n"), 0o644)
+	os.WriteFile(file, []byte("- {id: one, url: 'http://feeds.example.org/one', kind: html}\n"), 0o644)
 	db := filepath.Join(dir, "dynamo.db")
 
 	// An API-only process serves the pages, says it does not poll, and its
@@ -305,10 +314,10 @@ func TestServeRolesAndTheWebInterface(t *testing.T) {
 }
 
 func TestServeWebInterfaceNeedsTheAdminTokenWhenOneIsSet(t *testing.T) {
-	t.Setenv("DYNAMO_ADMIN_TOKEN", "s3cret")
+	t.Setenv("DYNAMO_ADMIN_TOKEN", "s3cret-s3cret-s3cret")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sources.yaml")
-	os.WriteFile(file, []byte("- {id: one, url: 'http://127.0.0.1:9/one', kind: html}\n"), 0o644)
+	os.WriteFile(file, []byte("- {id: one, url: 'http://feeds.example.org/one', kind: html}\n"), 0o644)
 	base := startServe(t, serveConfig{db: filepath.Join(dir, "dynamo.db"), sourcesFile: file})
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -344,7 +353,7 @@ func TestServeWebInterfaceNeedsTheAdminTokenWhenOneIsSet(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no form token on the login page:\n%s", login)
 	}
-	read(c.PostForm(base+"/ui/login", url.Values{"csrf": {m[1]}, "token": {"s3cret"}}))
+	read(c.PostForm(base+"/ui/login", url.Values{"csrf": {m[1]}, "token": {"s3cret-s3cret-s3cret"}}))
 	page = read(c.Get(base + "/ui/"))
 	if !strings.Contains(page, `action="/ui/sources/one/pause"`) {
 		t.Fatal("after logging in with the admin token, the sources page offers no action")
@@ -355,5 +364,35 @@ func TestServeWebInterfaceNeedsTheAdminTokenWhenOneIsSet(t *testing.T) {
 	getJSON(t, base+"/api/sources/one", &one)
 	if !one.Paused {
 		t.Error("pausing through the interface did not pause the source")
+	}
+}
+
+// With --public-url, serve refuses to start without an admin token; it
+// refuses a token shorter than 16 characters; with one the feeds' links use the public URL whatever Host was asked.
+func TestServePublicURL(t *testing.T) {
+	dir := t.TempDir()
+	cfg := serveConfig{addr: "127.0.0.1:0", role: "all", workers: 1, db: filepath.Join(dir, "dynamo.db"), publicURL: "https://feeds.example.org"}
+	t.Setenv("DYNAMO_ADMIN_TOKEN", "")
+	err := serve(t.Context(), cfg, slog.New(slog.DiscardHandler), nil)
+	if err == nil || !strings.Contains(err.Error(), "DYNAMO_ADMIN_TOKEN") {
+		t.Fatalf("--public-url without a token: %v", err)
+	}
+	t.Setenv("DYNAMO_ADMIN_TOKEN", "fifteen-chars-x")
+	err = serve(t.Context(), cfg, slog.New(slog.DiscardHandler), nil)
+	if err == nil || !strings.Contains(err.Error(), "at least 16") {
+		t.Fatalf("a 15-character token: %v", err)
+	}
+	t.Setenv("DYNAMO_ADMIN_TOKEN", "a-token-long-enough-for-anyone")
+	base := startServe(t, cfg)
+	req, _ := http.NewRequest(http.MethodGet, base+"/resources?type=atom", nil)
+	req.Host = "evil.example"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `href="https://feeds.example.org/resources`) || strings.Contains(string(body), "evil.example") {
+		t.Errorf("links under --public-url:\n%s", body)
 	}
 }

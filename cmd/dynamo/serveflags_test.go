@@ -79,3 +79,45 @@ func TestServeDeprecatedDedupFlags(t *testing.T) {
 		}
 	}
 }
+
+// --public-url and --trusted-proxy are read and checked before anything
+// starts.
+func TestServeAuthorityFlags(t *testing.T) {
+	cfg, ok := parseServeArgs([]string{"--public-url", "https://feeds.example.org/", "--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "192.0.2.7"}, io.Discard)
+	if !ok || cfg.publicURL != "https://feeds.example.org" || len(cfg.trustedProxies) != 2 || cfg.trustedProxies[1].String() != "192.0.2.7/32" {
+		t.Errorf("valid flags: ok %v, public URL %q, proxies %v", ok, cfg.publicURL, cfg.trustedProxies)
+	}
+	for _, bad := range [][]string{
+		{"--public-url", "feeds.example.org"},
+		{"--public-url", "ftp://feeds.example.org"},
+		{"--public-url", "https://feeds.example.org/?x=1"},
+		{"--public-url", "https://user@feeds.example.org"},
+		{"--trusted-proxy", "proxy.example"},
+		{"--trusted-proxy", "10.0.0.0/33"},
+	} {
+		var out strings.Builder
+		if _, ok := parseServeArgs(bad, &out); ok || !strings.Contains(out.String(), bad[0]) {
+			t.Errorf("%q: accepted or not named in %q", bad, out.String())
+		}
+	}
+}
+
+// The budgets' flags reach the configuration, with their defaults, and
+// values that cannot work are refused.
+func TestServeBudgetFlags(t *testing.T) {
+	cfg, ok := parseServeArgs([]string{"--max-items", "100", "--max-answer-mib", "8", "--heavy-reads", "3", "--read-timeout", "5s", "--write-timeout", "30s"}, io.Discard)
+	want := budgets{maxItems: 100, maxAnswerBytes: 8 << 20, heavyReads: 3, readTimeout: 5 * time.Second, writeTimeout: 30 * time.Second}
+	if !ok || cfg.budgets != want {
+		t.Errorf("budgets %+v, want %+v", cfg.budgets, want)
+	}
+	defaults, ok := parseServeArgs(nil, io.Discard)
+	if !ok || defaults.budgets.maxItems != 5000 || defaults.budgets.maxAnswerBytes != 32<<20 || defaults.budgets.readTimeout != defaultReadTimeout || defaults.budgets.writeTimeout != defaultWriteTimeout || defaults.budgets.heavyReads < 2 {
+		t.Errorf("default budgets %+v", defaults.budgets)
+	}
+	for _, bad := range [][]string{{"--max-items", "0"}, {"--max-answer-mib", "0"}, {"--heavy-reads", "0"}, {"--read-timeout", "0s"}, {"--write-timeout", "100ms"}} {
+		var out strings.Builder
+		if _, ok := parseServeArgs(bad, &out); ok || !strings.Contains(out.String(), bad[0]) {
+			t.Errorf("%q: accepted, or not named in %q", bad, out.String())
+		}
+	}
+}

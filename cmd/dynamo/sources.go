@@ -13,6 +13,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/opml"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
+	"github.com/dynamo-feeds/dynamo/poller/robots"
 	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/storage"
 )
@@ -110,7 +111,7 @@ func runSourcesImport(ctx context.Context, args []string, s stdio) int {
 	ew := &errWriter{w: s.out}
 	svc := &sources.Service{
 		Store:    store,
-		Resolve:  sourceResolver(client, discovery.SettingMemory{Store: store}),
+		Resolve:  sourceResolver(client, robots.New(client, robots.Options{}), discovery.SettingMemory{Store: store}),
 		Policies: policy.Names(),
 	}
 	_, err = svc.Import(ctx, entries, func(r sources.ImportResult) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,65 +16,126 @@ import (
 )
 
 // applySourcesFile registers or updates the sources listed in a YAML or
-// JSON file (SPEC §6): a list of objects with the fields POST /api/sources
+// JSON file (README.md "Configuration"): a list of objects with the fields POST /api/sources
 // takes, or an object whose "sources" key holds that list. Every entry is
 // read and checked by svc's rules before any is applied, so a typo changes
-// nothing.
+// nothing. The file is read twice, checked and then applied, rather than
+// held as a list: 100,000 checked sources would hold 140 MB.
 func applySourcesFile(ctx context.Context, svc *sources.Service, path string, log *slog.Logger) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("sources file: %w", err)
 	}
-	list, err := parseSourcesFile(data, svc)
-	if err != nil {
+	if err := eachFileSource(data, svc, func(*dynamo.Source) error { return nil }); err != nil {
 		return fmt.Errorf("sources file %s: %w", path, err)
 	}
-	for i := range list {
-		if err := svc.Apply(ctx, &list[i]); err != nil {
-			return fmt.Errorf("sources file %s: source %s: %w", path, list[i].ID, err)
+	return eachFileSource(data, svc, func(src *dynamo.Source) error {
+		if err := svc.Apply(ctx, src); err != nil {
+			return fmt.Errorf("sources file %s: source %s: %w", path, src.ID, err)
 		}
-		log.Info("source applied from file", "id", list[i].ID, "url", list[i].URL, "kind", list[i].Kind)
+		log.Info("source applied from file", "id", src.ID, "url", src.URL, "kind", src.Kind)
+		return nil
+	})
+}
+
+// eachFileSource reads the entries through JSON, so that a file says
+// exactly what an API request would: each entry is applied to the defaults
+// of a registration with dynamo.Source.ApplyJSON, checked with svc.Check
+// and handed to fn, in order. Unlike a request, an entry must name its id,
+// which names its collection for good, and no id may appear twice.
+func eachFileSource(data []byte, svc *sources.Service, fn func(*dynamo.Source) error) error {
+	seen := map[string]bool{}
+	n := 0
+	add := func(raw []byte) error {
+		n++
+		var src dynamo.Source
+		if err := readFileSource(raw, &src, svc); err != nil {
+			return fmt.Errorf("entry %d: %w", n, err)
+		}
+		if seen[src.ID] {
+			return fmt.Errorf("entry %d: id %q appears twice", n, src.ID)
+		}
+		seen[src.ID] = true
+		return fn(&src)
+	}
+	if json.Valid(data) {
+		return eachJSONEntry(data, add)
+	}
+	return eachYAMLEntry(data, add)
+}
+
+// errNotAList is a sources file whose top level is neither form.
+var errNotAList = errors.New(`want a list of sources, or an object with a "sources" list`)
+
+// eachJSONEntry hands each entry of a JSON sources file to add as it is
+// decoded, so that a file of 100,000 sources never exists as a tree of
+// values (docs/STORAGE.md, "The road to ten million sources").
+func eachJSONEntry(data []byte, add func([]byte) error) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == json.Delim('{') {
+		for tok = nil; tok == nil && dec.More(); {
+			key, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			if key != "sources" {
+				var skip json.RawMessage
+				if err := dec.Decode(&skip); err != nil {
+					return err
+				}
+				continue
+			}
+			if tok, err = dec.Token(); err != nil {
+				return err
+			}
+		}
+	}
+	if tok != json.Delim('[') {
+		return errNotAList
+	}
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		if err := add(raw); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// parseSourcesFile reads the entries through JSON, so that a file says
-// exactly what an API request would: each entry is applied to the defaults
-// of a registration with dynamo.Source.ApplyJSON and checked with
-// svc.Check. Unlike a request, an entry must name its id, which names its
-// collection for good.
-func parseSourcesFile(data []byte, svc *sources.Service) ([]dynamo.Source, error) {
+// eachYAMLEntry hands each entry of a YAML sources file to add, as JSON.
+func eachYAMLEntry(data []byte, add func([]byte) error) error {
 	var doc any
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
+		return err
 	}
 	if m, ok := doc.(map[string]any); ok {
 		doc = m["sources"]
 	}
 	entries, ok := doc.([]any)
 	if !ok {
-		return nil, fmt.Errorf("want a list of sources, or an object with a \"sources\" list")
+		return errNotAList
 	}
-	list := make([]dynamo.Source, len(entries))
-	seen := map[string]bool{}
-	for i, entry := range entries {
-		if err := readFileSource(entry, &list[i], svc); err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i+1, err)
+	for _, entry := range entries {
+		raw, err := json.Marshal(entry)
+		if err != nil {
+			return err
 		}
-		if seen[list[i].ID] {
-			return nil, fmt.Errorf("entry %d: id %q appears twice", i+1, list[i].ID)
+		if err := add(raw); err != nil {
+			return err
 		}
-		seen[list[i].ID] = true
 	}
-	return list, nil
+	return nil
 }
 
-// readFileSource reads one entry of a sources file into src.
-func readFileSource(entry any, src *dynamo.Source, svc *sources.Service) error {
-	raw, err := json.Marshal(entry)
-	if err != nil {
-		return err
-	}
+// readFileSource reads one entry of a sources file, as JSON, into src.
+func readFileSource(raw []byte, src *dynamo.Source, svc *sources.Service) error {
 	*src = *dynamo.NewSource("", "")
 	if err := src.ApplyJSON(bytes.TrimSpace(raw)); err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/buildinfo"
 	"github.com/dynamo-feeds/dynamo/transform"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
@@ -36,7 +37,7 @@ const maxRedirects = 10
 var wrapUsage = `usage: dynamo wrap [--base URL] [--id ID] [--type ` + formatNames("|") + `]
                   [--tz ZONE] [--timeout DURATION] FILE|URL|-
 
-Extracts the annotated channel and items of an HTML page (SPEC §2) and
+Extracts the annotated channel and items of an HTML page (docs/WRAPPER.md) and
 prints them as XMLData or a feed. The page is a file, an http or https URL,
 or - for standard input. Problems with the page are printed to standard
 error as NAME:LINE: message, and the exit code is still 0; it is 1 only when
@@ -237,7 +238,7 @@ func fetch(ctx context.Context, u *url.URL, timeout time.Duration) (*input, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", u, err)
 	}
-	req.Header.Set("User-Agent", "Dynamo-wrap/1.0 (+https://github.com/dynamo-feeds/dynamo)")
+	req.Header.Set("User-Agent", "Dynamo-wrap/"+buildinfo.Read().Short()+" (+https://github.com/dynamo-feeds/dynamo)")
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
 	client := &http.Client{
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {

@@ -37,7 +37,13 @@ func ServerURL() string {
 // not pass without it, so an unreachable server fails the test.
 func DSN(t testing.TB) string {
 	t.Helper()
-	server := ServerURL()
+	return dsnOn(t, ServerURL())
+}
+
+// dsnOn creates an empty database on server for the test, dropped when the
+// test ends, and returns its URL.
+func dsnOn(t testing.TB, server string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, server)

@@ -25,6 +25,11 @@ func JSONFeed(t testing.TB, doc []byte) Parsed {
 			ContentText   string `json:"content_text"`
 			DatePublished string `json:"date_published"`
 			DateModified  string `json:"date_modified"`
+			Attachments   []struct {
+				URL         string `json:"url"`
+				MIMEType    string `json:"mime_type"`
+				SizeInBytes any    `json:"size_in_bytes"`
+			} `json:"attachments"`
 		} `json:"items"`
 	}
 	if err := json.Unmarshal(doc, &raw); err != nil {
@@ -45,6 +50,14 @@ func JSONFeed(t testing.TB, doc []byte) Parsed {
 		}
 		if it.ContentHTML == "" && it.ContentText == "" {
 			t.Fatalf("JSON Feed item %d has neither content_html nor content_text", i)
+		}
+		for _, a := range it.Attachments {
+			if a.URL == "" || a.MIMEType == "" {
+				t.Fatalf("JSON Feed item %d: an attachment lacks its required url or mime_type", i)
+			}
+			if n, ok := a.SizeInBytes.(float64); a.SizeInBytes != nil && (!ok || n <= 0 || n != float64(int64(n))) {
+				t.Fatalf("JSON Feed item %d: size_in_bytes %v is not a positive whole number", i, a.SizeInBytes)
+			}
 		}
 		for _, d := range []string{it.DatePublished, it.DateModified} {
 			if _, err := time.Parse(time.RFC3339, d); d != "" && err != nil {
@@ -75,6 +88,9 @@ func JSONFeed(t testing.TB, doc []byte) Parsed {
 			e.Updated = it.UpdatedParsed.UTC().Format(time.RFC3339)
 		}
 		e.Summary = strings.TrimSpace(e.Summary)
+		for _, enc := range it.Enclosures {
+			e.Enclosures = append(e.Enclosures, Enclosure{Href: enc.URL, Type: enc.Type, Length: enc.Length})
+		}
 		p.Entries = append(p.Entries, e)
 	}
 	return p

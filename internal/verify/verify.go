@@ -80,6 +80,9 @@ type Parsed struct {
 	Language      string  `json:"language"`
 	Updated       string  `json:"updated"` // as "YYYY-MM-DDTHH:MM:SSZ" in UTC, "" if none parsed
 	Entries       []Entry `json:"entries"`
+	// ContentEncoding is the Content-Encoding of the answer feedparser
+	// fetched (FeedURL; "" for a file), which it decoded itself.
+	ContentEncoding string `json:"content_encoding"`
 }
 
 // Entry is one parsed feed entry.
@@ -90,6 +93,16 @@ type Entry struct {
 	Summary   string `json:"summary"`
 	Published string `json:"published"` // as "YYYY-MM-DDTHH:MM:SSZ" in UTC, "" if none parsed
 	Updated   string `json:"updated"`
+	// Enclosures as the reader lists them (feedparser's enclosures,
+	// gofeed's JSON Feed attachments).
+	Enclosures []Enclosure `json:"enclosures"`
+}
+
+// Enclosure is one enclosure as read; Length is text, as readers give it.
+type Enclosure struct {
+	Href   string `json:"href"`
+	Type   string `json:"type"`
+	Length string `json:"length"`
 }
 
 const feedparserScript = `
@@ -119,7 +132,10 @@ out = {
         "summary": e.get("summary", ""),
         "published": ts(e.get("published_parsed")),
         "updated": ts(e.get("updated_parsed")),
+        "enclosures": [{"href": x.get("href", ""), "type": x.get("type", ""), "length": str(x.get("length", ""))}
+                       for x in e.get("enclosures", [])],
     } for e in d.entries],
+    "content_encoding": d.get("headers", {}).get("content-encoding", ""),
 }
 json.dump(out, sys.stdout)
 `
@@ -134,11 +150,25 @@ var feedparserMissing = sync.OnceValue(func() error {
 // "rss20", "atom10", "json11").
 func Feed(t testing.TB, doc []byte, wantVersion string) Parsed {
 	t.Helper()
+	return feedparser(t, writeTemp(t, "feed", doc), doc, wantVersion)
+}
+
+// FeedURL is Feed for a feed that feedparser fetches itself over HTTP, as
+// a reader would: it sends Accept-Encoding: gzip, deflate and decodes the
+// answer, whose Content-Encoding the result reports.
+func FeedURL(t testing.TB, url, wantVersion string) Parsed {
+	t.Helper()
+	return feedparser(t, url, []byte(url), wantVersion)
+}
+
+// feedparser runs the script on a file or URL; shown is what a failure
+// shows of the feed.
+func feedparser(t testing.TB, fileOrURL string, shown []byte, wantVersion string) Parsed {
+	t.Helper()
 	if err := feedparserMissing(); err != nil {
 		t.Fatalf("python3-feedparser is missing: run scripts/test.sh, which installs it (%v)", err)
 	}
-	file := writeTemp(t, "feed", doc)
-	cmd := exec.Command("/usr/bin/python3", "-c", feedparserScript, file)
+	cmd := exec.Command("/usr/bin/python3", "-c", feedparserScript, fileOrURL)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -150,10 +180,10 @@ func Feed(t testing.TB, doc []byte, wantVersion string) Parsed {
 		t.Fatalf("feedparser output: %v\n%s", err, out)
 	}
 	if p.Bozo {
-		t.Fatalf("feedparser flags the feed as malformed: %s\nfeed:\n%s", p.BozoException, excerpt(doc))
+		t.Fatalf("feedparser flags the feed as malformed: %s\nfeed:\n%s", p.BozoException, excerpt(shown))
 	}
 	if p.Version != wantVersion {
-		t.Fatalf("feedparser reads version %q, want %q\nfeed:\n%s", p.Version, wantVersion, excerpt(doc))
+		t.Fatalf("feedparser reads version %q, want %q\nfeed:\n%s", p.Version, wantVersion, excerpt(shown))
 	}
 	return p
 }

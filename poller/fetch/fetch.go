@@ -1,5 +1,5 @@
 // Package fetch retrieves sources over HTTP for the poller, politely and
-// safely (SPEC §6, §12): a clear User-Agent, connect and total timeouts, a
+// safely (docs/FETCHING.md): a clear User-Agent, connect and total timeouts, a
 // cap on the body that also bounds its decompressed size, a bounded chain
 // of http and https redirects, conditional GET, and per-host politeness
 // (one request at a time, a minimum gap, Retry-After honoured).
@@ -26,11 +26,30 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/buildinfo"
 )
 
-// DefaultUserAgent names Dynamo and where to learn about it, so that a
-// webmaster who sees it in a log knows who polls and why.
-const DefaultUserAgent = "Dynamo/1.0 (+https://github.com/dynamo-feeds/dynamo)"
+// DefaultUserAgent names Dynamo, its version (internal/buildinfo) and where
+// to learn about it, so that a webmaster who sees it in a log knows who
+// polls, why, and which build.
+var DefaultUserAgent = UserAgent("")
+
+// AgentToken is the product token Dynamo's User-Agent starts with, the
+// one a robots.txt names to address Dynamo (User-agent: Dynamo).
+const AgentToken = "Dynamo"
+
+// UserAgent is Dynamo's User-Agent with contact, a URL where its operator
+// can be reached (--user-agent-contact: https:, http: or mailto:), added
+// after the project's when set.
+func UserAgent(contact string) string {
+	about := "+https://github.com/dynamo-feeds/dynamo"
+	if contact != "" {
+		about += "; +" + contact
+	}
+	return AgentToken + "/" + buildinfo.Read().Short() + " (" + about + ")"
+}
 
 // Defaults for the zero values of Options.
 const (
@@ -145,6 +164,12 @@ func New(opts Options) *Client {
 	return c
 }
 
+// Transport is the guarded transport the client dials through, for the
+// other exchanges that must reach only what a fetch may reach (WebSub's
+// hubs and callbacks). Requests sent through it get none of Get's
+// politeness, caps or redirects: their own client sets those.
+func (c *Client) Transport() http.RoundTripper { return c.http.Transport }
+
 // Request is one conditional retrieval.
 type Request struct {
 	URL string
@@ -180,6 +205,9 @@ type Response struct {
 	// RetryAfter is the origin's Retry-After on a 429 or 503, capped at
 	// MaxDelay; such a response comes with a KindStatus error.
 	RetryAfter time.Duration
+	// Links are the response's Link header values, where a WebSub
+	// publisher advertises its hub (docs/WEBSUB.md).
+	Links []string
 }
 
 // Get retrieves req.URL. It waits for the host's turn (one request at a
@@ -191,7 +219,7 @@ func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := hostKey(u)
+	key := dynamo.HostKey(u.String())
 	release, err := c.hosts.acquire(ctx, key)
 	if err != nil {
 		return nil, &Error{Kind: kindOfWait(err), URL: req.URL, RetryAfter: retryAfterOf(err), Err: err}
@@ -204,6 +232,22 @@ func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
 	release(time.Now(), c.opts.HostGap, pause)
 	return resp, err
 }
+
+// SetCrawlDelay makes d the least gap between two requests to rawURL's
+// host (dynamo.HostKey), above HostGap when longer: the host's robots.txt
+// Crawl-delay (package robots sets it each time it answers for the host).
+// It is capped at MaxDelay. A host idle past its gap may be forgotten,
+// delay and all, so the caller sets it again before each request.
+func (c *Client) SetCrawlDelay(rawURL string, d time.Duration) {
+	c.hosts.setDelay(dynamo.HostKey(rawURL), min(max(d, 0), MaxDelay))
+}
+
+// BusyHosts lists the hosts (dynamo.HostKey) a request could not start
+// to at now: a request to it is under way or waiting for its turn, or the
+// gap after the last one (HostGap, or the host's Retry-After) is not over.
+// A poller leases no source of these hosts, so that nothing it leases
+// waits behind the gap.
+func (c *Client) BusyHosts(now time.Time) []string { return c.hosts.busy(now) }
 
 // parseURL checks that raw is an absolute http or https URL.
 func parseURL(raw string) (*url.URL, error) {
@@ -275,6 +319,7 @@ func (c *Client) head(hresp *http.Response, req Request) *Response {
 		ETag:         hresp.Header.Get("ETag"),
 		LastModified: hresp.Header.Get("Last-Modified"),
 		Expires:      expires(hresp.Header, now),
+		Links:        hresp.Header.Values("Link"),
 	}
 	if hresp.StatusCode == http.StatusTooManyRequests || hresp.StatusCode == http.StatusServiceUnavailable {
 		resp.RetryAfter = retryAfter(hresp.Header.Get("Retry-After"), now)

@@ -478,23 +478,3 @@ func TestConnectTimeout(t *testing.T) {
 		t.Errorf("error %q does not come from dialing", fe)
 	}
 }
-
-func TestHostKey(t *testing.T) {
-	tests := map[string]string{
-		"http://Example.ORG/feed":      "example.org:80",
-		"http://example.org:80/":       "example.org:80",
-		"https://example.org/":         "example.org:443",
-		"http://example.org:8080/":     "example.org:8080",
-		"http://[2001:db8::1]:8080/x":  "[2001:db8::1]:8080",
-		"https://user@example.org/x?y": "example.org:443",
-	}
-	for raw, want := range tests {
-		u, err := parseURL(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := hostKey(u); got != want {
-			t.Errorf("hostKey(%s) = %q, want %q", raw, got, want)
-		}
-	}
-}

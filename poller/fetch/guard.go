@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,7 +67,7 @@ var (
 
 // addrError is a destination that the guard refuses.
 type addrError struct {
-	addr netip.Addr
+	addr string
 	what string
 }
 
@@ -80,7 +81,7 @@ func (e *addrError) Error() string {
 // calls it on every address it dials; it dials nothing itself.
 func CheckAddr(addr netip.Addr) error {
 	if !addr.IsValid() {
-		return &addrError{addr, "not an IP address"}
+		return &addrError{addr.String(), "not an IP address"}
 	}
 	addr = addr.WithZone("")
 	if addr.Is4In6() {
@@ -111,7 +112,7 @@ func inRanges(addr, original netip.Addr) error {
 			if addr != original {
 				what = fmt.Sprintf("%s (it carries %s)", what, addr)
 			}
-			return &addrError{original, what}
+			return &addrError{original.String(), what}
 		}
 	}
 	return nil
@@ -125,12 +126,50 @@ func (c *Client) control(network, address string, _ syscall.RawConn) error {
 	}
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return fmt.Errorf("dial %s %s: address not understood: %w", network, address, err)
+		// What cannot be checked is refused, as refused.
+		return &addrError{address, "an address the guard cannot read (" + err.Error() + ")"}
 	}
 	if c.allow != nil && c.allow(ap) {
 		return nil
 	}
 	return CheckAddr(ap.Addr())
+}
+
+// CheckURL refuses, before anything is requested, a URL whose host names a
+// destination the guard refuses when dialing (unless AllowPrivate): an
+// address in any spelling (IPv4-mapped, zoned, legacy numeric forms) or a
+// localhost name. It returns the *Error, of KindRefused, that polling the
+// URL would return, so registration and polling say the same. Other names
+// are not resolved here: what they resolve to is checked each time they
+// are dialed, as a name's answers may change. A URL that does not parse
+// is left to the caller's own validation.
+func (c *Client) CheckURL(raw string) error {
+	if c.opts.AllowPrivate {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	host, _, err := net.SplitHostPort(canonicalAddr(net.JoinHostPort(u.Hostname(), port)))
+	if err != nil {
+		return nil
+	}
+	var refused error
+	if addr, err := netip.ParseAddr(host); err == nil {
+		refused = CheckAddr(addr)
+	} else if strings.ContainsAny(host, ":%") || strings.Trim(host, "0123456789.") == "" {
+		// Neither a name nor an address: refused, never sent to a resolver.
+		refused = &addrError{host, "an address the guard cannot read"}
+	}
+	if refused == nil {
+		return nil
+	}
+	return &Error{Kind: KindRefused, URL: raw, Err: refused}
 }
 
 // canonicalAddr rewrites a host that names a loopback or IPv4 address

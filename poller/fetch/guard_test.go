@@ -210,6 +210,9 @@ func TestGuardRefusesLoopback(t *testing.T) {
 		"0x7f000001", "017700000001", "127.000.000.001", "0x7f.0x0.0x0.0x1", "127.0.1", "0177.1", "127.255.255.254",
 		"0", "[0:0:0:0:0:0:0:1]", "[0000:0000:0000:0000:0000:0000:0000:0001]", "[::1%25lo]", "[::]", "[0:0:0:0:0:0:0:0]",
 		"[::ffff:0.0.0.0]", "feeds.example.com@127.0.0.1", "user:pass@[::1]",
+		// Zoned IPv4-mapped and link-local addresses: refused, never
+		// "address not understood".
+		"[::ffff:127.0.0.1%25lo]", "[fe80::1%25lo]",
 	} {
 		u := "http://" + host + ":" + p + "/feed"
 		resp, err := c.Get(context.Background(), Request{URL: u})
@@ -220,6 +223,23 @@ func TestGuardRefusesLoopback(t *testing.T) {
 		if !strings.Contains(fe.Error(), "--allow-private") {
 			t.Errorf("Get(%s): error %q does not say how to allow it", u, fe)
 		}
+		// Registration refuses it before any request, with polling's kind
+		// and advice, naming the URL once.
+		checked := wantKind(t, c.CheckURL(u), KindRefused)
+		if !strings.Contains(checked.Error(), "--allow-private") || strings.Count(checked.Error(), u) != 1 {
+			t.Errorf("CheckURL(%s) = %q", u, checked)
+		}
+		if (host == "127.0.0.1" || host == "localhost") && checked.Error() != fe.Error() {
+			t.Errorf("CheckURL(%s) = %q, but polling says %q", u, checked, fe)
+		}
+	}
+	for _, public := range []string{"http://example.org/feed", "https://93.184.215.14/", "http://[2606:4700::1]/", "not a url", "/relative"} {
+		if err := c.CheckURL(public); err != nil {
+			t.Errorf("CheckURL(%s) = %v, want nil", public, err)
+		}
+	}
+	if err := New(Options{AllowPrivate: true}).CheckURL("http://127.0.0.1/"); err != nil {
+		t.Errorf("CheckURL with private destinations allowed: %v", err)
 	}
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("the origin was reached %d times", n)

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 )
@@ -24,7 +21,10 @@ type host struct {
 	// next is the earliest start of the next request: the end of the last
 	// one plus the gap, or later when the host sent Retry-After.
 	next time.Time
-	refs int // goroutines holding or waiting for the turn
+	end  time.Time // when the last request ended
+	// delay is the host's Crawl-delay (robots.txt), a floor on the gap.
+	delay time.Duration
+	refs  int // goroutines holding or waiting for the turn
 }
 
 // sweepEvery is how many acquisitions pass between sweeps of idle hosts,
@@ -32,17 +32,6 @@ type host struct {
 const sweepEvery = 1024
 
 func newHosts() *hosts { return &hosts{byKey: map[string]*host{}} }
-
-// hostKey identifies a host for politeness: scheme-default port made
-// explicit, so http://example.org and http://example.org:80 share a turn,
-// while two servers on one address but different ports do not.
-func hostKey(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
-}
 
 // throttledError says that the host's next turn is beyond the caller's
 // deadline.
@@ -65,7 +54,8 @@ func (hs *hosts) acquire(ctx context.Context, key string) (release func(end time
 	}
 	release = func(end time.Time, gap, pause time.Duration) {
 		hs.mu.Lock()
-		next := end.Add(gap)
+		h.end = end
+		next := end.Add(max(gap, h.delay))
 		if p := end.Add(pause); p.After(next) {
 			next = p
 		}
@@ -104,6 +94,33 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// setDelay makes d the floor of key's gap, from the end of its last
+// request on.
+func (hs *hosts) setDelay(key string, d time.Duration) {
+	h := hs.ref(key, time.Now())
+	hs.mu.Lock()
+	h.delay = d
+	if next := h.end.Add(d); next.After(h.next) {
+		h.next = next
+	}
+	hs.mu.Unlock()
+	hs.unref(h)
+}
+
+// busy lists the hosts a request could not start to at now: one is under
+// way or waiting for its turn, or the gap after the last one is not over.
+func (hs *hosts) busy(now time.Time) []string {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	var out []string
+	for k, h := range hs.byKey {
+		if h.refs > 0 || h.next.After(now) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func (hs *hosts) ref(key string, now time.Time) *host {

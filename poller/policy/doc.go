@@ -1,4 +1,4 @@
-// Package policy decides when Dynamo polls its sources (SPEC §6).
+// Package policy decides when Dynamo polls its sources (docs/SCHEDULING.md).
 //
 // It is pure scheduling logic: no I/O, no clock (every function takes the
 // current time), no global state. The live poller and the simulator

@@ -2,8 +2,8 @@ package load_test
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
+	"github.com/dynamo-feeds/dynamo/internal/logtest"
 	"io"
 	"os"
 	"os/exec"
@@ -60,25 +60,7 @@ type serveProcess struct {
 	cmd  *exec.Cmd
 	addr string // host:port it listens on
 	base string // http://addr
-	logs *syncBuffer
-}
-
-// syncBuffer collects a process's log while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	logs *logtest.Buffer
 }
 
 // startServe runs `dynamo serve --addr 127.0.0.1:0` with args in a
@@ -97,7 +79,7 @@ func startServe(t testing.TB, args ...string) *serveProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start dynamo serve: %v", err)
 	}
-	p := &serveProcess{cmd: cmd, logs: &syncBuffer{}}
+	p := &serveProcess{cmd: cmd, logs: &logtest.Buffer{}}
 	exited := make(chan struct{})
 	ready := make(chan string, 1)
 	go func() {

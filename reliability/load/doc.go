@@ -1,7 +1,9 @@
-// Package load holds Dynamo's load and scale tests (SPEC §12, §13): the
+// Package load holds Dynamo's load and scale tests (docs/RELIABILITY.md): the
 // API under sustained load over loopback with a Go load generator, the
 // memory of `dynamo serve` with thousands of sources registered and polled,
-// and, in long mode, wrk runs against the built binary and the same feed
+// the attacks of issue 23 on its budgets (a crowd of expensive XPath reads
+// beside cheap ones; slow senders and clients that never read), and, in
+// long mode, wrk runs against the built binary and the same feed
 // served beside RSS-Bridge.
 //
 // Everything is in the tests; this file only documents the package. The

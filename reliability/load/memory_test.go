@@ -15,7 +15,7 @@ import (
 )
 
 // memoryBound is the most `dynamo serve` may hold resident with the
-// sources of TestServeMemory registered: the goal of 200 MB (SPEC §13,
+// sources of TestServeMemory registered: the goal of 200 MB (docs/RELIABILITY.md "Load, memory and a peer",
 // issue 10) for 10,000 sources in long mode, and for the short run's 2,000
 // a bound about twice the 37 MB measured (docs/benchmarks/load.md), which
 // catches a leak or a per-source cost that grew without flaking on noise.

@@ -1,3 +1,5 @@
+//go:build long
+
 package load_test
 
 import (
@@ -190,9 +192,6 @@ func atomTitles(t *testing.T, what string, body []byte) []string {
 // renders on every request). Long mode only. Every run must be free of
 // errors; the site's hit counter shows who fetched what.
 func TestBesideRSSBridge(t *testing.T) {
-	if !long() {
-		t.Skip("long mode only (" + longEnv + "=1): needs wrk, php-cli and rss-bridge")
-	}
 	s := newSite(t)
 	s.set("/town.html", annotatedPage("Town News", stories(0, 30)...))
 

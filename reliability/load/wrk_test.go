@@ -1,3 +1,5 @@
+//go:build long
+
 package load_test
 
 import (
@@ -22,6 +24,7 @@ type wrkRun struct {
 	d      time.Duration // how long
 	script string        // a file of testdata
 	args   []string      // for the script's init
+	header []string      // "Name: value" headers sent with every request
 }
 
 // wrkResult is what wrk printed, read.
@@ -60,7 +63,11 @@ func runWrk(t *testing.T, r wrkRun) *wrkResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-t2", fmt.Sprintf("-c%d", r.conns), fmt.Sprintf("-d%ds", int(r.d.Seconds())), "--timeout", "10s", "--latency", "-s", script, r.url}
+	args := []string{"-t2", fmt.Sprintf("-c%d", r.conns), fmt.Sprintf("-d%ds", int(r.d.Seconds())), "--timeout", "10s", "--latency", "-s", script}
+	for _, h := range r.header {
+		args = append(args, "-H", h)
+	}
+	args = append(args, r.url)
 	if len(r.args) > 0 {
 		args = append(append(args, "--"), r.args...)
 	}
@@ -114,17 +121,6 @@ func runWrk(t *testing.T, r wrkRun) *wrkResult {
 	return res
 }
 
-// loadAverage is the machine's load over 1, 5 and 15 minutes, for the
-// record: the machine may be shared, and figures taken under load are
-// lower.
-func loadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.Join(strings.Fields(string(data))[:3], " ")
-}
-
 // mustBeClean fails the test on any wrk error: an answer that is not 2xx
 // or 3xx, or a socket error. closes says the server closes the connection
 // after each answer (PHP's built-in server), which wrk 4.1 counts as a
@@ -160,9 +156,6 @@ func cacheLookups(t *testing.T, c *dynamoClient) (hits, misses int) {
 //
 // Every run must be free of errors.
 func TestWrk(t *testing.T) {
-	if !long() {
-		t.Skip("long mode only (" + longEnv + "=1): a minute of wrk per store")
-	}
 	const path = "/resources/news?max=50"
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {

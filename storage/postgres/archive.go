@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -103,7 +104,7 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 // itemColumns is what scanItem reads: the revision r, the item i, its
 // duplicate record d and the item's index attribute.
 const itemColumns = `r.source_id, r.item_key, r.doc_id, r.title, r.link, r.description, r.plain_text,
-	r.image, r.extensions, r.id_from_content, i.first_seen, coalesce(i.last_seen, s.last_version_at),
+	r.image, r.extensions, r.media, r.id_from_content, i.first_seen, coalesce(i.last_seen, s.last_version_at),
 	d.primary_source, d.primary_item, coalesce(d.rule, ''), coalesce(d.score, 0), d.matched_source, d.matched_item`
 
 // itemJoins joins a revision r to its source, item and duplicate record.
@@ -157,11 +158,12 @@ func scanItem(row pgx.Row) (dynamo.ArchivedItem, error) {
 		docID, psrc, pitem *string
 		msrc, mitem        *string
 		image, extensions  []byte
+		mediaJSON          []byte
 		index              int64
 	)
 	it := &a.Item
 	err := row.Scan(&a.SourceID, &key, &docID, &it.Title, &it.Link, &it.Description, &it.Text,
-		&image, &extensions, &it.IDFromContent, &a.FirstSeen, &a.LastSeen,
+		&image, &extensions, &mediaJSON, &it.IDFromContent, &a.FirstSeen, &a.LastSeen,
 		&psrc, &pitem, &a.DuplicateRule, &a.DuplicateScore, &msrc, &mitem, &index)
 	if err != nil {
 		return a, err
@@ -179,6 +181,9 @@ func scanItem(row pgx.Row) (dynamo.ArchivedItem, error) {
 		if err := json.Unmarshal(extensions, &it.Extensions); err != nil {
 			return a, fmt.Errorf("item %s extensions: %w", key, err)
 		}
+	}
+	if err := archive.ReadMedia(mediaJSON, it); err != nil {
+		return a, err
 	}
 	if psrc != nil && pitem != nil {
 		a.DuplicateOf = &dynamo.ItemKey{SourceID: *psrc, ItemID: *pitem}
@@ -242,6 +247,7 @@ func archiveQuery(q dynamo.ItemQuery) (query, error) {
 	if err != nil {
 		return query{}, err
 	}
+	where, args = seenBetween(where, args, q.Since, q.Until)
 	// The joins come after the limit, so that they cost per item answered
 	// rather than per item matched.
 	return query{`SELECT ` + itemColumns + `, r.first_index FROM (
@@ -250,7 +256,7 @@ func archiveQuery(q dynamo.ItemQuery) (query, error) {
 		ORDER BY r.first_seen DESC, r.first_pos`, args}, nil
 }
 
-// Aggregate answers queries across collections (SPEC §8): newest first by
+// Aggregate answers queries across collections (docs/API.md, aggregate items): newest first by
 // first seen, each story once (duplicates left out, their sources named in
 // AlsoIn) unless IncludeDuplicates.
 func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynamo.AggregatedItem, error) {
@@ -258,6 +264,7 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}
+	where, args = seenBetween(where, args, q.Since, q.Until)
 	if !q.IncludeDuplicates {
 		where += " AND NOT EXISTS (SELECT 1 FROM duplicates d WHERE d.source_id = r.source_id AND d.item_id = r.item_key)"
 	}
@@ -359,3 +366,18 @@ func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.
 
 // Stats counts the store from the sources' summaries.
 func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) { return archive.Stats(ctx, s) }
+
+// seenBetween adds to a WHERE clause on item_revisions r the bounds of when
+// the items were first seen: at or after since, before until; a zero time
+// is no bound. The placeholders number after args.
+func seenBetween(where string, args []any, since, until time.Time) (string, []any) {
+	if !since.IsZero() {
+		args = append(args, stamp(since))
+		where += " AND r.first_seen >= $" + strconv.Itoa(len(args))
+	}
+	if !until.IsZero() {
+		args = append(args, stamp(until))
+		where += " AND r.first_seen < $" + strconv.Itoa(len(args))
+	}
+	return where, args
+}

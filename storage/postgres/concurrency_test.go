@@ -98,7 +98,7 @@ func TestLeasingAcrossProcesses(t *testing.T) {
 			owner := fmt.Sprintf("process%d-worker%d", p, w)
 			wg.Go(func() {
 				for {
-					got, err := s.LeaseDue(ctx, owner, t0, 7, time.Hour)
+					got, err := s.LeaseDue(ctx, owner, t0, 7, time.Hour, dynamo.LeaseHosts{})
 					if err != nil {
 						t.Errorf("%s: %v", owner, err)
 						return

@@ -1,5 +1,5 @@
 // Package postgres implements dynamo.Store on PostgreSQL through pgx, for
-// deployments where several Dynamo processes share one archive (SPEC §13).
+// deployments where several Dynamo processes share one archive (docs/STORAGE.md "PostgreSQL").
 //
 // Each source's items are stored once, keyed by their XMLData id, with one
 // revision per distinct content; a version is an ordered list of revisions,

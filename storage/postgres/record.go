@@ -18,6 +18,15 @@ import (
 // same content cannot both create a version: the second sees the first's
 // hash (and, having lost the lease, is refused before that).
 func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
+	if rec.Document == nil {
+		// Nothing read, so nothing stored: what decide sees is known
+		// before the store is asked, and the poll is one statement.
+		upd := decide(dynamo.PollResult{})
+		if len(upd.Duplicates) == 0 {
+			return dynamo.PollResult{}, s.recordUnchanged(ctx, rec, upd)
+		}
+		decide = func(dynamo.PollResult) dynamo.PollUpdate { return upd }
+	}
 	var result dynamo.PollResult
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var (
@@ -96,15 +105,64 @@ func numberStories(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, result
 	return nil
 }
 
-// writeUpdate writes what the poller decided and releases the lease, in one
-// round trip.
-func writeUpdate(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.Time, result dynamo.PollResult, upd dynamo.PollUpdate) error {
+// setState is the SET list that writes a poll's state and releases the
+// lease, over the arguments of stateArgs.
+const setState = `etag = $2, last_modified = $3, body_hash = $4, last_poll = $5, next_poll = $6,
+	last_change = $7, last_status = $8, errors = $9, last_error = $10, schedule = $11,
+	lease_owner = '', lease_expires = '0001-01-01 00:00:00+00',
+	last_version_at = coalesce($12, last_version_at),
+	poll_counts = jsonb_set(poll_counts, ARRAY[$13::text], to_jsonb(coalesce((poll_counts->>$13::text)::int, 0) + 1)),
+	poll_warnings = $14`
+
+// stateArgs are setState's arguments ($1 the source), then the poll log
+// entry's ($15 to $21).
+func stateArgs(rec dynamo.PollRecord, at time.Time, result dynamo.PollResult, upd dynamo.PollUpdate) []any {
 	st := upd.State
-	status := string(upd.Log.Status)
 	var versionAt any
 	if result.Version != nil {
 		versionAt = at
 	}
+	logAt := upd.Log.At
+	if logAt.IsZero() {
+		logAt = at
+	}
+	return []any{rec.SourceID, st.ETag, st.LastModified, st.BodyHash, stamp(st.LastPoll), stamp(st.NextPoll),
+		stamp(st.LastChange), string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule),
+		versionAt, string(upd.Log.Status), archive.WarningsText(st.Warnings),
+		stamp(logAt), int64(upd.Log.Duration), upd.Log.NewItems, upd.Log.Error, upd.Log.HTTPStatus, upd.Log.Bytes}
+}
+
+// recordUnchanged records a poll that read nothing new in one statement,
+// so one round trip: the lease check (the UPDATE finds the row only while
+// rec.Owner holds it), the state, the lease's release, the log entry and
+// its trimming. It writes only soft state, so its commit does not wait
+// for the WAL flush (docs/STORAGE.md, "What a crash can lose").
+func (s *Store) recordUnchanged(ctx context.Context, rec dynamo.PollRecord, upd dynamo.PollUpdate) error {
+	args := append(stateArgs(rec, stamp(rec.At), dynamo.PollResult{}, upd), rec.Owner, archive.PollLogLimit-1)
+	// The statement's parts see one snapshot: the trim does not see the
+	// new entry, so it keeps one old entry fewer.
+	var n int
+	err := s.pool.QueryRow(ctx, `WITH s AS (
+			UPDATE sources SET `+setState+`
+			WHERE id = $1 AND lease_owner = $21 AND NOT removed
+			RETURNING id),
+		l AS (INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
+			SELECT id, $15, $13, $16, $17, $18, $19, $20 FROM s),
+		d AS (DELETE FROM poll_log WHERE id IN (SELECT id FROM poll_log
+			WHERE source_id = $1 AND EXISTS (SELECT FROM s) ORDER BY at DESC, id DESC OFFSET $22))
+		SELECT count(*), set_config('synchronous_commit', 'off', true) FROM s`, args...).Scan(&n, new(string))
+	switch {
+	case err != nil:
+		return fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
+	case n == 0:
+		return fmt.Errorf("record poll of %s: %w", rec.SourceID, dynamo.ErrLeaseLost)
+	}
+	return nil
+}
+
+// writeUpdate writes what the poller decided and releases the lease, in one
+// round trip.
+func writeUpdate(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.Time, result dynamo.PollResult, upd dynamo.PollUpdate) error {
 	b := &pgx.Batch{}
 	if result.Version == nil && len(upd.Duplicates) == 0 {
 		// A poll that stored nothing new writes only soft state: the
@@ -114,22 +172,10 @@ func writeUpdate(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.
 		// duplicates keep the durable commit.
 		b.Queue("SET LOCAL synchronous_commit = off")
 	}
-	b.Queue(`UPDATE sources SET etag = $2, last_modified = $3, body_hash = $4, last_poll = $5, next_poll = $6,
-			last_change = $7, last_status = $8, errors = $9, last_error = $10, schedule = $11,
-			lease_owner = '', lease_expires = '0001-01-01 00:00:00+00',
-			last_version_at = coalesce($12, last_version_at),
-			poll_counts = jsonb_set(poll_counts, ARRAY[$13::text], to_jsonb(coalesce((poll_counts->>$13::text)::int, 0) + 1)),
-			poll_warnings = $14
-		WHERE id = $1`,
-		rec.SourceID, st.ETag, st.LastModified, st.BodyHash, stamp(st.LastPoll), stamp(st.NextPoll),
-		stamp(st.LastChange), string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule),
-		versionAt, status, archive.WarningsText(st.Warnings))
-	logAt := upd.Log.At
-	if logAt.IsZero() {
-		logAt = at
-	}
-	b.Queue(`INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error) VALUES ($1, $2, $3, $4, $5, $6)`,
-		rec.SourceID, stamp(logAt), status, int64(upd.Log.Duration), upd.Log.NewItems, upd.Log.Error)
+	args := stateArgs(rec, at, result, upd)
+	b.Queue(`UPDATE sources SET `+setState+` WHERE id = $1`, args[:14]...)
+	b.Queue(`INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, append([]any{args[0], args[14], args[12]}, args[15:]...)...)
 	b.Queue(`DELETE FROM poll_log WHERE id IN (SELECT id FROM poll_log WHERE source_id = $1
 		ORDER BY at DESC, id DESC OFFSET $2)`, rec.SourceID, archive.PollLogLimit)
 	if len(upd.Duplicates) > 0 {
@@ -257,7 +303,7 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 	var (
 		keys, titles, links, descs, texts = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		hashes                            = make([][]byte, n)
-		docIDs, images, exts              = make([]*string, n), make([]*string, n), make([]*string, n)
+		docIDs, images, exts, medias      = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
 		titleF, linkF, textF              = make([]*string, n), make([]*string, n), make([]*string, n)
 		fromContent, latest               = make([]bool, n), make([]bool, n)
 		firstSeen                         = make([]time.Time, n)
@@ -271,19 +317,20 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		}
 		titles[i], links[i], descs[i], texts[i] = it.Title, it.Link, it.Description, it.Text
 		images[i], exts[i] = orNil(archive.JSON(it.Image != nil, it.Image)), orNil(archive.JSON(len(it.Extensions) > 0, it.Extensions))
+		medias[i] = orNil(archive.MediaJSON(it))
 		titleF[i], linkF[i], textF[i] = orNil(archive.Folded(it.Title)), orNil(archive.Folded(it.Link)), orNil(archive.Folded(it.Text))
 		fromContent[i] = it.IDFromContent
 		firstSeen[i], firstPos[i], firstIndex[i], latest[i] = r.FirstSeen, int32(r.FirstPos), int32(r.FirstIndex), r.Latest
 	}
 	rows, err := w.tx.Query(ctx, `INSERT INTO item_revisions (source_id, item_key, rhash, doc_id, title, link,
 			description, plain_text, image, extensions, id_from_content, title_f, link_f, text_f,
-			first_seen, first_pos, first_index, latest)
+			first_seen, first_pos, first_index, latest, media)
 		SELECT $1, u.* FROM unnest($2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::text[],
 			$8::text[], $9::json[], $10::json[], $11::bool[], $12::text[], $13::text[], $14::text[],
-			$15::timestamptz[], $16::int[], $17::int[], $18::bool[]) AS u
+			$15::timestamptz[], $16::int[], $17::int[], $18::bool[], $19::json[]) AS u
 		RETURNING item_key, rhash, rev_id`,
 		w.source, keys, hashes, docIDs, titles, links, descs, texts, images, exts, fromContent,
-		titleF, linkF, textF, firstSeen, firstPos, firstIndex, latest)
+		titleF, linkF, textF, firstSeen, firstPos, firstIndex, latest, medias)
 	if err != nil {
 		return fmt.Errorf("insert revisions: %w", err)
 	}

@@ -23,7 +23,7 @@ const sourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category,
 	s.title, s.last_seq, s.item_count,
 	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
 	s.last_version_at, s.poll_counts, s.lease_owner, s.lease_expires,
-	s.selectors, s.poll_warnings`
+	s.selectors, s.poll_warnings, s.ignore_robots`
 
 func scanSource(row pgx.Row) (dynamo.Source, error) {
 	var (
@@ -44,7 +44,7 @@ func scanSource(row pgx.Row) (dynamo.Source, error) {
 		&status, &st.Errors, &st.LastError, &schedule,
 		&sum.Title, &sum.Versions, &sum.Items, &duplicates,
 		&sum.LastVersionAt, &polls, &sum.LeaseOwner, &sum.LeaseExpires,
-		&selectors, &warnings)
+		&selectors, &warnings, &s.IgnoreRobots)
 	if err != nil {
 		return s, err
 	}
@@ -100,19 +100,19 @@ func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO sources (id, url, kind, interval_ns, policy, category, title_prefix,
 				subscribers, timezone, paused, created_at,
 				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule,
-				selectors, poll_warnings)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+				selectors, poll_warnings, ignore_robots)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
 			ON CONFLICT (id) DO UPDATE SET url = $2, kind = $3, interval_ns = $4, policy = $5, category = $6,
 				title_prefix = $7, subscribers = $8, timezone = $9, paused = $10, created_at = $11,
 				etag = $12, last_modified = $13, body_hash = $14, last_poll = $15, next_poll = $16,
 				last_change = $17, last_status = $18, errors = $19, last_error = $20, schedule = $21,
-				selectors = $22, poll_warnings = $23, removed = false, lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
+				selectors = $22, poll_warnings = $23, ignore_robots = $24, removed = false, lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
 			WHERE sources.removed`,
 			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category, src.TitlePrefix,
 			src.Subscribers, src.Timezone, src.Paused, src.CreatedAt,
 			st.ETag, st.LastModified, st.BodyHash, stamp(st.LastPoll), stamp(st.NextPoll), stamp(st.LastChange),
 			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule),
-			src.SelectorsText(), archive.WarningsText(st.Warnings))
+			src.SelectorsText(), archive.WarningsText(st.Warnings), src.IgnoreRobots)
 		if err != nil {
 			return err
 		}
@@ -141,36 +141,56 @@ func (s *Store) Source(ctx context.Context, id string) (*dynamo.Source, error) {
 
 // Sources lists the active sources, ordered by id.
 func (s *Store) Sources(ctx context.Context) ([]dynamo.Source, error) {
-	return s.listSources(ctx, "sources", "WHERE NOT s.removed")
+	return archive.ListSources(ctx, s, false)
 }
 
 // Collections lists the sources whose archives are served: the active ones
 // and the removed ones whose archive was kept (a removed source without
 // versions is deleted outright).
 func (s *Store) Collections(ctx context.Context) ([]dynamo.Source, error) {
-	return s.listSources(ctx, "collections", "")
+	return archive.ListSources(ctx, s, true)
 }
 
-func (s *Store) listSources(ctx context.Context, what, where string) ([]dynamo.Source, error) {
+// EachSource reads the sources with one query, row by row.
+func (s *Store) EachSource(ctx context.Context, collections bool, fn func(*dynamo.Source) error) error {
+	what, where := "sources", "WHERE NOT s.removed"
+	if collections {
+		what, where = "collections", ""
+	}
 	rows, err := s.pool.Query(ctx, "SELECT "+sourceColumns+" FROM sources s "+where+" ORDER BY s.id")
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", what, err)
+		return fmt.Errorf("list %s: %w", what, err)
 	}
-	list, err := collectSources(rows)
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", what, err)
+	defer rows.Close()
+	for rows.Next() {
+		src, err := scanSource(rows)
+		if err != nil {
+			return fmt.Errorf("list %s: %w", what, err)
+		}
+		if err := fn(&src); err != nil {
+			return err
+		}
 	}
-	return list, nil
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list %s: %w", what, err)
+	}
+	return nil
 }
 
 // UpdateSource changes an active source's configuration.
 func (s *Store) UpdateSource(ctx context.Context, src *dynamo.Source) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// A new address starts afresh: the validators and the body hash
+		// belong to the old one (the right-hand side reads the old row).
 		tag, err := tx.Exec(ctx, `UPDATE sources SET url = $2, kind = $3, interval_ns = $4, policy = $5,
-				category = $6, title_prefix = $7, subscribers = $8, timezone = $9, paused = $10, selectors = $11
+				category = $6, title_prefix = $7, subscribers = $8, timezone = $9, paused = $10, selectors = $11,
+				ignore_robots = $12,
+				etag = CASE WHEN url = $2 THEN etag ELSE '' END,
+				last_modified = CASE WHEN url = $2 THEN last_modified ELSE '' END,
+				body_hash = CASE WHEN url = $2 THEN body_hash ELSE '' END
 			WHERE id = $1 AND NOT removed`,
 			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category,
-			src.TitlePrefix, src.Subscribers, src.Timezone, src.Paused, src.SelectorsText())
+			src.TitlePrefix, src.Subscribers, src.Timezone, src.Paused, src.SelectorsText(), src.IgnoreRobots)
 		if err != nil {
 			return err
 		}
@@ -216,12 +236,28 @@ func (s *Store) DeleteSource(ctx context.Context, id string, purge bool) error {
 	return nil
 }
 
+// leaseDue leases up to $3 sources due at $2 to owner $1 until $4,
+// returning the columns that follow it. The leased ids are an array, which
+// the planner always looks up by primary key: joined with the locked rows
+// as a table, it was estimated from LIMIT's parameter and, on a table of
+// 10,000 sources, read the whole table to update 64 rows.
+const leaseDue = `WITH due AS (
+		SELECT id FROM sources
+		WHERE NOT removed AND NOT paused AND next_poll <= $2
+			AND (lease_owner = '' OR lease_expires <= $2)
+		ORDER BY next_poll, id
+		LIMIT $3
+		FOR UPDATE SKIP LOCKED)
+	UPDATE sources s SET lease_owner = $1, lease_expires = $4
+	WHERE s.id = ANY (ARRAY(SELECT id FROM due))
+	RETURNING `
+
 // LeaseDue leases up to limit due sources to owner. Rows that another
 // transaction is leasing are skipped rather than waited for, so concurrent
 // pollers divide the due sources between them. A source owner already holds
 // is not handed out again until its lease expires, so that a poll still in
 // flight is not started twice.
-func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration) ([]dynamo.Source, error) {
+func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration, hosts dynamo.LeaseHosts) ([]dynamo.Source, error) {
 	if owner == "" {
 		return nil, fmt.Errorf("lease due sources: empty owner: %w", dynamo.ErrInvalid)
 	}
@@ -229,20 +265,63 @@ func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit
 		return nil, nil
 	}
 	now = stamp(now)
-	rows, err := s.pool.Query(ctx, `WITH due AS (
-			SELECT id FROM sources
-			WHERE NOT removed AND NOT paused AND next_poll <= $2
-				AND (lease_owner = '' OR lease_expires <= $2)
-			ORDER BY next_poll, id
-			LIMIT $3
-			FOR UPDATE SKIP LOCKED)
-		UPDATE sources s SET lease_owner = $1, lease_expires = $4
-		FROM due WHERE s.id = due.id
-		RETURNING `+sourceColumns, owner, now, limit, stamp(now.Add(ttl)))
+	if hosts.Limited() {
+		return s.leaseDueByHost(ctx, owner, now, limit, ttl, hosts)
+	}
+	rows, err := s.pool.Query(ctx, leaseDue+sourceColumns, owner, now, limit, stamp(now.Add(ttl)))
 	if err != nil {
 		return nil, fmt.Errorf("lease due sources: %w", err)
 	}
 	list, err := collectSources(rows)
+	if err != nil {
+		return nil, fmt.Errorf("lease due sources: %w", err)
+	}
+	sortByNextPoll(list)
+	return list, nil
+}
+
+// leaseDueByHost is LeaseDue within hosts' limits: the due rows are
+// locked (skipping those other transactions hold), chosen by host in Go,
+// and only the chosen ones leased, all in one transaction.
+func (s *Store) leaseDueByHost(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration, hosts dynamo.LeaseHosts) ([]dynamo.Source, error) {
+	var list []dynamo.Source
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id, url FROM sources
+			WHERE NOT removed AND NOT paused AND next_poll <= $1
+				AND (lease_owner = '' OR lease_expires <= $1)
+			ORDER BY next_poll, id
+			LIMIT $2
+			FOR UPDATE SKIP LOCKED`, now, hosts.Scan(limit))
+		if err != nil {
+			return err
+		}
+		var ids, urls []string
+		for rows.Next() {
+			var id, url string
+			if err := rows.Scan(&id, &url); err != nil {
+				rows.Close()
+				return err
+			}
+			ids, urls = append(ids, id), append(urls, url)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var chosen []string
+		for _, i := range hosts.Pick(urls, limit) {
+			chosen = append(chosen, ids[i])
+		}
+		if len(chosen) == 0 {
+			return nil
+		}
+		rows, err = tx.Query(ctx, `UPDATE sources s SET lease_owner = $1, lease_expires = $2
+			WHERE s.id = ANY($3) RETURNING `+sourceColumns, owner, stamp(now.Add(ttl)), chosen)
+		if err != nil {
+			return err
+		}
+		list, err = collectSources(rows)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("lease due sources: %w", err)
 	}
@@ -344,7 +423,7 @@ func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo
 	if limit <= 0 {
 		limit = archive.PollLogLimit
 	}
-	rows, err := s.pool.Query(ctx, `SELECT source_id, at, status, duration_ns, new_items, error FROM poll_log
+	rows, err := s.pool.Query(ctx, `SELECT source_id, at, status, duration_ns, new_items, error, http_status, bytes FROM poll_log
 		WHERE source_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, sourceID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
@@ -353,7 +432,7 @@ func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo
 		var e dynamo.PollLogEntry
 		var status string
 		var d int64
-		err := row.Scan(&e.SourceID, &e.At, &status, &d, &e.NewItems, &e.Error)
+		err := row.Scan(&e.SourceID, &e.At, &status, &d, &e.NewItems, &e.Error, &e.HTTPStatus, &e.Bytes)
 		e.At, e.Status, e.Duration = e.At.UTC(), dynamo.PollStatus(status), time.Duration(d)
 		return e, err
 	})

@@ -93,14 +93,14 @@ func TestLeases(t *testing.T) {
 	}
 	s.SetNextPolls(ctx, map[string]time.Time{"c": t0.Add(time.Hour), "nope": t0})
 
-	got, err := s.LeaseDue(ctx, "p1", t0, 10, time.Minute)
+	got, err := s.LeaseDue(ctx, "p1", t0, 10, time.Minute, dynamo.LeaseHosts{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ids := sourceIDs(got); !reflect.DeepEqual(ids, []string{"a", "b"}) {
 		t.Errorf("p1 leased %v, want a b (c is not due)", ids)
 	}
-	if got, _ := s.LeaseDue(ctx, "p2", t0, 10, time.Minute); len(got) != 0 {
+	if got, _ := s.LeaseDue(ctx, "p2", t0, 10, time.Minute, dynamo.LeaseHosts{}); len(got) != 0 {
 		t.Errorf("p2 leased %v while p1 holds them", sourceIDs(got))
 	}
 	if _, err := s.LeaseSource(ctx, "a", "p2", t0, time.Minute); !errors.Is(err, dynamo.ErrLeaseLost) {
@@ -113,7 +113,7 @@ func TestLeases(t *testing.T) {
 
 	// An expired lease goes to whoever asks.
 	later := t0.Add(2 * time.Minute)
-	if got, _ := s.LeaseDue(ctx, "p2", later, 1, time.Minute); !reflect.DeepEqual(sourceIDs(got), []string{"a"}) {
+	if got, _ := s.LeaseDue(ctx, "p2", later, 1, time.Minute, dynamo.LeaseHosts{}); !reflect.DeepEqual(sourceIDs(got), []string{"a"}) {
 		t.Errorf("p2 after expiry leased %v, want a", sourceIDs(got))
 	}
 	if _, err := s.RecordPoll(ctx, dynamo.PollRecord{SourceID: "a", Owner: "p1", At: later}, decideFlat(later)); !errors.Is(err, dynamo.ErrLeaseLost) {
@@ -126,7 +126,7 @@ func TestLeases(t *testing.T) {
 	if src.Summary.LeaseOwner != "" {
 		t.Errorf("b still leased by %q", src.Summary.LeaseOwner)
 	}
-	if got, _ := s.LeaseDue(ctx, "p3", later, 10, time.Minute); !reflect.DeepEqual(sourceIDs(got), []string{"b"}) {
+	if got, _ := s.LeaseDue(ctx, "p3", later, 10, time.Minute, dynamo.LeaseHosts{}); !reflect.DeepEqual(sourceIDs(got), []string{"b"}) {
 		t.Errorf("p3 leased %v, want b", sourceIDs(got))
 	}
 }

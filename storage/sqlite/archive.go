@@ -161,7 +161,7 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 // duplicate record d, then one column the caller adds (the item's index
 // attribute or its position in the version).
 const itemColumns = `r.source_id, r.item_key, r.doc_id, r.title, r.link, r.description, r.plain_text,
-	r.image, r.extensions, r.id_from_content, i.first_seen, coalesce(i.last_seen, s.last_version_at),
+	r.image, r.extensions, r.media, r.id_from_content, i.first_seen, coalesce(i.last_seen, s.last_version_at),
 	d.primary_source, d.primary_item, coalesce(d.rule, ''), coalesce(d.score, 0), d.matched_source, d.matched_item`
 
 // itemJoins joins a revision r to its source, item and duplicate record.
@@ -232,12 +232,13 @@ func scanItem(row scanner) (dynamo.ArchivedItem, error) {
 		docID, psrc, pitem sql.NullString
 		msrc, mitem        sql.NullString
 		image, extensions  sql.NullString
+		mediaJSON          sql.NullString
 		first, last        int64
 		extra              int64
 	)
 	it := &a.Item
 	err := row.Scan(&a.SourceID, &key, &docID, &it.Title, &it.Link, &it.Description, &it.Text,
-		&image, &extensions, &it.IDFromContent, &first, &last,
+		&image, &extensions, &mediaJSON, &it.IDFromContent, &first, &last,
 		&psrc, &pitem, &a.DuplicateRule, &a.DuplicateScore, &msrc, &mitem, &extra)
 	if err != nil {
 		return a, err
@@ -254,6 +255,11 @@ func scanItem(row scanner) (dynamo.ArchivedItem, error) {
 	if extensions.Valid {
 		if err := json.Unmarshal([]byte(extensions.String), &it.Extensions); err != nil {
 			return a, fmt.Errorf("item %s extensions: %w", key, err)
+		}
+	}
+	if mediaJSON.Valid {
+		if err := archive.ReadMedia([]byte(mediaJSON.String), it); err != nil {
+			return a, err
 		}
 	}
 	if msrc.Valid && mitem.Valid {
@@ -303,6 +309,7 @@ func archiveItems(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery) ([]dynamo
 	if err != nil {
 		return nil, err
 	}
+	where, cargs = seenBetween(where, cargs, q.Since, q.Until)
 	args := append([]any{q.SourceID}, cargs...)
 	args = append(args, limitArg(q.Max))
 	rows, err := tx.QueryContext(ctx, `SELECT `+itemColumns+`, r.first_index FROM (
@@ -315,7 +322,7 @@ func archiveItems(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery) ([]dynamo
 	return collectItems(rows)
 }
 
-// Aggregate answers queries across collections (SPEC §8): newest first by
+// Aggregate answers queries across collections (docs/API.md, aggregate items): newest first by
 // first seen, each story once (duplicates left out, their sources named in
 // AlsoIn) unless IncludeDuplicates.
 func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynamo.AggregatedItem, error) {
@@ -323,6 +330,7 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}
+	where, cargs = seenBetween(where, cargs, q.Since, q.Until)
 	if !q.IncludeDuplicates {
 		where += " AND NOT EXISTS (SELECT 1 FROM duplicates d WHERE d.source_id = r.source_id AND d.item_id = r.item_key)"
 	}
@@ -441,3 +449,18 @@ func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.
 
 // Stats counts the store from the sources' summaries.
 func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) { return archive.Stats(ctx, s) }
+
+// seenBetween adds to a WHERE clause on item_revisions r the bounds of when
+// the items were first seen: at or after since, before until; a zero time
+// is no bound.
+func seenBetween(where string, args []any, since, until time.Time) (string, []any) {
+	if !since.IsZero() {
+		where += " AND r.first_seen >= ?"
+		args = append(args, dbTime(since))
+	}
+	if !until.IsZero() {
+		where += " AND r.first_seen < ?"
+		args = append(args, dbTime(until))
+	}
+	return where, args
+}

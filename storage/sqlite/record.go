@@ -131,9 +131,9 @@ func writeUpdate(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result 
 	if logAt.IsZero() {
 		logAt = rec.At
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error)
-		VALUES (?, ?, ?, ?, ?, ?)`, rec.SourceID, dbTime(logAt), status, int64(upd.Log.Duration), upd.Log.NewItems,
-		upd.Log.Error); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, rec.SourceID, dbTime(logAt), status, int64(upd.Log.Duration), upd.Log.NewItems,
+		upd.Log.Error, upd.Log.HTTPStatus, upd.Log.Bytes); err != nil {
 		return fmt.Errorf("log poll: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM poll_log WHERE source_id = ?1 AND id IN (
@@ -253,8 +253,8 @@ func (w *versionTx) Revisions(ctx context.Context, keys []string, hashes [][]byt
 func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision, ids map[string]int64) error {
 	insert, err := w.tx.PrepareContext(ctx, `INSERT INTO item_revisions (source_id, item_key, rhash, doc_id, title,
 			link, description, plain_text, image, extensions, id_from_content, title_f, link_f, text_f,
-			first_seen, first_pos, first_index, latest)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			first_seen, first_pos, first_index, latest, media)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("insert revisions: %w", err)
 	}
@@ -268,7 +268,7 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		res, err := insert.ExecContext(ctx, w.source, r.Key, r.Hash, docID, it.Title, it.Link, it.Description, it.Text,
 			nullable(archive.JSON(it.Image != nil, it.Image)), nullable(archive.JSON(len(it.Extensions) > 0, it.Extensions)),
 			boolInt(it.IDFromContent), folded(it.Title), folded(it.Link), folded(it.Text),
-			dbTime(r.FirstSeen), r.FirstPos, r.FirstIndex, boolInt(r.Latest))
+			dbTime(r.FirstSeen), r.FirstPos, r.FirstIndex, boolInt(r.Latest), nullable(archive.MediaJSON(it)))
 		if err == nil {
 			ids[archive.RevKey(r.Key, r.Hash)], err = res.LastInsertId()
 		}

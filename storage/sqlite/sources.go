@@ -21,7 +21,7 @@ const sourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category,
 	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
 	s.last_version_at,
 	(SELECT json_group_object(p.status, p.n) FROM poll_counts p WHERE p.source_id = s.id),
-	s.lease_owner, s.lease_expires, s.selectors, s.poll_warnings`
+	s.lease_owner, s.lease_expires, s.selectors, s.poll_warnings, s.ignore_robots`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -30,7 +30,7 @@ func scanSource(row scanner) (dynamo.Source, error) {
 		s                                  dynamo.Source
 		interval                           int64
 		kind, status                       string
-		paused                             bool
+		paused, ignoreRobots               bool
 		schedule                           []byte
 		polls                              string
 		created, lastPoll, nextPoll, lastC int64
@@ -43,7 +43,7 @@ func scanSource(row scanner) (dynamo.Source, error) {
 		&st.ETag, &st.LastModified, &st.BodyHash, &lastPoll, &nextPoll, &lastC,
 		&status, &st.Errors, &st.LastError, &schedule,
 		&sum.Title, &sum.Versions, &sum.Items, &sum.Duplicates,
-		&lastVersion, &polls, &sum.LeaseOwner, &leaseExpires, &selectors, &warnings)
+		&lastVersion, &polls, &sum.LeaseOwner, &leaseExpires, &selectors, &warnings, &ignoreRobots)
 	if err != nil {
 		return s, err
 	}
@@ -53,7 +53,7 @@ func scanSource(row scanner) (dynamo.Source, error) {
 	if st.Warnings, err = archive.ParseWarnings(warnings); err != nil {
 		return s, fmt.Errorf("source %s: %w", s.ID, err)
 	}
-	s.Kind, s.Interval, s.Paused = dynamo.SourceKind(kind), dynamo.Duration(interval), paused
+	s.Kind, s.Interval, s.Paused, s.IgnoreRobots = dynamo.SourceKind(kind), dynamo.Duration(interval), paused, ignoreRobots
 	st.LastStatus = dynamo.PollStatus(status)
 	if schedule != nil {
 		st.Schedule = json.RawMessage(schedule)
@@ -104,19 +104,19 @@ func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO sources (id, url, kind, interval_ns, policy, category, title_prefix,
 				subscribers, timezone, paused, created_at,
 				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule,
-				selectors, poll_warnings)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?23, ?24)
+				selectors, poll_warnings, ignore_robots)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?23, ?24, ?25)
 			ON CONFLICT (id) DO UPDATE SET url = ?2, kind = ?3, interval_ns = ?4, policy = ?5, category = ?6,
 				title_prefix = ?7, subscribers = ?8, timezone = ?9, paused = ?10, created_at = ?11,
 				etag = ?12, last_modified = ?13, body_hash = ?14, last_poll = ?15, next_poll = ?16,
 				last_change = ?17, last_status = ?18, errors = ?19, last_error = ?20, schedule = ?21,
-				selectors = ?23, poll_warnings = ?24, removed = 0, lease_owner = '', lease_expires = ?22
+				selectors = ?23, poll_warnings = ?24, ignore_robots = ?25, removed = 0, lease_owner = '', lease_expires = ?22
 			WHERE sources.removed`,
 			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category, src.TitlePrefix,
 			src.Subscribers, src.Timezone, boolInt(src.Paused), dbTime(src.CreatedAt),
 			st.ETag, st.LastModified, st.BodyHash, dbTime(st.LastPoll), dbTime(st.NextPoll), dbTime(st.LastChange),
 			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule), zeroTime,
-			src.SelectorsText(), archive.WarningsText(st.Warnings))
+			src.SelectorsText(), archive.WarningsText(st.Warnings), boolInt(src.IgnoreRobots))
 		if err != nil {
 			return err
 		}
@@ -146,36 +146,57 @@ func (s *Store) Source(ctx context.Context, id string) (*dynamo.Source, error) {
 
 // Sources lists the active sources, ordered by id.
 func (s *Store) Sources(ctx context.Context) ([]dynamo.Source, error) {
-	return s.listSources(ctx, "sources", "WHERE NOT s.removed")
+	return archive.ListSources(ctx, s, false)
 }
 
-// Collections lists every source with an archive to serve: the active ones
+// Collections lists the sources whose archives are served: the active ones
 // and the removed ones whose archive was kept (a removed source without
 // versions is deleted outright).
 func (s *Store) Collections(ctx context.Context) ([]dynamo.Source, error) {
-	return s.listSources(ctx, "collections", "")
+	return archive.ListSources(ctx, s, true)
 }
 
-func (s *Store) listSources(ctx context.Context, what, where string) ([]dynamo.Source, error) {
+// EachSource reads the sources with one query, row by row.
+func (s *Store) EachSource(ctx context.Context, collections bool, fn func(*dynamo.Source) error) error {
+	what, where := "sources", "WHERE NOT s.removed"
+	if collections {
+		what, where = "collections", ""
+	}
 	rows, err := s.r.QueryContext(ctx, "SELECT "+sourceColumns+" FROM sources s "+where+" ORDER BY s.id")
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", what, err)
+		return fmt.Errorf("list %s: %w", what, err)
 	}
-	list, err := collectSources(rows)
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", what, err)
+	defer rows.Close()
+	for rows.Next() {
+		src, err := scanSource(rows)
+		if err != nil {
+			return fmt.Errorf("list %s: %w", what, err)
+		}
+		if err := fn(&src); err != nil {
+			return err
+		}
 	}
-	return list, nil
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list %s: %w", what, err)
+	}
+	return nil
 }
 
 // UpdateSource changes an active source's configuration.
 func (s *Store) UpdateSource(ctx context.Context, src *dynamo.Source) error {
 	err := s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sources SET url = ?, kind = ?, interval_ns = ?, policy = ?,
-				category = ?, title_prefix = ?, subscribers = ?, timezone = ?, paused = ?, selectors = ?
-			WHERE id = ? AND NOT removed`,
+		// A new address starts afresh: the validators and the body hash
+		// belong to the old one (the right-hand side reads the old row).
+		res, err := tx.ExecContext(ctx, `UPDATE sources SET url = ?1, kind = ?2, interval_ns = ?3, policy = ?4,
+				category = ?5, title_prefix = ?6, subscribers = ?7, timezone = ?8, paused = ?9, selectors = ?10,
+				ignore_robots = ?12,
+				etag = CASE WHEN url = ?1 THEN etag ELSE '' END,
+				last_modified = CASE WHEN url = ?1 THEN last_modified ELSE '' END,
+				body_hash = CASE WHEN url = ?1 THEN body_hash ELSE '' END
+			WHERE id = ?11 AND NOT removed`,
 			src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category,
-			src.TitlePrefix, src.Subscribers, src.Timezone, boolInt(src.Paused), src.SelectorsText(), src.ID)
+			src.TitlePrefix, src.Subscribers, src.Timezone, boolInt(src.Paused), src.SelectorsText(), src.ID,
+			boolInt(src.IgnoreRobots))
 		if err != nil {
 			return err
 		}
@@ -229,7 +250,7 @@ func (s *Store) DeleteSource(ctx context.Context, id string, purge bool) error {
 // holds is not handed out again until its lease expires, so that a poll in
 // flight is not started twice. Writes are serialized, so two callers never
 // lease one source.
-func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration) ([]dynamo.Source, error) {
+func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration, hosts dynamo.LeaseHosts) ([]dynamo.Source, error) {
 	if owner == "" {
 		return nil, fmt.Errorf("lease due sources: empty owner: %w", dynamo.ErrInvalid)
 	}
@@ -239,16 +260,30 @@ func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit
 	var list []dynamo.Source
 	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
 		at := dbTime(now)
-		rows, err := tx.QueryContext(ctx, `UPDATE sources SET lease_owner = ?1, lease_expires = ?2
-			WHERE id IN (SELECT id FROM sources
-				WHERE NOT removed AND NOT paused AND next_poll <= ?3 AND (lease_owner = '' OR lease_expires <= ?3)
-				ORDER BY next_poll, id LIMIT ?4)
-			RETURNING id`, owner, dbTime(now.Add(ttl)), at, limit)
+		rows, err := tx.QueryContext(ctx, `SELECT id, url FROM sources
+			WHERE NOT removed AND NOT paused AND next_poll <= ?1 AND (lease_owner = '' OR lease_expires <= ?1)
+			ORDER BY next_poll, id LIMIT ?2`, at, hosts.Scan(limit))
 		if err != nil {
 			return err
 		}
-		ids, err := collectStrings(rows)
-		if err != nil {
+		var due, urls []string
+		for rows.Next() {
+			var id, url string
+			if err := rows.Scan(&id, &url); err != nil {
+				rows.Close()
+				return err
+			}
+			due, urls = append(due, id), append(urls, url)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var ids []string
+		for _, i := range hosts.Pick(urls, limit) {
+			ids = append(ids, due[i])
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE sources SET lease_owner = ?1, lease_expires = ?2
+			WHERE id IN (SELECT value FROM json_each(?3))`, owner, dbTime(now.Add(ttl)), jsonArg(ids)); err != nil {
 			return err
 		}
 		rows, err = tx.QueryContext(ctx, "SELECT "+sourceColumns+` FROM sources s
@@ -341,7 +376,7 @@ func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo
 	if limit <= 0 {
 		limit = archive.PollLogLimit
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT at, status, duration_ns, new_items, error FROM poll_log
+	rows, err := s.r.QueryContext(ctx, `SELECT at, status, duration_ns, new_items, error, http_status, bytes FROM poll_log
 		WHERE source_id = ? ORDER BY at DESC, id DESC LIMIT ?`, sourceID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
@@ -352,7 +387,7 @@ func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo
 		e := dynamo.PollLogEntry{SourceID: sourceID}
 		var at, dur int64
 		var status string
-		if err := rows.Scan(&at, &status, &dur, &e.NewItems, &e.Error); err != nil {
+		if err := rows.Scan(&at, &status, &dur, &e.NewItems, &e.Error, &e.HTTPStatus, &e.Bytes); err != nil {
 			return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
 		}
 		e.At, e.Status, e.Duration = goTime(at), dynamo.PollStatus(status), time.Duration(dur)

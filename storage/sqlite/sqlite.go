@@ -1,6 +1,6 @@
 // Package sqlite implements dynamo.Store in one SQLite file, through the
 // pure-Go modernc.org/sqlite driver: the embedded store that needs no
-// server, for one Dynamo process on one machine (SPEC §13).
+// server, for one Dynamo process on one machine (docs/STORAGE.md "Embedded store (SQLite)").
 //
 // The model is PostgreSQL's (storage/postgres): each source's items are
 // stored once, keyed by their XMLData id, with one revision per distinct
@@ -61,7 +61,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// across a killed process: a poll reported as stored stays stored.
 	params.Set("_synchronous", "FULL")
 	params.Set("_txlock", "immediate")
-	w, err := sql.Open("sqlite", path+"?"+params.Encode())
+	w, err := openDB(path + "?" + params.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -82,12 +82,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	params.Del("_txlock")
 	params.Del("_journal_mode") // persistent in the file; setting it needs a write
 	params.Set("_query_only", "1")
-	r, err := sql.Open("sqlite", path+"?"+params.Encode())
+	r, err := openDB(path + "?" + params.Encode())
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
 	}
 	r.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
+	// Idle readers stay open: each keeps its prepared statements (openDB),
+	// which closing it beyond database/sql's default of two idle would lose.
+	r.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)))
 	if err := r.PingContext(ctx); err != nil {
 		w.Close()
 		r.Close()

@@ -424,7 +424,7 @@ func TestTwoHandlesLeaseOnce(t *testing.T) {
 			defer func() { done <- w }()
 			s := handles[w%2]
 			for {
-				list, err := s.LeaseDue(ctx, fmt.Sprintf("w%d", w), t0, 2, time.Hour)
+				list, err := s.LeaseDue(ctx, fmt.Sprintf("w%d", w), t0, 2, time.Hour, dynamo.LeaseHosts{})
 				if err != nil || len(list) == 0 {
 					errs[w] = err
 					return

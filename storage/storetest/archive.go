@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +16,7 @@ import (
 )
 
 // testDocumentRebuildsExactly stores versions that share items, edit them
-// under the same id, carry images, extensions, odd index attributes,
+// under the same id, carry images, enclosures, updated times, extensions, odd index attributes,
 // repeated ids and markup, and rebuilds each version as it was stored.
 func testDocumentRebuildsExactly(t *testing.T, s dynamo.Store) {
 	ctx := context.Background()
@@ -28,8 +29,12 @@ func testDocumentRebuildsExactly(t *testing.T, s dynamo.Store) {
 	a.Extensions = []dynamo.Extension{dc("date", "2026-03-01T10:00:00Z"), dc("creator", "Ann & Bob <ab@127.0.0.1>"),
 		{URI: dynamo.NamespaceDynamo, Prefix: "dyn", LocalName: "note", Value: `"quoted" 'text'`},
 		{URI: dynamo.NamespaceDC, Prefix: "dcx", LocalName: "subject", Value: "same namespace, other prefix"}}
+	a.Enclosures = []dynamo.Enclosure{{URL: "http://127.0.0.1/a.mp3", Type: "audio/mpeg", Length: 5_000_000_000},
+		{URL: "http://127.0.0.1/a.pdf?x=1&y=2"}}
 	aLater := a
 	aLater.Extensions = []dynamo.Extension{dc("date", "2026-03-01T11:30:00+01:00")}
+	aLater.Updated = time.Date(2026, 3, 1, 12, 0, 0, 0, time.FixedZone("", 3600))
+	aLater.Enclosures = aLater.Enclosures[:1]
 	unicode := item(4, "Ünïcödé — 東京 🎉 Ελληνικά")
 	unicode.Description = `<p>Markup &amp; <a href="http://127.0.0.1/x?a=1&amp;b=2">links</a></p>`
 	unicode.Text = "Markup & links"
@@ -77,6 +82,28 @@ func testDocumentRebuildsExactly(t *testing.T, s dynamo.Store) {
 	}
 	_, _, err := s.Document(ctx, "missing", 1)
 	wantErr(t, "Document(missing, 1)", err, dynamo.ErrNotFound)
+
+	// Head is Document without the items.
+	for index := 1; index <= len(docs); index++ {
+		full, fullV, err := s.Document(ctx, "a", index)
+		if err != nil {
+			t.Fatalf("Document(%d): %v", index, err)
+		}
+		head, v, err := s.Head(ctx, "a", index)
+		if err != nil {
+			t.Fatalf("Head(%d): %v", index, err)
+		}
+		full.Items = nil
+		if !reflect.DeepEqual(head, full) || !reflect.DeepEqual(v, fullV) {
+			t.Errorf("Head(%d) = %+v %+v, want %+v %+v", index, head, v, full, fullV)
+		}
+	}
+	for _, index := range []int{0, -1, len(docs) + 1} {
+		_, _, err := s.Head(ctx, "a", index)
+		wantErr(t, fmt.Sprintf("Head(a, %d)", index), err, dynamo.ErrNotFound)
+	}
+	_, _, err = s.Head(ctx, "missing", 1)
+	wantErr(t, "Head(missing, 1)", err, dynamo.ErrNotFound)
 }
 
 // testVersions lists versions newest first with what each added and
@@ -188,6 +215,38 @@ func testArchiveItems(t *testing.T, s dynamo.Store) {
 	for _, max := range []int{1, 4, 6, 100} {
 		got := mustItems(t, s, dynamo.ItemQuery{SourceID: "a", Max: max})
 		checkIDs(t, fmt.Sprintf("archive max %d", max), itemIDs(got), itemIDs(archive)[:min(max, len(archive))])
+	}
+	// When they were first seen: at or after Since, before Until; the same
+	// bounds across collections.
+	for _, r := range []struct {
+		since, until time.Time
+		want         []dynamo.Item
+	}{
+		{t0.Add(time.Hour), time.Time{}, []dynamo.Item{fx.e, fx.f, fx.d}},
+		{time.Time{}, t0.Add(time.Hour), []dynamo.Item{fx.a, fx.bEdited, fx.c}},
+		{t0.Add(time.Hour), t0.Add(2 * time.Hour), []dynamo.Item{fx.d}},
+		{t0.Add(3 * time.Hour), time.Time{}, nil},
+	} {
+		var want []string
+		for _, it := range r.want {
+			want = append(want, it.ID)
+		}
+		what := fmt.Sprintf("archive first seen in [%v, %v)", r.since, r.until)
+		checkIDs(t, what, itemIDs(mustItems(t, s, dynamo.ItemQuery{SourceID: "a", Since: r.since, Until: r.until})), want)
+		agg, err := s.Aggregate(ctx, dynamo.AggregateQuery{Since: r.since, Until: r.until, IncludeDuplicates: true})
+		if err != nil {
+			t.Fatalf("Aggregate %s: %v", what, err)
+		}
+		var got []string
+		for _, it := range agg {
+			if it.SourceID == "a" {
+				got = append(got, it.Item.ID)
+			}
+			if (!r.since.IsZero() && it.FirstSeen.Before(r.since)) || (!r.until.IsZero() && !it.FirstSeen.Before(r.until)) {
+				t.Errorf("aggregate %s: %s first seen %v", what, it.Item.ID, it.FirstSeen)
+			}
+		}
+		checkIDs(t, "aggregate "+what, got, want)
 	}
 	_, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "missing"})
 	wantErr(t, "Items(missing)", err, dynamo.ErrNotFound)

@@ -108,7 +108,8 @@ func decideFlat(at time.Time) func(dynamo.PollResult) dynamo.PollUpdate {
 		}
 		return dynamo.PollUpdate{
 			State: dynamo.PollState{LastPoll: at, NextPoll: at.Add(time.Hour), LastStatus: status},
-			Log:   dynamo.PollLogEntry{At: at, Status: status, Duration: time.Millisecond, NewItems: len(r.NewItems)},
+			Log: dynamo.PollLogEntry{At: at, Status: status, Duration: time.Millisecond, NewItems: len(r.NewItems),
+				HTTPStatus: 200, Bytes: 1 << 20},
 		}
 	}
 }

@@ -24,7 +24,7 @@ func addDueSource(t *testing.T, s dynamo.Store, id string, next time.Time, pause
 // leaseDue calls LeaseDue and returns the ids handed out.
 func leaseDue(t *testing.T, s dynamo.Store, owner string, now time.Time, limit int, ttl time.Duration) []string {
 	t.Helper()
-	list, err := s.LeaseDue(context.Background(), owner, now, limit, ttl)
+	list, err := s.LeaseDue(context.Background(), owner, now, limit, ttl, dynamo.LeaseHosts{})
 	if err != nil {
 		t.Fatalf("LeaseDue(%s, %v): %v", owner, now, err)
 	}
@@ -151,7 +151,7 @@ func testConcurrentLeaseDue(t *testing.T, s dynamo.Store) {
 		wg.Go(func() {
 			owner := fmt.Sprintf("poller%d", p)
 			for {
-				list, err := s.LeaseDue(context.Background(), owner, t0, 3, time.Hour)
+				list, err := s.LeaseDue(context.Background(), owner, t0, 3, time.Hour, dynamo.LeaseHosts{})
 				if err != nil {
 					errs[p] = err
 					return
@@ -235,7 +235,8 @@ func testPolls(t *testing.T, s dynamo.Store) {
 		if (6-i)%3 == 0 {
 			status, newItems = dynamo.StatusChanged, 1
 		}
-		if p.SourceID != "a" || !p.At.Equal(at) || p.Status != status || p.NewItems != newItems || p.Duration != time.Millisecond {
+		if p.SourceID != "a" || !p.At.Equal(at) || p.Status != status || p.NewItems != newItems || p.Duration != time.Millisecond ||
+			p.HTTPStatus != 200 || p.Bytes != 1<<20 {
 			t.Errorf("Polls(a)[%d] = %+v, want %v at %v with %d new", i, p, status, at, newItems)
 		}
 	}
@@ -248,5 +249,44 @@ func testPolls(t *testing.T, s dynamo.Store) {
 	}
 	if len(limited) != 3 || !limited[0].At.Equal(all[0].At) || !limited[2].At.Equal(all[2].At) {
 		t.Errorf("Polls(a, 3) = %+v, want the newest three", limited)
+	}
+}
+
+// testLeaseDueByHost leases, with LeaseHosts, at most one due source per
+// host and none of the hosts to skip, still oldest next poll first.
+func testLeaseDueByHost(t *testing.T, s dynamo.Store) {
+	ctx := context.Background()
+	for i, u := range []string{"http://a.example/1", "http://A.example:80/2", "http://b.example/1", "http://c.example/1", "http://b.example/2", "https://a.example/3"} {
+		src := newSource(fmt.Sprintf("s%d", i))
+		src.URL, src.State.NextPoll = u, t0.Add(time.Duration(i-10)*time.Minute)
+		if err := s.CreateSource(ctx, src); err != nil {
+			t.Fatalf("CreateSource: %v", err)
+		}
+	}
+	lease := func(owner string, hosts dynamo.LeaseHosts) []string {
+		t.Helper()
+		list, err := s.LeaseDue(ctx, owner, t0, 10, time.Minute, hosts)
+		if err != nil {
+			t.Fatalf("LeaseDue(%s, %+v): %v", owner, hosts, err)
+		}
+		return sourceIDs(list)
+	}
+	steps := []struct {
+		owner string
+		hosts dynamo.LeaseHosts
+		want  []string
+	}{
+		// https://a.example is another host (port 443) than http://a.example.
+		{"me", dynamo.LeaseHosts{OnePerHost: true, Skip: []string{"c.example:80"}}, []string{"s0", "s2", "s5"}},
+		{"you", dynamo.LeaseHosts{OnePerHost: true}, []string{"s1", "s3", "s4"}},
+		{"them", dynamo.LeaseHosts{OnePerHost: true}, nil},
+	}
+	for i, st := range steps {
+		if got := lease(st.owner, st.hosts); !slices.Equal(got, st.want) {
+			t.Errorf("step %d: LeaseDue(%s, %+v) = %v, want %v", i+1, st.owner, st.hosts, got, st.want)
+		}
+	}
+	if sum := mustSource(t, s, "s4").Summary; sum.LeaseOwner != "you" || !sum.LeaseExpires.Equal(t0.Add(time.Minute)) {
+		t.Errorf("s4 leased by %q until %v, want you until %v", sum.LeaseOwner, sum.LeaseExpires, t0.Add(time.Minute))
 	}
 }

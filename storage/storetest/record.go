@@ -150,7 +150,7 @@ func testRecordPollWithoutDocument(t *testing.T, s dynamo.Store) {
 			t.Errorf("decide saw %+v for a poll without document", r)
 		}
 		return dynamo.PollUpdate{State: state,
-			Log: dynamo.PollLogEntry{At: at, Status: dynamo.StatusError, Error: "connection refused"}}
+			Log: dynamo.PollLogEntry{At: at, Status: dynamo.StatusError, Error: "HTTP 503", HTTPStatus: 503}}
 	})
 	if res.Version != nil || res.Seen != 0 {
 		t.Errorf("RecordPoll without document = %+v", res)
@@ -165,7 +165,8 @@ func testRecordPollWithoutDocument(t *testing.T, s dynamo.Store) {
 	if err != nil {
 		t.Fatalf("Polls: %v", err)
 	}
-	if len(polls) != 2 || polls[0].Status != dynamo.StatusError || polls[0].Error != "connection refused" {
+	if len(polls) != 2 || polls[0].Status != dynamo.StatusError || polls[0].Error != "HTTP 503" ||
+		polls[0].HTTPStatus != 503 || polls[0].Bytes != 0 {
 		t.Errorf("Polls = %+v, want the error first", polls)
 	}
 }
@@ -330,7 +331,7 @@ func testConcurrentWritersManySources(t *testing.T, s dynamo.Store) {
 }
 
 // testItemWithoutOwnIDKnownByTitle recognizes an item whose id comes from
-// its content by its title when its description changed (SPEC §7): it is
+// its content by its title when its description changed (docs/STORAGE.md "Schema"): it is
 // not new, and the archive lists it once, with its latest content.
 func testItemWithoutOwnIDKnownByTitle(t *testing.T, s dynamo.Store) {
 	ctx := context.Background()

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ func testSourceRoundTrip(t *testing.T, s dynamo.Store) {
 	ctx := context.Background()
 	want := &dynamo.Source{ID: "full", URL: "http://127.0.0.1/full?a=1&b=ü", Kind: dynamo.KindSelectors,
 		Interval: dynamo.Duration(90 * time.Second), Policy: "smart", Category: "news", TitlePrefix: "Full: ",
-		Subscribers: 7, Timezone: "Europe/Vienna", Paused: true, CreatedAt: t0.Add(-24 * time.Hour),
+		Subscribers: 7, Timezone: "Europe/Vienna", Paused: true, IgnoreRobots: true, CreatedAt: t0.Add(-24 * time.Hour),
 		SelectorSyntax: "xpath", ItemSelector: `//li[@class="news ü"]`, TitleSelector: "h2", LinkSelector: "a/@href",
 		DescriptionSelector: "p", DateSelector: "time", AuthorSelector: "string(.//span)", ImageSelector: "img/@src",
 		EnclosureSelector: "a[@type='audio/mpeg']/@href",
@@ -83,7 +84,7 @@ func testUpdateSource(t *testing.T, s dynamo.Store) {
 	upd := *before
 	upd.URL, upd.Kind, upd.Interval = "http://127.0.0.1/moved", dynamo.KindFeed, dynamo.Duration(2*time.Hour)
 	upd.Policy, upd.Category, upd.TitlePrefix = "hourly", "sport", "Sport: "
-	upd.Subscribers, upd.Timezone, upd.Paused = 12, "America/New_York", true
+	upd.Subscribers, upd.Timezone, upd.Paused, upd.IgnoreRobots = 12, "America/New_York", true, true
 	upd.Kind, upd.ItemSelector, upd.TitleSelector = dynamo.KindSelectors, "article", "h2 a"
 	upd.CreatedAt = t0.Add(time.Hour)
 	upd.State = dynamo.PollState{ETag: "changed", NextPoll: t0.Add(100 * time.Hour), Errors: 9}
@@ -106,6 +107,44 @@ func testUpdateSource(t *testing.T, s dynamo.Store) {
 		t.Fatalf("DeleteSource: %v", err)
 	}
 	wantErr(t, "UpdateSource(removed)", s.UpdateSource(ctx, &upd), dynamo.ErrNotFound)
+}
+
+// testNewURLStartsAfresh drops the validators and the body hash when, and
+// only when, a source's URL changes: they belong to the old address, and a
+// new one answering 304 or the same bytes must still be read in full.
+func testNewURLStartsAfresh(t *testing.T, s dynamo.Store) {
+	ctx := context.Background()
+	addSource(t, s, "a")
+	recordWith(t, s, "a", t0, doc("a", t0, item(1, "One")), func(r dynamo.PollResult) dynamo.PollUpdate {
+		u := decideFlat(t0)(r)
+		u.State.ETag, u.State.LastModified, u.State.BodyHash = `"v1"`, "Tue, 03 Mar 2026 14:00:00 GMT", "abc123"
+		u.State.Errors, u.State.LastError = 2, "was failing"
+		return u
+	})
+	before := mustSource(t, s, "a")
+	if before.State.ETag == "" || before.State.BodyHash == "" {
+		t.Fatalf("validators not stored: %+v", before.State)
+	}
+
+	same := *before
+	same.Category = "renamed"
+	if err := s.UpdateSource(ctx, &same); err != nil {
+		t.Fatalf("UpdateSource(same URL): %v", err)
+	}
+	checkState(t, "same URL", mustSource(t, s, "a").State, before.State)
+
+	moved := *before
+	moved.URL = before.URL + "/moved"
+	if err := s.UpdateSource(ctx, &moved); err != nil {
+		t.Fatalf("UpdateSource(new URL): %v", err)
+	}
+	want := before.State
+	want.ETag, want.LastModified, want.BodyHash = "", "", ""
+	got := mustSource(t, s, "a")
+	checkState(t, "new URL", got.State, want)
+	if got.URL != moved.URL {
+		t.Errorf("URL %q, want %q", got.URL, moved.URL)
+	}
 }
 
 // testDeleteKeepsArchive stops polling a removed source but keeps serving
@@ -159,7 +198,7 @@ func testDeleteKeepsArchive(t *testing.T, s dynamo.Store) {
 	if _, err := s.LeaseSource(ctx, "a", "poller", t0.Add(3*time.Hour), time.Hour); err == nil {
 		t.Error("LeaseSource of a removed source succeeded")
 	}
-	due, err := s.LeaseDue(ctx, "poller", t0.Add(100*time.Hour), 10, time.Hour)
+	due, err := s.LeaseDue(ctx, "poller", t0.Add(100*time.Hour), 10, time.Hour, dynamo.LeaseHosts{})
 	if err != nil {
 		t.Fatalf("LeaseDue: %v", err)
 	}
@@ -278,4 +317,46 @@ func testRecreateRevivesArchive(t *testing.T, s dynamo.Store) {
 		t.Fatalf("Document(a, 3): %v", err)
 	}
 	checkDocument(t, "oldest version after revival", old, d1)
+}
+
+// testEachSource walks the active sources and the collections as Sources
+// and Collections list them, and stops at fn's error.
+func testEachSource(t *testing.T, s dynamo.Store) {
+	ctx := context.Background()
+	for _, id := range []string{"c", "a", "b"} {
+		addSource(t, s, id)
+	}
+	record(t, s, "b", t0, doc("b", t0, item(1, "One")))
+	if err := s.DeleteSource(ctx, "b", false); err != nil { // kept: still a collection
+		t.Fatalf("DeleteSource(b): %v", err)
+	}
+	walk := func(collections bool) []string {
+		var ids []string
+		err := s.EachSource(ctx, collections, func(src *dynamo.Source) error {
+			if src.URL != "http://127.0.0.1/"+src.ID {
+				t.Errorf("EachSource: %s has URL %q", src.ID, src.URL)
+			}
+			ids = append(ids, src.ID)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("EachSource(%v): %v", collections, err)
+		}
+		return ids
+	}
+	if got := walk(false); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("EachSource(active) = %v, want [a c]", got)
+	}
+	if got := walk(true); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("EachSource(collections) = %v, want [a b c]", got)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err := s.EachSource(ctx, true, func(*dynamo.Source) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("EachSource with fn failing: %v after %d calls, want fn's error after 1", err, calls)
+	}
 }

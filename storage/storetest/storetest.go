@@ -50,7 +50,9 @@ var suite = []subtest{
 	{"SourceRoundTrip", testSourceRoundTrip},
 	{"SourceConflict", testSourceConflict},
 	{"SourcesOrderedByID", testSourcesOrderedByID},
+	{"EachSource", testEachSource},
 	{"UpdateSource", testUpdateSource},
+	{"NewURLStartsAfresh", testNewURLStartsAfresh},
 	{"DeleteKeepsArchive", testDeleteKeepsArchive},
 	{"DeleteWithoutArchive", testDeleteWithoutArchive},
 	{"DeletePurge", testDeletePurge},
@@ -82,6 +84,7 @@ var suite = []subtest{
 
 	// Leases and scheduling.
 	{"LeaseDue", testLeaseDue},
+	{"LeaseDueByHost", testLeaseDueByHost},
 	{"LeaseSource", testLeaseSource},
 	{"ReleaseLeases", testReleaseLeases},
 	{"ConcurrentLeaseDue", testConcurrentLeaseDue},
@@ -91,4 +94,11 @@ var suite = []subtest{
 	// Settings and change notifications.
 	{"Settings", testSettings},
 	{"WatchChanges", testWatchChanges},
+
+	// WebSub, both roles.
+	{"SubscriptionRoundTrip", testSubscriptionRoundTrip},
+	{"ClaimSubscriptions", testClaimSubscriptions},
+	{"HubSubscriptionRenewal", testHubSubscriptionRenewal},
+	{"HubDeliveries", testHubDeliveries},
+	{"ConcurrentLeaseDeliveries", testConcurrentLeaseDeliveries},
 }

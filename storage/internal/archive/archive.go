@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -51,6 +52,11 @@ func ValidDocument(doc *dynamo.Resource) error {
 			check(where, img.URL, img.Link, img.Title)
 		}
 	}
+	enclosures := func(where string, encs []dynamo.Enclosure) {
+		for _, e := range encs {
+			check(where, e.URL, e.Type)
+		}
+	}
 	extensions := func(where string, exts []dynamo.Extension) {
 		for _, e := range exts {
 			check(where, e.URI, e.Prefix, e.LocalName, e.Value)
@@ -64,6 +70,7 @@ func ValidDocument(doc *dynamo.Resource) error {
 		check(where, it.ID, it.Title, it.Link, it.Description, it.Text)
 		image(where+" image", it.Image)
 		extensions(where+" extension", it.Extensions)
+		enclosures(where+" enclosure", it.Enclosures)
 	}
 	return errors.Join(errs...)
 }
@@ -87,8 +94,49 @@ func RevisionHash(it *dynamo.Item) []byte {
 	field(string(img))
 	ext, _ := json.Marshal(it.Extensions)
 	field(string(ext))
+	media, _ := MediaJSON(it)
+	field(media)
 	field(strconv.FormatBool(it.IDFromContent))
 	return h.Sum(nil)[:16]
+}
+
+// media is what an item revision's media column holds: its enclosures and
+// its updated time, the XMLData fields that came after the first columns.
+type media struct {
+	Enclosures []dynamo.Enclosure `json:"enclosures,omitempty"`
+	Updated    *time.Time         `json:"updated,omitempty"`
+}
+
+// MediaJSON encodes an item's enclosures and updated time for the media
+// column, or returns false when it has neither (SQL NULL).
+func MediaJSON(it *dynamo.Item) (string, bool) {
+	if len(it.Enclosures) == 0 && it.Updated.IsZero() {
+		return "", false
+	}
+	m := media{Enclosures: it.Enclosures}
+	if !it.Updated.IsZero() {
+		u := it.Updated
+		m.Updated = &u
+	}
+	b, _ := json.Marshal(m) // strings, numbers and a time always encode
+	return string(b), true
+}
+
+// ReadMedia sets an item's enclosures and updated time from the media
+// column (nil: neither).
+func ReadMedia(data []byte, it *dynamo.Item) error {
+	if data == nil {
+		return nil
+	}
+	var m media
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("item %s media: %w", it.ID, err)
+	}
+	it.Enclosures = m.Enclosures
+	if m.Updated != nil {
+		it.Updated = *m.Updated
+	}
+	return nil
 }
 
 // Folded returns dynamo.FoldCase(s) and true, or "" and false when folding
@@ -119,38 +167,54 @@ func Set(keys []string) map[string]bool {
 	return m
 }
 
-// Stats counts a store from its sources' summaries (dynamo.ArchiveStore's
-// Stats, for both stores).
-func Stats(ctx context.Context, store dynamo.SourceStore) (dynamo.Stats, error) {
-	all, err := store.Collections(ctx)
+// ListSources collects what store.EachSource walks (dynamo.SourceStore's
+// Sources and Collections, for both stores).
+func ListSources(ctx context.Context, store dynamo.SourceStore, collections bool) ([]dynamo.Source, error) {
+	var list []dynamo.Source
+	err := store.EachSource(ctx, collections, func(src *dynamo.Source) error {
+		list = append(list, *src)
+		return nil
+	})
 	if err != nil {
-		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
+		return nil, err
 	}
-	active, err := store.Sources(ctx)
-	if err != nil {
-		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
-	}
-	return count(len(active), all), nil
+	return list, nil
 }
 
-// count adds up the summaries of all, of which active are active.
-func count(active int, all []dynamo.Source) dynamo.Stats {
-	st := dynamo.Stats{Sources: active, Polls: map[string]int{}, PerSource: []dynamo.SourceStats{}}
-	for _, src := range all {
-		sum := src.Summary
-		ss := dynamo.SourceStats{ID: src.ID, Versions: sum.Versions, Items: sum.Items,
-			Duplicates: sum.Duplicates, DuplicateShare: share(sum.Duplicates, sum.Items), Polls: map[string]int{}}
-		for status, n := range sum.Polls {
-			ss.Polls[status] = n
-			st.Polls[status] += n
-		}
-		st.Versions += sum.Versions
-		st.Items += sum.Items
-		st.Duplicates += sum.Duplicates
-		st.PerSource = append(st.PerSource, ss)
+// Stats counts a store from its sources' summaries (dynamo.ArchiveStore's
+// Stats, for both stores), walking the sources rather than listing them.
+func Stats(ctx context.Context, store dynamo.SourceStore) (dynamo.Stats, error) {
+	st := dynamo.Stats{Polls: map[string]int{}, PerSource: []dynamo.SourceStats{}}
+	err := store.EachSource(ctx, false, func(*dynamo.Source) error {
+		st.Sources++
+		return nil
+	})
+	if err == nil {
+		err = store.EachSource(ctx, true, func(src *dynamo.Source) error {
+			add(&st, src)
+			return nil
+		})
+	}
+	if err != nil {
+		return dynamo.Stats{}, fmt.Errorf("stats: %w", err)
 	}
 	st.DuplicateShare = share(st.Duplicates, st.Items)
-	return st
+	return st, nil
+}
+
+// add counts one collection's summary into st.
+func add(st *dynamo.Stats, src *dynamo.Source) {
+	sum := src.Summary
+	ss := dynamo.SourceStats{ID: src.ID, Versions: sum.Versions, Items: sum.Items,
+		Duplicates: sum.Duplicates, DuplicateShare: share(sum.Duplicates, sum.Items), Polls: map[string]int{}}
+	for status, n := range sum.Polls {
+		ss.Polls[status] = n
+		st.Polls[status] += n
+	}
+	st.Versions += sum.Versions
+	st.Items += sum.Items
+	st.Duplicates += sum.Duplicates
+	st.PerSource = append(st.PerSource, ss)
 }
 
 func share(part, whole int) float64 {

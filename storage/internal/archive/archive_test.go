@@ -49,8 +49,18 @@ type summaries struct {
 	active, all []dynamo.Source
 }
 
-func (s summaries) Sources(context.Context) ([]dynamo.Source, error)     { return s.active, nil }
-func (s summaries) Collections(context.Context) ([]dynamo.Source, error) { return s.all, nil }
+func (s summaries) EachSource(_ context.Context, collections bool, fn func(*dynamo.Source) error) error {
+	list := s.active
+	if collections {
+		list = s.all
+	}
+	for i := range list {
+		if err := fn(&list[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func TestStats(t *testing.T) {
 	a := dynamo.Source{ID: "a", Summary: dynamo.SourceSummary{Versions: 2, Items: 10, Duplicates: 5, Polls: map[string]int{"changed": 2}}}

@@ -91,7 +91,7 @@ type NewVersion struct {
 // its content hash, through the store's tx: it validates the document,
 // finds each item's key (its id when the source has an item of that id;
 // else, for an item whose id comes from its content, an earlier item with
-// the same title, SPEC §7; else its own id, as a new item), finds or stores
+// the same title, docs/STORAGE.md "Schema"; else its own id, as a new item), finds or stores
 // the revision of each position, applies the item changes against the
 // previous version and inserts the version. It returns the version and the
 // items first seen in it, in page order.

@@ -1,0 +1,89 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!-- The readable page of Dynamo's feeds (RSS 1.0, RSS 2.0, Atom), for a
+     browser: what the feed is, how to subscribe, and its items. Everything
+     from the feed is written as text (no disable-output-escaping), links
+     only when they are http(s). docs/API.md "Feeds in a browser". -->
+<xsl:stylesheet version="1.0"
+  xmlns:xsl="http://www.w3.org/1999/XSL/Transform"
+  xmlns:atom="http://www.w3.org/2005/Atom"
+  xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+  xmlns:rss1="http://purl.org/rss/1.0/"
+  xmlns:dc="http://purl.org/dc/elements/1.1/"
+  exclude-result-prefixes="atom rdf rss1 dc">
+<xsl:output method="html" encoding="utf-8" doctype-system="about:legacy-compat" indent="no"/>
+
+<xsl:variable name="pi" select="string(/processing-instruction('dynamo-feed'))"/>
+<xsl:variable name="href" select="substring-before(substring-after($pi, 'href=&quot;'), '&quot;')"/>
+<xsl:variable name="format" select="substring-before(substring-after($pi, 'format=&quot;'), '&quot;')"/>
+<xsl:variable name="title" select="normalize-space((/rss/channel/title | /rdf:RDF/rss1:channel/rss1:title | /atom:feed/atom:title)[1])"/>
+<xsl:variable name="about" select="normalize-space((/rss/channel/description | /rdf:RDF/rss1:channel/rss1:description | /atom:feed/atom:subtitle)[1])"/>
+<xsl:variable name="site" select="normalize-space((/rss/channel/link | /rdf:RDF/rss1:channel/rss1:link | /atom:feed/atom:link[@rel='alternate' or not(@rel)]/@href)[1])"/>
+<xsl:variable name="items" select="/rss/channel/item | /rdf:RDF/rss1:item | /atom:feed/atom:entry"/>
+
+<xsl:template match="/">
+<html lang="en">
+<head>
+<meta charset="utf-8"/>
+<meta name="viewport" content="width=device-width, initial-scale=1"/>
+<title><xsl:value-of select="$title"/> · a feed</title>
+<link rel="stylesheet" href="/feed.css"/>
+</head>
+<body>
+<main>
+<p class="kind">A feed<xsl:if test="$format != ''"> in <xsl:value-of select="$format"/></xsl:if>, served by Dynamo</p>
+<h1><xsl:choose><xsl:when test="$title != ''"><xsl:value-of select="$title"/></xsl:when><xsl:otherwise>Untitled feed</xsl:otherwise></xsl:choose></h1>
+<xsl:if test="$about != ''"><p class="about"><xsl:value-of select="$about"/></p></xsl:if>
+<section class="subscribe" aria-labelledby="subscribe-h">
+<h2 id="subscribe-h">How to subscribe</h2>
+<p>This page is a feed: a feed reader (NetNewsWire, Feedly, Thunderbird, Inoreader, …) checks it for new items. Copy its address into your reader:</p>
+<p class="url"><code><xsl:value-of select="$href"/></code></p>
+<p>Your browser shows the feed as this page; feed readers get the feed itself, unchanged.<xsl:if test="starts-with($site, 'http://') or starts-with($site, 'https://')"> The site: <a href="{$site}"><xsl:value-of select="$site"/></a>.</xsl:if> All of Dynamo's sources: <a href="/ui/">its web interface</a>.</p>
+</section>
+<section aria-labelledby="items-h">
+<h2 id="items-h"><xsl:value-of select="count($items)"/> item<xsl:if test="count($items) != 1">s</xsl:if></h2>
+<ol class="items">
+<xsl:for-each select="$items">
+<xsl:variable name="t" select="normalize-space((title | rss1:title | atom:title)[1])"/>
+<xsl:variable name="l" select="normalize-space((link | rss1:link | atom:link[@rel='alternate' or not(@rel)]/@href)[1])"/>
+<xsl:variable name="d" select="normalize-space((pubDate | dc:date | atom:updated | atom:published)[1])"/>
+<xsl:variable name="text" select="string((description | rss1:description | atom:summary | atom:content)[1])"/>
+<li>
+<h3><xsl:choose>
+<xsl:when test="starts-with($l, 'http://') or starts-with($l, 'https://')"><a href="{$l}" rel="nofollow noopener noreferrer"><xsl:call-template name="title"><xsl:with-param name="t" select="$t"/></xsl:call-template></a></xsl:when>
+<xsl:otherwise><xsl:call-template name="title"><xsl:with-param name="t" select="$t"/></xsl:call-template></xsl:otherwise>
+</xsl:choose></h3>
+<xsl:if test="$d != ''"><p class="date"><xsl:value-of select="$d"/></p></xsl:if>
+<xsl:if test="normalize-space($text) != ''"><p class="text"><xsl:call-template name="plain"><xsl:with-param name="s" select="substring($text, 1, 1500)"/></xsl:call-template></p></xsl:if>
+</li>
+</xsl:for-each>
+</ol>
+</section>
+</main>
+</body>
+</html>
+</xsl:template>
+
+<xsl:template name="title">
+<xsl:param name="t"/>
+<xsl:choose><xsl:when test="$t != ''"><xsl:value-of select="$t"/></xsl:when><xsl:otherwise>(untitled)</xsl:otherwise></xsl:choose>
+</xsl:template>
+
+<!-- plain writes HTML as its text: the markup between < and > left out,
+     at most 300 tags deep (the text is cut to 1500 characters first). -->
+<xsl:template name="plain">
+<xsl:param name="s"/>
+<xsl:param name="n" select="0"/>
+<xsl:choose>
+<xsl:when test="$n &gt; 300"/>
+<xsl:when test="contains($s, '&lt;')">
+<xsl:value-of select="substring-before($s, '&lt;')"/>
+<xsl:text> </xsl:text>
+<xsl:call-template name="plain">
+<xsl:with-param name="s" select="substring-after(substring-after($s, '&lt;'), '&gt;')"/>
+<xsl:with-param name="n" select="$n + 1"/>
+</xsl:call-template>
+</xsl:when>
+<xsl:otherwise><xsl:value-of select="$s"/></xsl:otherwise>
+</xsl:choose>
+</xsl:template>
+</xsl:stylesheet>

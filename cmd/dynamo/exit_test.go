@@ -1,0 +1,52 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestExitCodes: asking for help exits 0 at every level, a mistake on the
+// command line exits 2, and the bare command (no subcommand) is a mistake.
+func TestExitCodes(t *testing.T) {
+	var lines [][]string
+	for name := range commands {
+		lines = append(lines, []string{name})
+	}
+	lines = append(lines, []string{"sources", "import"}, []string{"sources", "export"},
+		[]string{"policy", "allocate"}, []string{"policy", "weekday"}, []string{"policy", "rank"})
+	for _, cmd := range lines {
+		for _, help := range []string{"-h", "--help"} {
+			if code, _, stderr := run(t, "", append(cmd, help)...); code != 0 {
+				t.Errorf("dynamo %s %s: exit %d, want 0; stderr %q", strings.Join(cmd, " "), help, code, stderr)
+			}
+		}
+		if code, _, stderr := run(t, "", append(cmd, "--no-such-flag")...); code != 2 || !strings.Contains(stderr, "no-such-flag") {
+			t.Errorf("dynamo %s --no-such-flag: exit %d, want 2 naming the flag; stderr %q", strings.Join(cmd, " "), code, stderr)
+		}
+	}
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout bool // whether the usage goes to stdout (asked for) or stderr (a mistake)
+	}{
+		{nil, 2, false},
+		{[]string{"no-such-command"}, 2, false},
+		{[]string{"help"}, 0, true},
+		{[]string{"-h"}, 0, true},
+		{[]string{"--help"}, 0, true},
+		{[]string{"sources"}, 2, false},
+		{[]string{"policy"}, 2, false},
+		{[]string{"sources", "help"}, 0, true},
+		{[]string{"policy", "help"}, 0, true},
+	} {
+		code, stdout, stderr := run(t, "", tc.args...)
+		out := stderr
+		if tc.stdout {
+			out = stdout
+		}
+		if code != tc.code || !strings.Contains(strings.ToLower(out), "usage") {
+			t.Errorf("dynamo %s: exit %d, want %d with the usage on %s; stdout %q, stderr %q",
+				strings.Join(tc.args, " "), code, tc.code, map[bool]string{true: "stdout", false: "stderr"}[tc.stdout], stdout, stderr)
+		}
+	}
+}

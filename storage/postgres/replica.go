@@ -1,0 +1,392 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// Replicated is a dynamo.Store over a primary server and its streaming
+// replicas (hot standbys): every write goes to the primary, reads go to a
+// replica that has replayed everything they must show, else to the
+// primary.
+//
+// What a read must show is the floor: the primary's WAL position after
+// the newest change this store wrote, or was told of by a notification.
+// The floor rises before WatchChanges reports a change, so an answer built
+// after a cache drops its stale copy is never read from a replica that
+// lacks the change. A read made with dynamo.WithLatestReads goes to the
+// primary (an operator's requests: read-your-writes across processes).
+// The settings and StoryItems, which the poller reads, and every method a
+// replica does not override, are the primary's. docs/STORAGE.md, "Read
+// replicas", tells the whole rule.
+type Replicated struct {
+	*Store // the primary
+
+	replicas []*replica
+	next     atomic.Uint64 // round robin over the replicas
+	floor    atomic.Int64  // a WAL position (bytes) every read must reach
+	// unknown is set when a write's position could not be read: reads go
+	// to the primary until the floor is known again.
+	unknown atomic.Bool
+}
+
+var _ dynamo.Store = (*Replicated)(nil)
+
+// replica is one standby and what this process knows of it.
+type replica struct {
+	store    *Store
+	name     string       // host:port, for errors
+	replayed atomic.Int64 // the newest replay position seen
+	// downUntil (Unix nanoseconds) keeps reads off a replica that failed
+	// one, for replicaRest.
+	downUntil atomic.Int64
+}
+
+// replicaRest is how long a replica that failed a read is left alone.
+const replicaRest = 5 * time.Second
+
+// OpenReplicated opens the store on the primary at dsn (applying its
+// migrations, as Open does) and connects to each replica, which must be a
+// hot standby of that primary: a server that is not in recovery, or a
+// standby of another cluster, is refused.
+func OpenReplicated(ctx context.Context, dsn string, replicaDSNs []string) (*Replicated, error) {
+	primary, err := Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	r := &Replicated{Store: primary}
+	var system int64
+	if err := primary.pool.QueryRow(ctx, "SELECT system_identifier FROM pg_control_system()").Scan(&system); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("postgres: primary's system identifier: %w", err)
+	}
+	for _, rdsn := range replicaDSNs {
+		rep, err := openReplica(ctx, rdsn, system)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		r.replicas = append(r.replicas, rep)
+	}
+	// What existed before this process started must be shown too: a cache
+	// filled from a replica lacking it would never be told.
+	if err := r.raise(ctx); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func openReplica(ctx context.Context, dsn string, system int64) (*replica, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse replica dsn: %w", err)
+	}
+	name := fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect to replica %s: %w", name, err)
+	}
+	var (
+		recovering bool
+		its        int64
+	)
+	err = pool.QueryRow(ctx, "SELECT pg_is_in_recovery(), system_identifier FROM pg_control_system()").Scan(&recovering, &its)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("postgres: replica %s: %w", name, err)
+	case !recovering:
+		err = fmt.Errorf("postgres: replica %s is not a standby (it is not in recovery): %w", name, dynamo.ErrInvalid)
+	case its != system:
+		err = fmt.Errorf("postgres: replica %s is a standby of another cluster (system %d, the primary's is %d): %w", name, its, system, dynamo.ErrInvalid)
+	}
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &replica{store: &Store{pool: pool, done: make(chan struct{})}, name: name}, nil
+}
+
+// Close releases the connections to the replicas and the primary.
+func (r *Replicated) Close() error {
+	for _, rep := range r.replicas {
+		rep.store.Close()
+	}
+	return r.Store.Close()
+}
+
+// raise moves the floor up to the primary's WAL insert position, which is
+// past every transaction committed before it is read.
+func (r *Replicated) raise(ctx context.Context) error {
+	var at int64
+	if err := r.Store.pool.QueryRow(ctx, "SELECT (pg_current_wal_insert_lsn() - '0/0')::bigint").Scan(&at); err != nil {
+		return fmt.Errorf("postgres: the primary's WAL position: %w", err)
+	}
+	raiseTo(&r.floor, at)
+	r.unknown.Store(false)
+	return nil
+}
+
+// raiseTo sets v to at when at is larger.
+func raiseTo(v *atomic.Int64, at int64) {
+	for old := v.Load(); at > old && !v.CompareAndSwap(old, at); old = v.Load() {
+	}
+}
+
+// wrote raises the floor past a write that succeeded; when the primary's
+// position cannot be read, reads go to the primary until it can. The write
+// itself stands either way.
+func (r *Replicated) wrote(ctx context.Context, err error) error {
+	if err == nil && r.raise(context.WithoutCancel(ctx)) != nil {
+		r.unknown.Store(true)
+	}
+	return err
+}
+
+// pick returns the replica a read goes to, nil for the primary.
+func (r *Replicated) pick(ctx context.Context) *replica {
+	n := uint64(len(r.replicas))
+	if n == 0 || dynamo.LatestReads(ctx) || r.unknown.Load() {
+		return nil
+	}
+	floor, now := r.floor.Load(), time.Now().UnixNano()
+	first := r.next.Add(1)
+	var lagging *replica
+	for i := range n {
+		rep := r.replicas[(first+i)%n]
+		if rep.downUntil.Load() > now {
+			continue
+		}
+		if rep.replayed.Load() >= floor {
+			return rep
+		}
+		if lagging == nil {
+			lagging = rep
+		}
+	}
+	// None is known to be far enough: ask one where it is now.
+	if lagging != nil && lagging.refresh(ctx) >= floor {
+		return lagging
+	}
+	return nil
+}
+
+// refresh reads how far the replica has replayed.
+func (rep *replica) refresh(ctx context.Context) int64 {
+	var at int64
+	if err := rep.store.pool.QueryRow(ctx, "SELECT coalesce((pg_last_wal_replay_lsn() - '0/0')::bigint, 0)").Scan(&at); err != nil {
+		rep.rest()
+		return 0
+	}
+	raiseTo(&rep.replayed, at)
+	return rep.replayed.Load()
+}
+
+func (rep *replica) rest() { rep.downUntil.Store(time.Now().Add(replicaRest).UnixNano()) }
+
+// read runs fn on the store pick chooses; when a replica fails for a reason
+// of its own (down, or a query cancelled by a conflict with recovery), it
+// rests and fn runs again on the primary.
+func read[T any](ctx context.Context, r *Replicated, fn func(*Store) (T, error)) (T, error) {
+	rep := r.pick(ctx)
+	if rep == nil {
+		return fn(r.Store)
+	}
+	v, err := fn(rep.store)
+	if !replicaFault(ctx, err) {
+		return v, err
+	}
+	rep.rest()
+	return fn(r.Store)
+}
+
+// replicaFault reports whether err is a replica's own failure, which the
+// primary may not share: not an answer (no such source, a bad query) nor
+// the end of ctx.
+func replicaFault(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() == nil && !errors.Is(err, dynamo.ErrNotFound) && !errors.Is(err, dynamo.ErrInvalid)
+}
+
+// WatchChanges reports the primary's changes, each after the floor has
+// risen past it.
+func (r *Replicated) WatchChanges(ctx context.Context) (<-chan dynamo.Change, error) {
+	in, err := r.Store.WatchChanges(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Changes made before the primary listened were never announced.
+	if err := r.raise(ctx); err != nil {
+		return nil, fmt.Errorf("watch changes: %w", err)
+	}
+	out := make(chan dynamo.Change, cap(in))
+	go func() {
+		defer close(out)
+		batch := make([]dynamo.Change, 0, cap(in))
+		for c := range in {
+			batch = append(batch[:0], c)
+		drain:
+			for len(batch) < cap(batch) {
+				select {
+				case c, ok := <-in:
+					if !ok {
+						break drain
+					}
+					batch = append(batch, c)
+				default:
+					break drain
+				}
+			}
+			if !r.raiseRetrying(ctx) {
+				return
+			}
+			for _, c := range batch {
+				select {
+				case out <- c:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// raiseRetrying raises the floor, retrying with back-off while the
+// primary does not answer; false when ctx ends first.
+func (r *Replicated) raiseRetrying(ctx context.Context) bool {
+	for wait := watchMinWait; ; wait = min(2*wait, watchMaxWait) {
+		if r.raise(ctx) == nil {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(wait):
+		}
+	}
+}
+
+// Reads, on a replica when one is far enough.
+
+func (r *Replicated) Source(ctx context.Context, id string) (*dynamo.Source, error) {
+	return read(ctx, r, func(s *Store) (*dynamo.Source, error) { return s.Source(ctx, id) })
+}
+
+func (r *Replicated) Sources(ctx context.Context) ([]dynamo.Source, error) {
+	return read(ctx, r, func(s *Store) ([]dynamo.Source, error) { return s.Sources(ctx) })
+}
+
+func (r *Replicated) Collections(ctx context.Context) ([]dynamo.Source, error) {
+	return read(ctx, r, func(s *Store) ([]dynamo.Source, error) { return s.Collections(ctx) })
+}
+
+// EachSource walks on a replica; a replica's fault is retried on the
+// primary only before fn has seen a source.
+func (r *Replicated) EachSource(ctx context.Context, collections bool, fn func(*dynamo.Source) error) error {
+	rep := r.pick(ctx)
+	if rep == nil {
+		return r.Store.EachSource(ctx, collections, fn)
+	}
+	called := false
+	err := rep.store.EachSource(ctx, collections, func(src *dynamo.Source) error {
+		called = true
+		return fn(src)
+	})
+	if called || !replicaFault(ctx, err) {
+		return err
+	}
+	rep.rest()
+	return r.Store.EachSource(ctx, collections, fn)
+}
+
+func (r *Replicated) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo.PollLogEntry, error) {
+	return read(ctx, r, func(s *Store) ([]dynamo.PollLogEntry, error) { return s.Polls(ctx, sourceID, limit) })
+}
+
+func (r *Replicated) Versions(ctx context.Context, sourceID string) ([]dynamo.Version, error) {
+	return read(ctx, r, func(s *Store) ([]dynamo.Version, error) { return s.Versions(ctx, sourceID) })
+}
+
+func (r *Replicated) Document(ctx context.Context, sourceID string, index int) (*dynamo.Resource, *dynamo.Version, error) {
+	type docVersion struct {
+		doc *dynamo.Resource
+		v   *dynamo.Version
+	}
+	dv, err := read(ctx, r, func(s *Store) (docVersion, error) {
+		doc, v, err := s.Document(ctx, sourceID, index)
+		return docVersion{doc, v}, err
+	})
+	return dv.doc, dv.v, err
+}
+
+func (r *Replicated) Head(ctx context.Context, sourceID string, index int) (*dynamo.Resource, *dynamo.Version, error) {
+	type docVersion struct {
+		doc *dynamo.Resource
+		v   *dynamo.Version
+	}
+	dv, err := read(ctx, r, func(s *Store) (docVersion, error) {
+		doc, v, err := s.Head(ctx, sourceID, index)
+		return docVersion{doc, v}, err
+	})
+	return dv.doc, dv.v, err
+}
+
+func (r *Replicated) Items(ctx context.Context, q dynamo.ItemQuery) ([]dynamo.ArchivedItem, error) {
+	return read(ctx, r, func(s *Store) ([]dynamo.ArchivedItem, error) { return s.Items(ctx, q) })
+}
+
+func (r *Replicated) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynamo.AggregatedItem, error) {
+	return read(ctx, r, func(s *Store) ([]dynamo.AggregatedItem, error) { return s.Aggregate(ctx, q) })
+}
+
+func (r *Replicated) Stats(ctx context.Context) (dynamo.Stats, error) {
+	return read(ctx, r, func(s *Store) (dynamo.Stats, error) { return s.Stats(ctx) })
+}
+
+// Writes, on the primary, each raising the floor past itself.
+
+func (r *Replicated) CreateSource(ctx context.Context, src *dynamo.Source) error {
+	return r.wrote(ctx, r.Store.CreateSource(ctx, src))
+}
+
+func (r *Replicated) UpdateSource(ctx context.Context, src *dynamo.Source) error {
+	return r.wrote(ctx, r.Store.UpdateSource(ctx, src))
+}
+
+func (r *Replicated) DeleteSource(ctx context.Context, id string, purge bool) error {
+	return r.wrote(ctx, r.Store.DeleteSource(ctx, id, purge))
+}
+
+func (r *Replicated) LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration, hosts dynamo.LeaseHosts) ([]dynamo.Source, error) {
+	srcs, err := r.Store.LeaseDue(ctx, owner, now, limit, ttl, hosts)
+	return srcs, r.wrote(ctx, err)
+}
+
+func (r *Replicated) LeaseSource(ctx context.Context, id, owner string, now time.Time, ttl time.Duration) (*dynamo.Source, error) {
+	src, err := r.Store.LeaseSource(ctx, id, owner, now, ttl)
+	return src, r.wrote(ctx, err)
+}
+
+func (r *Replicated) ReleaseLeases(ctx context.Context, owner string) error {
+	return r.wrote(ctx, r.Store.ReleaseLeases(ctx, owner))
+}
+
+func (r *Replicated) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
+	res, err := r.Store.RecordPoll(ctx, rec, decide)
+	return res, r.wrote(ctx, err)
+}
+
+func (r *Replicated) SetNextPolls(ctx context.Context, next map[string]time.Time) error {
+	return r.wrote(ctx, r.Store.SetNextPolls(ctx, next))
+}
+
+func (r *Replicated) PutSetting(ctx context.Context, key, value string) error {
+	return r.wrote(ctx, r.Store.PutSetting(ctx, key, value))
+}

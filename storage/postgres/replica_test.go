@@ -1,0 +1,109 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/pgtest"
+	"github.com/dynamo-feeds/dynamo/storage/storetest"
+)
+
+// openReplicated opens a Replicated store on a fresh database of the pair,
+// closed when the test ends; it returns the primary's DSN too.
+func openReplicated(t testing.TB, pair *pgtest.Pair) (*Replicated, string) {
+	t.Helper()
+	primary, standby := pair.DSN(t)
+	r, err := OpenReplicated(context.Background(), primary, []string{standby})
+	if err != nil {
+		t.Fatalf("OpenReplicated: %v", err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, primary
+}
+
+// TestReplica runs against a real hot standby (pg_basebackup -R): the
+// whole conformance suite with reads on the standby, then what a lagging
+// standby must and must not be allowed to show.
+func TestReplica(t *testing.T) {
+	pair := pgtest.NewPair(t)
+
+	t.Run("Conformance", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) dynamo.Store {
+			r, _ := openReplicated(t, pair)
+			return r
+		})
+	})
+
+	// A replica that is not a standby of the primary is refused.
+	t.Run("RefusesPrimaryAsReplica", func(t *testing.T) {
+		primary, _ := pair.DSN(t)
+		_, err := OpenReplicated(context.Background(), primary, []string{primary})
+		if !errors.Is(err, dynamo.ErrInvalid) {
+			t.Fatalf("OpenReplicated with the primary as its replica: %v, want ErrInvalid", err)
+		}
+	})
+
+	// Reads go to the standby; an operator's (WithLatestReads) to the
+	// primary, which has a change the paused standby lacks.
+	t.Run("ReadsFromStandbyOperatorFromPrimary", func(t *testing.T) {
+		r, primary := openReplicated(t, pair)
+		addSource(t, r.Store, "a")
+		pair.CatchUp(t)
+		pair.PauseReplay(t)
+		defer pair.ResumeReplay(t)
+		// A change this process is not told of: another writer's, with no
+		// notification.
+		conn, err := pgx.Connect(context.Background(), primary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), "UPDATE sources SET category = 'changed' WHERE id = 'a'"); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		src, err := r.Source(ctx, "a")
+		if err != nil || src.Category != "" {
+			t.Fatalf("a public read sees category %q (%v), want the standby's \"\"", src.Category, err)
+		}
+		src, err = r.Source(dynamo.WithLatestReads(ctx), "a")
+		if err != nil || src.Category != "changed" {
+			t.Fatalf("an operator's read sees category %q (%v), want the primary's \"changed\"", src.Category, err)
+		}
+	})
+
+	// A change is reported only once reads show it: with the standby
+	// paused, the reads that follow a reported change go to the primary.
+	t.Run("FreshAfterChange", func(t *testing.T) {
+		r, primary := openReplicated(t, pair)
+		writer := openDSN(t, primary) // another process on the same primary
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ch, err := r.WatchChanges(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addSource(t, writer, "a")
+		waitChange(t, ch, "a")
+		record(t, writer, "a", t0, doc("a", t0, item(1, "one")))
+		waitChange(t, ch, "a")
+		pair.CatchUp(t)
+		pair.PauseReplay(t)
+		defer pair.ResumeReplay(t)
+
+		record(t, writer, "a", t0.Add(1), doc("a", t0.Add(1), item(2, "two"), item(1, "one")))
+		waitChange(t, ch, "a")
+		vs, err := r.Versions(ctx, "a")
+		if err != nil || len(vs) != 2 {
+			t.Fatalf("after the change was reported: %d versions (%v), want 2", len(vs), err)
+		}
+		items, err := r.Items(ctx, dynamo.ItemQuery{SourceID: "a", Version: 1})
+		if err != nil || len(items) != 2 || items[0].Item.Title != "two" {
+			t.Fatalf("after the change was reported, the newest version's items: %v (%v)", items, err)
+		}
+	})
+}

@@ -1,0 +1,247 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dynamo-feeds/dynamo"
+)
+
+// subColumns is what scanSubscription reads, in its order.
+const subColumns = `source_id, source_url, hub, topic, state, token, secret, lease_seconds, lease_ends,
+	requested_at, verified_at, last_push, pushes, attempts, last_error, next_action`
+
+func scanSubscription(row pgx.Row) (dynamo.Subscription, error) {
+	var s dynamo.Subscription
+	var state string
+	err := row.Scan(&s.SourceID, &s.SourceURL, &s.Hub, &s.Topic, &state, &s.Token, &s.Secret, &s.LeaseSeconds,
+		&s.LeaseEnds, &s.RequestedAt, &s.VerifiedAt, &s.LastPush, &s.Pushes, &s.Attempts, &s.LastError, &s.NextAction)
+	s.State = dynamo.SubscriptionState(state)
+	for _, t := range []*time.Time{&s.LeaseEnds, &s.RequestedAt, &s.VerifiedAt, &s.LastPush, &s.NextAction} {
+		*t = t.UTC()
+	}
+	return s, err
+}
+
+func collectSubscriptions(rows pgx.Rows) ([]dynamo.Subscription, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.Subscription, error) { return scanSubscription(row) })
+}
+
+// PutSubscription stores a source's subscription to its hub.
+func (s *Store) PutSubscription(ctx context.Context, sub *dynamo.Subscription) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO websub_subscriptions (`+subColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+		ON CONFLICT (source_id) DO UPDATE SET source_url = $2, hub = $3, topic = $4, state = $5, token = $6,
+			secret = $7, lease_seconds = $8, lease_ends = $9, requested_at = $10, verified_at = $11,
+			last_push = $12, pushes = $13, attempts = $14, last_error = $15, next_action = $16`,
+		sub.SourceID, sub.SourceURL, sub.Hub, sub.Topic, string(sub.State), sub.Token, sub.Secret, sub.LeaseSeconds,
+		stamp(sub.LeaseEnds), stamp(sub.RequestedAt), stamp(sub.VerifiedAt), stamp(sub.LastPush), sub.Pushes,
+		sub.Attempts, sub.LastError, stamp(sub.NextAction))
+	if err != nil {
+		return fmt.Errorf("put subscription of %s: %w", sub.SourceID, err)
+	}
+	return nil
+}
+
+// Subscription returns a source's subscription to its hub.
+func (s *Store) Subscription(ctx context.Context, sourceID string) (*dynamo.Subscription, error) {
+	return s.oneSubscription(ctx, "source_id", sourceID)
+}
+
+// SubscriptionByToken returns the subscription whose callback carries token.
+func (s *Store) SubscriptionByToken(ctx context.Context, token string) (*dynamo.Subscription, error) {
+	return s.oneSubscription(ctx, "token", token)
+}
+
+func (s *Store) oneSubscription(ctx context.Context, column, value string) (*dynamo.Subscription, error) {
+	sub, err := scanSubscription(s.pool.QueryRow(ctx, "SELECT "+subColumns+" FROM websub_subscriptions WHERE "+column+" = $1", value))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("subscription: %w", dynamo.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("subscription: %w", err)
+	}
+	return &sub, nil
+}
+
+// Subscriptions lists every subscription to a hub, by source id.
+func (s *Store) Subscriptions(ctx context.Context) ([]dynamo.Subscription, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+subColumns+" FROM websub_subscriptions ORDER BY source_id")
+	if err != nil {
+		return nil, fmt.Errorf("list subscriptions: %w", err)
+	}
+	list, err := collectSubscriptions(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list subscriptions: %w", err)
+	}
+	return list, nil
+}
+
+// DeleteSubscription removes a source's subscription.
+func (s *Store) DeleteSubscription(ctx context.Context, sourceID string) error {
+	if _, err := s.pool.Exec(ctx, "DELETE FROM websub_subscriptions WHERE source_id = $1", sourceID); err != nil {
+		return fmt.Errorf("delete subscription of %s: %w", sourceID, err)
+	}
+	return nil
+}
+
+// ClaimSubscriptions hands out the subscriptions due for an action. The
+// row locks of UPDATE … RETURNING, with SKIP LOCKED, give each to one
+// process.
+func (s *Store) ClaimSubscriptions(ctx context.Context, now, until time.Time, limit int) ([]dynamo.Subscription, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE websub_subscriptions SET next_action = $2
+		WHERE source_id IN (SELECT source_id FROM websub_subscriptions WHERE next_action <= $1
+			ORDER BY next_action LIMIT $3 FOR UPDATE SKIP LOCKED)
+		RETURNING `+subColumns, stamp(now), stamp(until), limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim subscriptions: %w", err)
+	}
+	list, err := collectSubscriptions(rows)
+	if err != nil {
+		return nil, fmt.Errorf("claim subscriptions: %w", err)
+	}
+	return list, nil
+}
+
+// NotePush counts a push received for a source.
+func (s *Store) NotePush(ctx context.Context, sourceID string, at time.Time) error {
+	_, err := s.pool.Exec(ctx, "UPDATE websub_subscriptions SET pushes = pushes + 1, last_push = $2 WHERE source_id = $1",
+		sourceID, stamp(at))
+	if err != nil {
+		return fmt.Errorf("note push for %s: %w", sourceID, err)
+	}
+	return nil
+}
+
+// hubColumns is what scanHubSubscription reads, in its order.
+const hubColumns = `id, topic, callback, secret, lease_seconds, expires, created_at, verified_at,
+	delivered_etag, pending_etag, attempts, next_attempt, deliveries, failures, last_delivery, last_error,
+	lease_owner, lease_expires`
+
+func scanHubSubscription(row pgx.Row) (dynamo.HubSubscription, error) {
+	var h dynamo.HubSubscription
+	err := row.Scan(&h.ID, &h.Topic, &h.Callback, &h.Secret, &h.LeaseSeconds, &h.Expires, &h.CreatedAt, &h.VerifiedAt,
+		&h.DeliveredETag, &h.PendingETag, &h.Attempts, &h.NextAttempt, &h.Deliveries, &h.Failures, &h.LastDelivery,
+		&h.LastError, &h.LeaseOwner, &h.LeaseExpires)
+	for _, t := range []*time.Time{&h.Expires, &h.CreatedAt, &h.VerifiedAt, &h.NextAttempt, &h.LastDelivery, &h.LeaseExpires} {
+		*t = t.UTC()
+	}
+	return h, err
+}
+
+func collectHubSubscriptions(rows pgx.Rows) ([]dynamo.HubSubscription, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.HubSubscription, error) { return scanHubSubscription(row) })
+}
+
+// PutHubSubscription stores a verified subscription to a topic. A renewal
+// keeps the counts and whatever delivery is owed.
+func (s *Store) PutHubSubscription(ctx context.Context, sub *dynamo.HubSubscription) error {
+	err := s.pool.QueryRow(ctx, `INSERT INTO hub_subscriptions (topic, callback, secret, lease_seconds, expires,
+			created_at, verified_at, delivered_etag)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (topic, callback) DO UPDATE SET secret = $3, lease_seconds = $4, expires = $5, verified_at = $7
+		RETURNING id`,
+		sub.Topic, sub.Callback, sub.Secret, sub.LeaseSeconds, stamp(sub.Expires), stamp(sub.CreatedAt),
+		stamp(sub.VerifiedAt), sub.DeliveredETag).Scan(&sub.ID)
+	if err != nil {
+		return fmt.Errorf("put hub subscription of %s for %s: %w", sub.Callback, sub.Topic, err)
+	}
+	return nil
+}
+
+// DeleteHubSubscription removes the subscription of topic and callback.
+func (s *Store) DeleteHubSubscription(ctx context.Context, topic, callback string) error {
+	if _, err := s.pool.Exec(ctx, "DELETE FROM hub_subscriptions WHERE topic = $1 AND callback = $2", topic, callback); err != nil {
+		return fmt.Errorf("delete hub subscription of %s for %s: %w", callback, topic, err)
+	}
+	return nil
+}
+
+// HubSubscriptions lists the subscriptions to Dynamo's topics.
+func (s *Store) HubSubscriptions(ctx context.Context) ([]dynamo.HubSubscription, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+hubColumns+" FROM hub_subscriptions ORDER BY topic, callback")
+	if err != nil {
+		return nil, fmt.Errorf("list hub subscriptions: %w", err)
+	}
+	list, err := collectHubSubscriptions(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list hub subscriptions: %w", err)
+	}
+	return list, nil
+}
+
+// QueueDeliveries owes the subscriptions of topic the representation etag.
+func (s *Store) QueueDeliveries(ctx context.Context, topic, etag string, now time.Time) (int, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE hub_subscriptions SET pending_etag = $2, attempts = 0, next_attempt = $3
+		WHERE topic = $1 AND delivered_etag <> $2 AND pending_etag <> $2`, topic, etag, stamp(now))
+	if err != nil {
+		return 0, fmt.Errorf("queue deliveries of %s: %w", topic, err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// LeaseDeliveries hands out the due deliveries nobody holds.
+func (s *Store) LeaseDeliveries(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration) ([]dynamo.HubSubscription, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE hub_subscriptions SET lease_owner = $2, lease_expires = $3
+		WHERE id IN (SELECT id FROM hub_subscriptions
+			WHERE pending_etag <> '' AND next_attempt <= $1 AND (lease_owner = '' OR lease_expires <= $1)
+			ORDER BY next_attempt LIMIT $4 FOR UPDATE SKIP LOCKED)
+		RETURNING `+hubColumns, stamp(now), owner, stamp(now.Add(ttl)), limit)
+	if err != nil {
+		return nil, fmt.Errorf("lease deliveries: %w", err)
+	}
+	list, err := collectHubSubscriptions(rows)
+	if err != nil {
+		return nil, fmt.Errorf("lease deliveries: %w", err)
+	}
+	return list, nil
+}
+
+// FinishDelivery records an attempt and releases the lease.
+func (s *Store) FinishDelivery(ctx context.Context, d dynamo.DeliveryResult) error {
+	var (
+		tag pgconn.CommandTag
+		err error
+	)
+	switch {
+	case d.Delivered != "":
+		// What was delivered is no longer owed; a newer change queued
+		// meanwhile still is.
+		tag, err = s.pool.Exec(ctx, `UPDATE hub_subscriptions SET delivered_etag = $3,
+				pending_etag = CASE WHEN pending_etag IN ($4, $3) THEN '' ELSE pending_etag END,
+				attempts = 0, deliveries = deliveries + 1, last_delivery = $5, last_error = '',
+				lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
+			WHERE id = $1 AND lease_owner = $2`, d.ID, d.Owner, d.Delivered, d.Pending, stamp(d.At))
+	case d.Retry.IsZero():
+		tag, err = s.pool.Exec(ctx, `UPDATE hub_subscriptions SET
+				pending_etag = CASE WHEN pending_etag = $3 THEN '' ELSE pending_etag END,
+				attempts = 0, failures = failures + 1, last_error = $4,
+				lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
+			WHERE id = $1 AND lease_owner = $2`, d.ID, d.Owner, d.Pending, d.Err)
+	default:
+		tag, err = s.pool.Exec(ctx, `UPDATE hub_subscriptions SET attempts = attempts + 1, next_attempt = $3,
+				last_error = $4, lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
+			WHERE id = $1 AND lease_owner = $2`, d.ID, d.Owner, stamp(d.Retry), d.Err)
+	}
+	if err != nil {
+		return fmt.Errorf("finish delivery to hub subscription %d: %w", d.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("finish delivery to hub subscription %d: %w", d.ID, dynamo.ErrLeaseLost)
+	}
+	return nil
+}
+
+// ExpireHubSubscriptions removes the subscriptions whose lease ended.
+func (s *Store) ExpireHubSubscriptions(ctx context.Context, now time.Time) (int, error) {
+	tag, err := s.pool.Exec(ctx, "DELETE FROM hub_subscriptions WHERE expires <= $1", stamp(now))
+	if err != nil {
+		return 0, fmt.Errorf("expire hub subscriptions: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
