@@ -5,9 +5,11 @@
 package sanitize
 
 import (
+	"bytes"
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/microcosm-cc/bluemonday"
 	"golang.org/x/net/html"
@@ -45,12 +47,14 @@ var urlAttrs = map[string]bool{
 
 // HTML returns fragment sanitized, with relative URLs resolved against base
 // (nil leaves them relative). Unbalanced markup is balanced, so a fragment
-// cut out of a page cannot break the document it is placed in.
+// cut out of a page cannot break the document it is placed in. Bidi
+// embedding, override and isolate controls are removed (WithoutBidi), so
+// that no description reverses the text shown after it.
 func HTML(fragment string, base *url.URL) string {
 	if base != nil {
 		fragment = absolutize(fragment, base)
 	}
-	return strings.TrimSpace(policy.Sanitize(fragment))
+	return strings.TrimSpace(string(WithoutBidi([]byte(policy.Sanitize(fragment)))))
 }
 
 // absolutize parses fragment as the content of a <div> and rewrites URL
@@ -126,9 +130,47 @@ var blockElements = map[atom.Atom]bool{
 	atom.Td: true, atom.Th: true, atom.Tr: true, atom.Ul: true,
 }
 
+// SingleLine is text as one line shows it: trimmed, each run of white
+// space collapsed to a space, and the bidirectional embedding, override and
+// isolate controls (U+202A–U+202E, U+2066–U+2069) removed, so that a title
+// cannot reverse the text around it when shown (RLO spoofing, "Trojan
+// Source"). The bidi marks (LRM, RLM, ALM), which only affect the
+// characters next to them and which right-to-left text uses, are kept.
+func SingleLine(s string) string { return collapse([]byte(s)) }
+
+// WithoutBidi is b without bidi embedding, override and isolate controls,
+// for a whole page of text; b itself when it has none.
+func WithoutBidi(b []byte) []byte {
+	if bytes.IndexFunc(b, IsBidiControl) < 0 {
+		return b
+	}
+	return dropBidi(b)
+}
+
+// IsBidiControl reports whether r is a bidi embedding, override or isolate
+// control (U+202A–U+202E, U+2066–U+2069), which SingleLine removes.
+func IsBidiControl(r rune) bool { return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 }
+
+// dropBidi copies b without its bidi controls and with each byte that is
+// not valid UTF-8 written as U+FFFD: kept as they were, the bytes on
+// either side of a dropped control could join into a character the text
+// never held ("\xe2\x80" + U+202A + "\x8a" would become U+200A).
+func dropBidi(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if !IsBidiControl(r) {
+			out = utf8.AppendRune(out, r)
+		}
+		i += size
+	}
+	return out
+}
+
 // Text returns the plain text of an HTML fragment: tags dropped (and the
 // content of script, style and template), entities decoded, whitespace
-// collapsed to single spaces, block elements separated by a space.
+// collapsed to single spaces, block elements separated by a space, bidi
+// controls removed (SingleLine).
 func Text(fragment string) string {
 	z := html.NewTokenizer(strings.NewReader(fragment))
 	var sb strings.Builder
@@ -136,7 +178,7 @@ func Text(fragment string) string {
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			return strings.Join(strings.Fields(sb.String()), " ")
+			return SingleLine(sb.String())
 		case html.TextToken:
 			if skip == 0 {
 				sb.Write(z.Text())
