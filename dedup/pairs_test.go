@@ -43,8 +43,10 @@ var (
 // tuning half only. The test half and then a first held-out part were
 // each read once and showed a different story taken for a copy too often;
 // the rules changed after each, and a second held-out part was written
-// after the last change and read once (docs/DEDUP.md tells the order).
-var halves = []string{"tuning", "test", "holdout", "holdout2"}
+// after that change and read once. A third held-out part was written
+// before the rules changed again, and measured with the rules it was
+// written under (docs/DEDUP.md tells the order).
+var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3"}
 
 // labelledPair is one labelled pair of items.
 type labelledPair struct {
@@ -252,6 +254,7 @@ const (
 var precisionFloor = map[string]float64{
 	"holdout":  0.989, // 95 of 96: a sports results listing, same words, other pairings
 	"holdout2": 0.976, // 84 of 86: two such listings (fixtures and results)
+	"holdout3": 0.948, // 73 of 77, read before the rules it was written for changed
 }
 
 // TestLabelledPairs decides every labelled pair of both halves with
@@ -264,9 +267,9 @@ func TestLabelledPairs(t *testing.T) {
 		evs[h] = evaluate(DefaultThresholds, set.profiled(h))
 	}
 	var table strings.Builder
-	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 |\n|---|---|---|---|---|\n")
+	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 |\n|---|---|---|---|---|---|\n")
 	row := func(label string, cell func(evaluation) string) {
-		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s |\n", label, cell(evs["tuning"]), cell(evs["test"]), cell(evs["holdout"]), cell(evs["holdout2"]))
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s | %s |\n", label, cell(evs["tuning"]), cell(evs["test"]), cell(evs["holdout"]), cell(evs["holdout2"]), cell(evs["holdout3"]))
 	}
 	for _, k := range sameKinds {
 		row(k+" (same story)", func(ev evaluation) string {
@@ -294,8 +297,11 @@ func TestLabelledPairs(t *testing.T) {
 		}
 		return fmt.Sprintf("%d of %d taken for one story (precision %.3f)", ev.fp, n, ev.precision())
 	})
-	for _, h := range halves {
-		t.Logf("%s half, pairs decided wrongly:\n  %s", h, strings.Join(evs[h].misses, "\n  "))
+	// The misses of the parts the search reads are logged; those of the
+	// held-out parts it does not read are not, so that no one tunes on
+	// them by reading a test log.
+	for _, h := range searchedParts {
+		t.Logf("%s, pairs decided wrongly:\n  %s", h, strings.Join(evs[h].misses, "\n  "))
 	}
 	t.Log("\n" + table.String())
 	for _, h := range halves[1:] {
