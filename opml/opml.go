@@ -37,6 +37,15 @@ const MinifluxNamespace = "https://miniflux.app/opml"
 // feeds; Write binds it to the prefix "frss", as FreshRSS does.
 const FreshRSSNamespace = "https://freshrss.org/opml"
 
+// FolderType is the type Write gives folder outlines. OPML 2.0 defines
+// none for folders; "category" is WordPress's, and the readers Dynamo
+// exchanges files with take any outline with children and no xmlUrl for a
+// folder whatever its type (Miniflux names it by title, else text; FreshRSS
+// by text, else title), except that FreshRSS's OPML library, when strict,
+// requires an xmlUrl of type "rss" and a url of "link" and "include".
+// Parse, too, reads an outline without a feed URL as a folder.
+const FolderType = "category"
+
 // Limits of Parse. The largest subscription lists people keep hold a few
 // thousand feeds in well under a megabyte.
 const (
@@ -297,7 +306,7 @@ func (f *folder) sub(name string) *folder {
 }
 
 // Write writes entries as an OPML 2.0 document, each in one folder outline
-// named by its whole category, "/" included: feed readers (Miniflux,
+// (of type FolderType) named by its whole category, "/" included: feed readers (Miniflux,
 // FreshRSS) have flat categories, and a category "News/Local" must come
 // back as itself, not as a folder inside another. Entries without a
 // category come first, then the folders in the order they first appear,
@@ -391,6 +400,7 @@ func writeFolder(b *bytes.Buffer, f *folder, depth int) {
 	}
 	for _, s := range f.subs {
 		b.WriteString(indent + "<outline")
+		attr(b, "type", FolderType)
 		attr(b, "text", s.name)
 		attr(b, "title", s.name)
 		b.WriteString(">\n")

@@ -276,7 +276,7 @@ func ExampleWrite() {
 	//   </head>
 	//   <body>
 	//     <outline type="rss" text="Example" title="Example" xmlUrl="https://example.org/feed" dynamo:interval="1h"/>
-	//     <outline text="Tech" title="Tech">
+	//     <outline type="category" text="Tech" title="Tech">
 	//       <outline type="rss" text="The Go Blog" title="The Go Blog" xmlUrl="https://go.dev/blog/feed.atom" htmlUrl="https://go.dev/blog/"/>
 	//     </outline>
 	//   </body>

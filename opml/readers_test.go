@@ -2,6 +2,8 @@ package opml_test
 
 import (
 	"bytes"
+	"encoding/xml"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -48,6 +50,44 @@ const freshRSSExport = `<?xml version="1.0" encoding="UTF-8"?>
 	</body>
 </opml>`
 
+// minifluxExport22 is an export of Miniflux 2.2 (its serializer's
+// MarshalXML: the type after the miniflux: settings, descriptions, the
+// default category "All").
+const minifluxExport22 = `<?xml version="1.0" encoding="UTF-8"?>
+<opml version="2.0" xmlns:miniflux="https://miniflux.app/opml">
+    <head>
+        <title>Miniflux</title>
+        <dateCreated>Tue, 11 Aug 2026 13:11:17 CEST</dateCreated>
+    </head>
+    <body>
+        <outline text="All">
+            <outline title="Renamed by me" text="Renamed by me" xmlUrl="https://podcast.example/feed.xml" htmlUrl="https://podcast.example/" description="A podcast" miniflux:scraperRules="article" miniflux:ignoreEntryUpdates="true" type="rss"></outline>
+        </outline>
+        <outline text="Work &amp; Play">
+            <outline title="Status" text="Status" xmlUrl="https://status.example/history.atom" htmlUrl="https://status.example/" miniflux:disabled="true" type="rss"></outline>
+        </outline>
+    </body>
+</opml>`
+
+// freshRSSExport124 is an export of FreshRSS 1.24 (app/views/helpers/
+// export/opml.phtml: the frss namespace declared, categories with a text
+// only, a dynamic OPML category's frss:opmlUrl, frss: settings on feeds).
+const freshRSSExport124 = `<?xml version="1.0" encoding="UTF-8"?>
+<opml version="2.0" xmlns:frss="https://freshrss.org/opml">
+  <head>
+    <title>FreshRSS</title>
+    <dateCreated>Thu, 24 Oct 2024 22:34:29 +0200</dateCreated>
+  </head>
+  <body>
+    <outline text="Blogs" frss:opmlUrl="https://blogroll.example/list.opml">
+      <outline text="A blog" type="rss" xmlUrl="https://blog.example/feed/" htmlUrl="https://blog.example/" description="Notes" frss:cssFullContent="article .content"/>
+    </outline>
+    <outline text="Uncategorized">
+      <outline text="Café" type="rss" xmlUrl="https://cafe.example/rss" htmlUrl="https://cafe.example/"/>
+    </outline>
+  </body>
+</opml>`
+
 // Files of Miniflux and FreshRSS in, Dynamo's export out, and back: a
 // category with "/" stays one category, Miniflux's disabled feed is a paused
 // source and is written back as disabled.
@@ -63,6 +103,15 @@ func TestReadersRoundTrip(t *testing.T) {
 		{"freshrss", freshRSSExport, []opml.Entry{
 			{Title: "Le blog du foot", XMLURL: "https://foot.example/rss", HTMLURL: "https://foot.example/", Category: "Sport/Foot"},
 			{Title: "Misc", XMLURL: "https://misc.example/atom", HTMLURL: "https://misc.example/", Category: "Uncategorized"},
+		}},
+		{"miniflux 2.2", minifluxExport22, []opml.Entry{
+			{Title: "Renamed by me", XMLURL: "https://podcast.example/feed.xml", HTMLURL: "https://podcast.example/", Category: "All"},
+			{Title: "Status", XMLURL: "https://status.example/history.atom", HTMLURL: "https://status.example/", Category: "Work & Play", Disabled: true},
+		}},
+		{"freshrss 1.24", freshRSSExport124, []opml.Entry{
+			{Title: "A blog", XMLURL: "https://blog.example/feed/", HTMLURL: "https://blog.example/", Category: "Blogs",
+				FreshRSS: map[string]string{"cssFullContent": "article .content"}},
+			{Title: "Café", XMLURL: "https://cafe.example/rss", HTMLURL: "https://cafe.example/", Category: "Uncategorized"},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,10 +139,29 @@ func TestReadersRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, e := range tc.want {
-				// One folder named by the whole category: not nested.
-				if !strings.Contains(out.String(), `<outline text="`+e.Category+`" title="`+e.Category+`">`) {
+				// One folder named by the whole category, with its type: not nested.
+				var c bytes.Buffer
+				_ = xml.EscapeText(&c, []byte(e.Category))
+				if !strings.Contains(out.String(), `<outline type="category" text="`+c.String()+`" title="`+c.String()+`">`) {
 					t.Errorf("export has no folder %q:\n%s", e.Category, out.String())
 				}
+			}
+			// What Miniflux and FreshRSS read of the export: every feed, in
+			// its category, under its title.
+			tree := outlineTree(t, out.Bytes())
+			for reader, read := range map[string]func([]outline) []subscription{"miniflux": minifluxRead, "freshrss": freshRSSRead} {
+				got := read(tree)
+				if len(got) != len(tc.want) {
+					t.Fatalf("%s reads %d feeds of the export, want %d: %+v", reader, len(got), len(tc.want), got)
+				}
+				for i, w := range tc.want {
+					if got[i].title != w.Title || got[i].category != w.Category || !strings.HasPrefix(got[i].xmlURL, "https://dynamo.example/resources/") {
+						t.Errorf("%s reads feed %d as %+v, want %q in %q", reader, i, got[i], w.Title, w.Category)
+					}
+				}
+			}
+			if err := freshRSSStrict(tree); err != nil {
+				t.Errorf("FreshRSS's OPML library, strict, refuses the export: %v", err)
 			}
 			back, err := opml.Parse(&out)
 			if err != nil {
@@ -110,4 +178,105 @@ func TestReadersRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// outline is an OPML outline as the readers below see it: its attributes
+// without namespace, by name, and its children.
+type outline struct {
+	Attrs    []xml.Attr `xml:",any,attr"`
+	Outlines []outline  `xml:"outline"`
+}
+
+func (o outline) attr(name string) string {
+	for _, a := range o.Attrs {
+		if a.Name.Space == "" && a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// outlineTree decodes an OPML document's body.
+func outlineTree(t *testing.T, doc []byte) []outline {
+	t.Helper()
+	var d struct {
+		Body []outline `xml:"body>outline"`
+	}
+	if err := xml.Unmarshal(doc, &d); err != nil {
+		t.Fatalf("export does not decode: %v", err)
+	}
+	return d.Body
+}
+
+// subscription is a feed as a reader imports it.
+type subscription struct{ title, xmlURL, category string }
+
+// minifluxRead follows Miniflux's OPML parser (internal/reader/opml): an
+// outline with a non-blank xmlUrl is a subscription, titled by its title,
+// else its text; any other outline with children is a category, named the
+// same way, whatever its type.
+func minifluxRead(outlines []outline) []subscription {
+	var out []subscription
+	var walk func([]outline, string)
+	walk = func(os []outline, category string) {
+		for _, o := range os {
+			name := o.attr("title")
+			if name == "" {
+				name = o.attr("text")
+			}
+			switch {
+			case strings.TrimSpace(o.attr("xmlUrl")) != "":
+				out = append(out, subscription{name, o.attr("xmlUrl"), category})
+			case len(o.Outlines) > 0:
+				walk(o.Outlines, name)
+			}
+		}
+	}
+	walk(outlines, "")
+	return out
+}
+
+// freshRSSRead follows FreshRSS's ImportService: an outline with children
+// is a category named by its text, else its title; an outline with an
+// xmlUrl is a feed named by its text, else its title; the type of a
+// category is not read.
+func freshRSSRead(outlines []outline) []subscription {
+	var out []subscription
+	var walk func([]outline, string)
+	walk = func(os []outline, category string) {
+		for _, o := range os {
+			name := o.attr("text")
+			if name == "" {
+				name = o.attr("title")
+			}
+			if len(o.Outlines) > 0 {
+				walk(o.Outlines, name)
+			}
+			if o.attr("xmlUrl") != "" {
+				out = append(out, subscription{name, o.attr("xmlUrl"), category})
+			}
+		}
+	}
+	walk(outlines, "")
+	return out
+}
+
+// freshRSSStrict checks what FreshRSS's OPML library (lib_opml) requires of
+// an outline's type when strict: type rss needs an xmlUrl, link and include
+// a url; every outline needs a text.
+func freshRSSStrict(outlines []outline) error {
+	for _, o := range outlines {
+		switch typ := strings.ToLower(o.attr("type")); {
+		case typ == "rss" && o.attr("xmlUrl") == "":
+			return fmt.Errorf("outline %q: type rss without xmlUrl", o.attr("text"))
+		case (typ == "link" || typ == "include") && o.attr("url") == "":
+			return fmt.Errorf("outline %q: type %s without url", o.attr("text"), typ)
+		case o.attr("text") == "":
+			return fmt.Errorf("an outline without text")
+		}
+		if err := freshRSSStrict(o.Outlines); err != nil {
+			return err
+		}
+	}
+	return nil
 }
