@@ -171,6 +171,11 @@ type SettingStore interface {
 	// Setting returns a value, or ErrNotFound.
 	Setting(ctx context.Context, key string) (string, error)
 	PutSetting(ctx context.Context, key, value string) error
+	// SettingsWithPrefix returns every value whose key starts with
+	// prefix, by key: the records of one kind, such as revoked sessions.
+	SettingsWithPrefix(ctx context.Context, prefix string) (map[string]string, error)
+	// DeleteSetting deletes a value; deleting a missing key is no error.
+	DeleteSetting(ctx context.Context, key string) error
 }
 
 // Version is one stored version of a collection.

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dynamo-feeds/dynamo/web"
 )
@@ -100,6 +102,25 @@ func TestLogoutRevokesTheSession(t *testing.T) {
 	// (another process) also refuses the revoked cookie.
 	if resp := login(t, c, e.srv.URL, secret); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("login again: %d", resp.StatusCode)
+	}
+	// Revocations of sessions that have ended are deleted at a login or a
+	// logout; those of live sessions stay.
+	revoked, err := e.store.SettingsWithPrefix(t.Context(), "web.session.revoked.")
+	if err != nil || len(revoked) != 1 {
+		t.Fatalf("revocations after one logout: %v, %v; want 1", revoked, err)
+	}
+	ended := strconv.FormatInt(time.Now().Add(-time.Minute).Unix(), 10)
+	for _, key := range []string{"web.session.revoked.ended1", "web.session.revoked.ended2"} {
+		if err := e.store.PutSetting(t.Context(), key, ended); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if resp := login(t, c, e.srv.URL, secret); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login a third time: %d", resp.StatusCode)
+	}
+	after, err := e.store.SettingsWithPrefix(t.Context(), "web.session.revoked.")
+	if err != nil || !maps.Equal(after, revoked) {
+		t.Errorf("revocations after a login = %v, %v; want the live one only, %v", after, err, revoked)
 	}
 	other, err := web.New(web.Config{Store: e.store, AdminToken: secret})
 	if err != nil {

@@ -116,11 +116,39 @@ func (h *Server) session(r *http.Request) (id, exp string, ok bool) {
 		return "", "", false
 	}
 	unix, err := strconv.ParseInt(parts[0], 10, 64)
-	if err != nil || time.Now().Unix() > unix {
+	if err != nil || expired(unix, time.Now()) {
 		return "", "", false
 	}
 	want := h.mac([]byte(h.cfg.AdminToken), "session|"+parts[0]+"|"+parts[1])
 	return parts[1], parts[0], hmac.Equal([]byte(parts[2]), []byte(want))
+}
+
+// expired reports whether a session that ends at unix (seconds) has ended
+// by now: its cookie is refused, and its revocation is no longer needed.
+func expired(unix int64, now time.Time) bool { return now.Unix() > unix }
+
+// pruneRevocations deletes the revocations of sessions that have ended,
+// whose cookies session refuses for their expiry alone. It runs at every
+// login and logout, so the revocations kept are about those of the logouts
+// of the last sessionTTL. A revocation whose expiry does not read is kept;
+// a failure is logged, and the next login or logout tries again.
+func (h *Server) pruneRevocations(ctx context.Context) {
+	revoked, err := h.cfg.Store.SettingsWithPrefix(ctx, revokedPrefix)
+	if err != nil {
+		h.log.Warn("web: ended sessions' revocations not deleted", "err", err)
+		return
+	}
+	now := time.Now()
+	for key, exp := range revoked {
+		unix, err := strconv.ParseInt(exp, 10, 64)
+		if err != nil || !expired(unix, now) {
+			continue
+		}
+		if err := h.cfg.Store.DeleteSetting(ctx, key); err != nil {
+			h.log.Warn("web: an ended session's revocation not deleted", "key", key, "err", err)
+			return
+		}
+	}
 }
 
 // validSession reports whether the request's session cookie is valid and
@@ -262,6 +290,9 @@ func (h *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 		}})
 		return
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	h.pruneRevocations(ctx)
 	h.setCookie(w, r, sessionCookie, h.sessionValue(time.Now().Add(sessionTTL)), int(sessionTTL/time.Second))
 	h.setFlash(w, r, "Logged in: actions are enabled for 12 hours in this browser.")
 	http.Redirect(w, r, Prefix, http.StatusSeeOther)
@@ -275,14 +306,15 @@ func (h *Server) logout(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusForbidden, csrfMessage)
 		return
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
 	if id, exp, ok := h.session(r); ok {
-		ctx, cancel := context.WithTimeout(r.Context(), timeout)
-		defer cancel()
 		if err := h.cfg.Store.PutSetting(ctx, revokedPrefix+id, exp); err != nil {
 			h.storeFailed(w, r, "revoking the session", err)
 			return
 		}
 	}
+	h.pruneRevocations(ctx)
 	h.setCookie(w, r, sessionCookie, "", -1)
 	h.setFlash(w, r, "Logged out.")
 	http.Redirect(w, r, Prefix, http.StatusSeeOther)

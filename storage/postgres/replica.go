@@ -390,3 +390,7 @@ func (r *Replicated) SetNextPolls(ctx context.Context, next map[string]time.Time
 func (r *Replicated) PutSetting(ctx context.Context, key, value string) error {
 	return r.wrote(ctx, r.Store.PutSetting(ctx, key, value))
 }
+
+func (r *Replicated) DeleteSetting(ctx context.Context, key string) error {
+	return r.wrote(ctx, r.Store.DeleteSetting(ctx, key))
+}

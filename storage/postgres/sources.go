@@ -417,6 +417,28 @@ func (s *Store) PutSetting(ctx context.Context, key, value string) error {
 	return nil
 }
 
+// SettingsWithPrefix returns the values whose keys start with prefix.
+func (s *Store) SettingsWithPrefix(ctx context.Context, prefix string) (map[string]string, error) {
+	rows, err := s.pool.Query(ctx, "SELECT key, value FROM settings WHERE starts_with(key, $1)", prefix)
+	if err != nil {
+		return nil, fmt.Errorf("settings %s…: %w", prefix, err)
+	}
+	out := map[string]string{}
+	var k, v string
+	if _, err := pgx.ForEachRow(rows, []any{&k, &v}, func() error { out[k] = v; return nil }); err != nil {
+		return nil, fmt.Errorf("settings %s…: %w", prefix, err)
+	}
+	return out, nil
+}
+
+// DeleteSetting deletes a value, if there is one.
+func (s *Store) DeleteSetting(ctx context.Context, key string) error {
+	if _, err := s.pool.Exec(ctx, "DELETE FROM settings WHERE key = $1", key); err != nil {
+		return fmt.Errorf("delete setting %s: %w", key, err)
+	}
+	return nil
+}
+
 // Polls returns a source's most recent polls, newest first; limit <= 0
 // returns every poll kept.
 func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo.PollLogEntry, error) {

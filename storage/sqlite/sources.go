@@ -424,3 +424,36 @@ func (s *Store) PutSetting(ctx context.Context, key, value string) error {
 	}
 	return nil
 }
+
+// SettingsWithPrefix returns the values whose keys start with prefix.
+func (s *Store) SettingsWithPrefix(ctx context.Context, prefix string) (map[string]string, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT key, value FROM settings WHERE substr(key, 1, length(?1)) = ?1", prefix)
+	if err != nil {
+		return nil, fmt.Errorf("settings %s…: %w", prefix, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("settings %s…: %w", prefix, err)
+		}
+		out[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("settings %s…: %w", prefix, err)
+	}
+	return out, nil
+}
+
+// DeleteSetting deletes a value, if there is one.
+func (s *Store) DeleteSetting(ctx context.Context, key string) error {
+	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
+		_, err := tx.ExecContext(ctx, "DELETE FROM settings WHERE key = ?", key)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete setting %s: %w", key, err)
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"maps"
 	"testing"
 	"time"
 
@@ -30,6 +31,27 @@ func testSettings(t *testing.T, s dynamo.Store) {
 	}
 	if got, err := s.Setting(ctx, "policy"); err != nil || got != `{"name":"flat"}` {
 		t.Errorf("Setting(policy) = %q, %v; want the last value put", got, err)
+	}
+	// A prefix is literal text: '%' and '_' are no patterns.
+	for k, v := range map[string]string{"a_b%1": "x", "a_b%2": "y", "aXb%3": "no", "a_b": "no", "a_b%": ""} {
+		if err := s.PutSetting(ctx, k, v); err != nil {
+			t.Fatalf("PutSetting(%s): %v", k, err)
+		}
+	}
+	got, err := s.SettingsWithPrefix(ctx, "a_b%")
+	want := map[string]string{"a_b%1": "x", "a_b%2": "y", "a_b%": ""}
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("SettingsWithPrefix(a_b%%) = %v, %v; want %v", got, err, want)
+	}
+	for _, k := range []string{"a_b%1", "never put"} {
+		if err := s.DeleteSetting(ctx, k); err != nil {
+			t.Errorf("DeleteSetting(%s): %v", k, err)
+		}
+	}
+	_, err = s.Setting(ctx, "a_b%1")
+	wantErr(t, "Setting(a_b%1) after DeleteSetting", err, dynamo.ErrNotFound)
+	if got, err := s.SettingsWithPrefix(ctx, "a_b%"); err != nil || len(got) != 2 {
+		t.Errorf("SettingsWithPrefix(a_b%%) after a delete = %v, %v; want 2 values", got, err)
 	}
 }
 
