@@ -2,7 +2,8 @@
 # Dynamo's whole test suite, runnable on a fresh Debian machine with Go.
 #
 # It installs what the tests need (xmllint, jing, python3-feedparser,
-# python3-listparser, Chromium, PostgreSQL when no server is reachable),
+# python3-listparser, Chromium, Node.js and npm, PostgreSQL when no server
+# is reachable),
 # provides a PostgreSQL server (DYNAMO_TEST_DATABASE_URL if set, else one
 # answering on 127.0.0.1:5432, else a throwaway cluster it starts and stops
 # itself), then runs gofmt, go vet, staticcheck, every Go test (the
@@ -26,6 +27,9 @@ missing=()
 /usr/bin/python3 -c 'import listparser' 2>/dev/null || missing+=(python3-listparser)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v curl >/dev/null || missing+=(curl)
+# websub's tests run independent WebSub peers from npm (websub/testdata/peers).
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 [ -n "$pg_bin" ] || missing+=(postgresql)
 install_missing "${missing[@]}"
 provide_postgres 200
