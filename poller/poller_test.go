@@ -33,7 +33,11 @@ type page struct {
 	contentType string
 	status      int
 	delay       time.Duration
-	header      http.Header // sent with every answer, errors included
+	// gate, when not nil, holds every answer until it is closed: a fetch
+	// kept in flight for exactly as long as a test needs, whatever the
+	// machine's speed.
+	gate   <-chan struct{}
+	header http.Header // sent with every answer, errors included
 }
 
 func newOrigin(t *testing.T) *origin {
@@ -62,6 +66,13 @@ func (o *origin) serve(w http.ResponseWriter, r *http.Request) {
 	if p.delay > 0 {
 		select {
 		case <-time.After(p.delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if p.gate != nil {
+		select {
+		case <-p.gate:
 		case <-r.Context().Done():
 			return
 		}
@@ -331,7 +342,12 @@ func TestRunPollsDueSourcesAndASlowOneHoldsUpNobody(t *testing.T) {
 	// Each source has a host of its own: sources on one host take turns
 	// by design (politeness), sources on others must not wait.
 	slowHost := newOrigin(t)
-	slowHost.set("/slow", page{body: annotated("slow"), delay: 3 * time.Second})
+	// The slow page answers only once the others are stored and the
+	// poller told to stop, however long that takes on a busy machine.
+	gate := make(chan struct{})
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release) // before the origin closes, which waits for its answers
+	slowHost.set("/slow", page{body: annotated("slow"), gate: gate})
 	// Its id comes first, so it is leased first and is in flight at the end.
 	addSource(t, st, "a-slow", slowHost.URL+"/slow", dynamo.KindHTML)
 	for i := range 10 {
@@ -342,13 +358,14 @@ func TestRunPollsDueSourcesAndASlowOneHoldsUpNobody(t *testing.T) {
 	}
 	p := newPoller(t, st, func(c *poller.Config) {
 		c.Workers = 3
-		c.Fetcher = fetch.New(fetch.Options{AllowPrivate: true, Timeout: 10 * time.Second, HostGap: -1})
+		// Longer than the waits below: the slow fetch must not time out.
+		c.Fetcher = fetch.New(fetch.Options{AllowPrivate: true, Timeout: 2 * time.Minute, HostGap: -1})
 	})
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- p.Run(runCtx) }()
 
-	waitFor(t, 5*time.Second, func() bool {
+	waitFor(t, time.Minute, func() bool {
 		for i := range 10 {
 			if vs, _ := st.Versions(ctx, fmt.Sprintf("s%d", i)); len(vs) != 1 {
 				return false
@@ -356,11 +373,15 @@ func TestRunPollsDueSourcesAndASlowOneHoldsUpNobody(t *testing.T) {
 		}
 		return true
 	})
+	if n := slowHost.hits.Load(); n != 1 {
+		t.Fatalf("the slow page was asked %d times while the others were polled, want once (in flight)", n)
+	}
 	slow, _ := st.Source(ctx, "a-slow")
 	if !slow.State.LastPoll.IsZero() {
-		t.Fatal("the slow source finished first; the test proves nothing")
+		t.Fatal("the slow source was recorded before its page answered")
 	}
 	stop()
+	release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -831,20 +852,58 @@ func TestPollNowNamesTheHolder(t *testing.T) {
 // A poll that takes longer than the lease keeps its lease by renewing it:
 // a second poller running beside it never takes the source over, so the
 // page is fetched once.
+//
+// Both pollers read one clock that only the test moves, so that the lease
+// expires only when the test says, whatever the load on the machine: while
+// the page is held, the clock moves on half a lease at a time, each step
+// once the lease holder has renewed at the time before, until five leases
+// have passed.
 func TestLongPollRenewsItsLease(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	o := newOrigin(t)
-	o.set("/slow", page{body: annotated("Slow story"), delay: 1500 * time.Millisecond})
+	gate := make(chan struct{})
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release) // before the origin closes, which waits for its answers
+	o.set("/slow", page{body: annotated("Slow story"), gate: gate})
 	addSource(t, st, "slow", o.URL+"/slow", dynamo.KindHTML)
-	short := func(c *poller.Config) { c.LeaseTTL = 300 * time.Millisecond }
+	const ttl = 300 * time.Millisecond
+	var clock atomic.Int64 // Unix nanoseconds
+	clock.Store(time.Now().UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()) }
+	shared := func(c *poller.Config) {
+		c.LeaseTTL = ttl
+		c.Now = now
+		// Longer than the waits below: the held fetch must not time out.
+		c.Fetcher = fetch.New(fetch.Options{AllowPrivate: true, Timeout: 2 * time.Minute, HostGap: -1})
+	}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 2)
 	for _, owner := range []string{"first", "second"} {
-		p := newPoller(t, st, short, func(c *poller.Config) { c.Owner = owner })
+		p := newPoller(t, st, shared, func(c *poller.Config) { c.Owner = owner })
 		go func() { done <- p.Run(runCtx) }()
 	}
-	waitFor(t, 10*time.Second, func() bool {
+	waitFor(t, time.Minute, func() bool { return o.hits.Load() == 1 })
+	src, _ := st.Source(ctx, "slow")
+	holder := src.Summary.LeaseOwner
+	if holder == "" {
+		t.Fatal("the page is being fetched but the source is not leased")
+	}
+	for range 10 {
+		clock.Add(int64(ttl / 2))
+		at := now()
+		// Renewed at the new time: the lease now ends a whole lease
+		// after it, not half a lease as before.
+		waitFor(t, time.Minute, func() bool {
+			src, _ := st.Source(ctx, "slow")
+			if src.Summary.LeaseOwner != holder {
+				t.Fatalf("the lease passed from %s to %q during the fetch", holder, src.Summary.LeaseOwner)
+			}
+			return src.Summary.LeaseExpires.After(at.Add(ttl * 3 / 4))
+		})
+	}
+	release()
+	waitFor(t, time.Minute, func() bool {
 		vs, _ := st.Versions(ctx, "slow")
 		return len(vs) == 1
 	})
@@ -855,7 +914,7 @@ func TestLongPollRenewsItsLease(t *testing.T) {
 		}
 	}
 	if n := o.hits.Load(); n != 1 {
-		t.Fatalf("the slow page was fetched %d times with a lease five times shorter than the fetch, want once", n)
+		t.Fatalf("the slow page was fetched %d times over five leases' time, want once", n)
 	}
 }
 
