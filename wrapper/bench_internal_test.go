@@ -120,6 +120,15 @@ func BenchmarkWrap(b *testing.B) {
 			locate(page)
 		}
 	})
+	b.Run("annotations", func(b *testing.B) {
+		// locate without the decoding: finding the annotations in the
+		// page's text, as the tokenizer below walks the page's bytes.
+		text := decode(page, "").text
+		defer reportCPU(b, len(page))()
+		for b.Loop() {
+			findAnnotations(text)
+		}
+	})
 	b.Run("baseline-tokenizer", func(b *testing.B) {
 		defer reportCPU(b, len(page))()
 		for b.Loop() {
@@ -141,14 +150,21 @@ func BenchmarkWrap(b *testing.B) {
 // locate is the part of Wrap that finds the annotations and their contents
 // in the page: decoding, the scan from '<' to '<', pairing and the sweep;
 // what remains of Wrap turns the 50 items' contents into values (sanitized
-// descriptions, resolved links, parsed dates).
-func locate(page []byte) []*annot {
+// descriptions, resolved links, parsed dates). It returns how many
+// annotations it found.
+func locate(page []byte) int {
+	return findAnnotations(decode(page, "").text)
+}
+
+// findAnnotations is locate after the decoding: the scan, pairing and
+// the sweep over the page's text.
+func findAnnotations(text string) int {
 	w := &warnings{}
-	d := decode(page, "")
-	sc := scan(d.text, newLines(d.text), w)
+	sc := scan(text, newLines(text), w, false)
 	annots, closes := pair(sc.tags, w)
-	sweep(d.text, sc, annots, closes, w)
-	return annots
+	sweep(text, sc, annots, closes, w)
+	sc.release()
+	return len(annots)
 }
 
 // reportCPU sets the bytes per operation and, when the returned function

@@ -15,8 +15,9 @@ type annot struct {
 	empty   bool // <x …/>
 	ended   bool // during the sweep: no more content comes
 	spans   []span
-	start   int // the opening comment's start
-	end     int // the closing comment's end, or where the content stops
+	first   [1]span // spans' first backing: most contents are one span
+	start   int     // the opening comment's start
+	end     int     // the closing comment's end, or where the content stops
 }
 
 // content returns the annotation's content as one string.
@@ -53,29 +54,67 @@ func (a *annot) add(start, end int) {
 // next annotation comment (see sweep).
 func pair(tags []tag, warn *warnings) (annots []*annot, closes []*annot) {
 	closes = make([]*annot, len(tags)) // for each closing tag, what it closes
-	open := map[string]*annot{}
+	opening := 0
+	for i := range tags {
+		if tags[i].kind != closeTag {
+			opening++
+		}
+	}
+	all := make([]annot, opening) // one allocation for them all
+	annots = make([]*annot, 0, opening)
+	var open openAnnots
 	for i := range tags {
 		t := &tags[i]
 		switch t.kind {
 		case openTag, emptyTag:
-			a := &annot{name: t.name, open: t, comment: t.comment, empty: t.kind == emptyTag}
+			a := &all[len(annots)]
+			*a = annot{name: t.name, open: t, comment: t.comment, empty: t.kind == emptyTag}
+			a.spans = a.first[:0]
 			annots = append(annots, a)
 			if !a.empty {
-				open[t.name] = a
+				open.set(a)
 			}
 		case closeTag:
-			a := open[t.name]
+			a := open.take(t.name)
 			if a == nil {
 				warn.add(t.line, "</%s> closes nothing: no <%s> is open; ignored", t.name, t.name)
 				continue
 			}
-			delete(open, t.name)
 			a.closed = true
 			closes[i] = a
 			warnClosingIndex(t, a, warn)
 		}
 	}
 	return annots, closes
+}
+
+// openAnnots are the open annotations during pair, at most one per name:
+// there are ten names, so a list beats a map.
+type openAnnots []*annot
+
+// set makes a the open annotation of its name.
+func (o *openAnnots) set(a *annot) {
+	for i, b := range *o {
+		if b.name == a.name {
+			(*o)[i] = a
+			return
+		}
+	}
+	*o = append(*o, a)
+}
+
+// take returns the open annotation of the name, nil when none, and
+// removes it.
+func (o *openAnnots) take(name string) *annot {
+	for i, a := range *o {
+		if a.name == name {
+			last := len(*o) - 1
+			(*o)[i] = (*o)[last]
+			*o = (*o)[:last]
+			return a
+		}
+	}
+	return nil
 }
 
 // sweep distributes the page text among the annotations. Between two
@@ -87,8 +126,9 @@ func pair(tags []tag, warn *warnings) (annots []*annot, closes []*annot) {
 // An annotation never closed takes the text up to the next annotation
 // comment (or the end of the page).
 func sweep(text string, sc *scanned, annots []*annot, closes []*annot, warn *warnings) {
-	var stack []*annot   // open annotations, innermost last; ended ones are removed lazily
-	var pending []*annot // unclosed annotations, to end at the next annotation comment
+	var stack []*annot      // open annotations, innermost last; ended ones are removed lazily
+	var pending []*annot    // unclosed annotations, to end at the next annotation comment
+	var openedHere []*annot // the annotations opened in the comment at hand
 	top := func() *annot {
 		for len(stack) > 0 && stack[len(stack)-1].ended {
 			stack = stack[:len(stack)-1]
@@ -110,7 +150,7 @@ func sweep(text string, sc *scanned, annots []*annot, closes []*annot, warn *war
 		}
 		pending = pending[:0]
 		textFrom := c.bodyStart
-		var openedHere []*annot
+		openedHere = openedHere[:0]
 		for ti := c.firstTag; ti < c.lastTag; ti++ {
 			t := &sc.tags[ti]
 			if a := top(); a != nil && a.comment == ci {

@@ -56,11 +56,12 @@ type Stretch struct {
 // wrapper will do, so that tools inserting annotations keep them where
 // the wrapper reads them.
 func NotPageText(text string) []Stretch {
-	sc := scan(text, newLines(text), &warnings{})
+	sc := scan(text, newLines(text), &warnings{}, true)
 	out := make([]Stretch, len(sc.all))
 	for i, c := range sc.all {
 		out[i] = Stretch{Start: c.start, End: c.end, Comment: !c.raw, Closed: c.closed}
 	}
+	sc.release()
 	return out
 }
 

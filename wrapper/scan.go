@@ -2,6 +2,7 @@ package wrapper
 
 import (
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 
@@ -22,10 +23,43 @@ type scanned struct {
 	tags     []tag
 	// all are the stretches of the page that are comments, annotations or
 	// not, each [start, end): what the wrapper does not read as page text.
+	// Only NotPageText needs them; Wrap's scan leaves them out.
 	all             []commentSpan
 	title           string // the first <title>'s text
 	base            string // the first <base href>
 	metaDescription string // <meta name="description" content>
+	// attrs backs the tags' attributes (see tagParser.attrs).
+	attrs []attr
+}
+
+// scans keeps the slices of finished scans for the next one: the tags,
+// comments and attributes of a page were most of what finding its
+// annotations allocated.
+var scans = sync.Pool{New: func() any { return new(scanned) }}
+
+// maxPooledTags bounds the scans kept: one of a page with many more
+// annotations than usual is left to the garbage collector rather than
+// held for every later page.
+const maxPooledTags = 4096
+
+// newScanned returns an empty scanned, from the pool when it has one.
+func newScanned() *scanned {
+	sc := scans.Get().(*scanned)
+	sc.comments, sc.tags, sc.all, sc.attrs = sc.comments[:0], sc.tags[:0], sc.all[:0], sc.attrs[:0]
+	return sc
+}
+
+// release hands sc back to the pool. Nothing may use sc, its tags or
+// their attributes afterwards. Its slices are cleared first, so that the
+// pool does not keep the page's text alive.
+func (sc *scanned) release() {
+	if cap(sc.tags) > maxPooledTags || cap(sc.attrs) > maxPooledTags || cap(sc.comments) > maxPooledTags || cap(sc.all) > maxPooledTags {
+		return
+	}
+	clear(sc.tags)
+	clear(sc.attrs)
+	*sc = scanned{comments: sc.comments[:0], tags: sc.tags[:0], all: sc.all[:0], attrs: sc.attrs[:0]}
+	scans.Put(sc)
 }
 
 // commentSpan is a comment's stretch of the page, and whether its "-->"
@@ -48,17 +82,21 @@ type scanner struct {
 	lines *lines
 	warn  *warnings
 	tags  tagParser
-	out   scanned
+	out   *scanned
 
 	commentEnd, gt, newline finder
+	// stretches says whether to record out.all.
+	stretches bool
 	// unclosedReported limits the unclosed-comment warning to one: after
 	// the first, later "<!--" find no "-->" either.
 	unclosedReported bool
 }
 
-func scan(text string, ln *lines, warn *warnings) *scanned {
-	s := &scanner{text: text, lines: ln, warn: warn}
-	s.tags = tagParser{line: ln.at, warn: warn}
+// scan finds the annotation comments and their tags, and with stretches
+// also every stretch of the page that is not page text (out.all).
+func scan(text string, ln *lines, warn *warnings, stretches bool) *scanned {
+	s := &scanner{text: text, lines: ln, warn: warn, stretches: stretches, out: newScanned()}
+	s.tags = tagParser{line: ln.at, warn: warn, attrs: s.out.attrs}
 	s.commentEnd = finder{text: text, needle: "-->", from: -1}
 	s.gt = finder{text: text, needle: ">", from: -1}
 	s.newline = finder{text: text, needle: "\n", from: -1}
@@ -71,13 +109,14 @@ func scan(text string, ln *lines, warn *warnings) *scanned {
 		switch c := text[i+1]; {
 		case c == '!' && strings.HasPrefix(text[i:], "<!--"):
 			pos = s.comment(i)
-		case isLetter(c):
+		case mayBeNeeded(c, text, i+2):
 			pos = s.startTag(i)
 		default:
 			pos = i + 1
 		}
 	}
-	return &s.out
+	s.out.attrs = s.tags.attrs
+	return s.out
 }
 
 // finder finds the next occurrence of a needle at or after a position,
@@ -100,16 +139,50 @@ func (f *finder) next(from int) int {
 	return f.at
 }
 
+// mayBeNeeded reports whether a '<' followed by c and the byte at j may
+// open an element the scan looks at (see startTag): its first two letters,
+// case-insensitively, begin one of their names. Most tags of a page (td,
+// tr, table, img, span, b…) are passed over on these two bytes alone.
+func mayBeNeeded(c byte, text string, j int) bool {
+	if j >= len(text) {
+		return false
+	}
+	switch d := text[j] | 0x20; c | 0x20 { // |0x20 lower-cases letters, and turns no other byte into one
+	case 's':
+		return d == 'c' || d == 't' // script, style
+	case 't':
+		return d == 'e' || d == 'i' // textarea, title
+	case 'x':
+		return d == 'm' // xmp
+	case 'i':
+		return d == 'f' // iframe
+	case 'n':
+		return d == 'o' // noembed, noframes
+	case 'b':
+		return d == 'a' // base
+	case 'm':
+		return d == 'e' // meta
+	}
+	return false
+}
+
+// stretch records a stretch that is not page text, when they are wanted.
+func (s *scanner) stretch(c commentSpan) {
+	if s.stretches {
+		s.out.all = append(s.out.all, c)
+	}
+}
+
 // comment handles the comment starting at i and returns where to go on.
 func (s *scanner) comment(i int) int {
 	bodyStart := i + 4
 	rest := s.text[bodyStart:]
 	switch {
 	case strings.HasPrefix(rest, ">"): // <!--> is an empty comment in HTML
-		s.out.all = append(s.out.all, commentSpan{start: i, end: bodyStart + 1, closed: true})
+		s.stretch(commentSpan{start: i, end: bodyStart + 1, closed: true})
 		return bodyStart + 1
 	case strings.HasPrefix(rest, "->"): // so is <!--->
-		s.out.all = append(s.out.all, commentSpan{start: i, end: bodyStart + 2, closed: true})
+		s.stretch(commentSpan{start: i, end: bodyStart + 2, closed: true})
 		return bodyStart + 2
 	}
 	bodyEnd := s.commentEnd.next(bodyStart)
@@ -117,7 +190,7 @@ func (s *scanner) comment(i int) int {
 		return s.unclosedComment(i)
 	}
 	s.addComment(i, bodyStart, bodyEnd, bodyEnd+3)
-	s.out.all = append(s.out.all, commentSpan{start: i, end: bodyEnd + 3, closed: true})
+	s.stretch(commentSpan{start: i, end: bodyEnd + 3, closed: true})
 	return bodyEnd + 3
 }
 
@@ -135,7 +208,7 @@ func (s *scanner) unclosedComment(i int) int {
 		}
 		if end > bodyStart && s.addComment(i, bodyStart, end, end) {
 			s.warn.add(line, "comment is not closed with -->; the annotation tags on its line are used, the rest is read as page text")
-			s.out.all = append(s.out.all, commentSpan{start: i, end: end, closed: false})
+			s.stretch(commentSpan{start: i, end: end, closed: false})
 			return end
 		}
 	}
@@ -143,7 +216,7 @@ func (s *scanner) unclosedComment(i int) int {
 		s.unclosedReported = true
 		s.warn.add(line, "comment is not closed with -->; browsers hide the rest of the page, Dynamo reads it as page text")
 	}
-	s.out.all = append(s.out.all, commentSpan{start: i, end: bodyStart, closed: false})
+	s.stretch(commentSpan{start: i, end: bodyStart, closed: false})
 	return bodyStart
 }
 
@@ -174,11 +247,6 @@ func (s *scanner) addComment(start, bodyStart, bodyEnd, end int) bool {
 // runs to their end tag; and <base> and <meta>. Other tags are not read:
 // the scan resumes just after their '<'.
 func (s *scanner) startTag(i int) int {
-	switch s.text[i+1] | 0x20 { // the first letters of the elements it needs, lower-cased
-	case 's', 't', 'x', 'i', 'n', 'b', 'm':
-	default:
-		return i + 1
-	}
 	j := i + 1
 	for j < len(s.text) && j-i <= len("noframes") && isLetter(s.text[j]) {
 		j++
@@ -186,7 +254,7 @@ func (s *scanner) startTag(i int) int {
 	if j < len(s.text) && !isSpace(s.text[j]) && s.text[j] != '>' && s.text[j] != '/' {
 		return i + 1
 	}
-	name := strings.ToLower(s.text[i+1 : j])
+	name := neededElement(s.text[i+1 : j])
 	switch name {
 	case "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes":
 		return s.rawText(i, name)
@@ -198,13 +266,27 @@ func (s *scanner) startTag(i int) int {
 	return i + 1
 }
 
+// neededElements are the elements startTag looks at.
+var neededElements = []string{"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "base", "meta"}
+
+// neededElement returns the element of neededElements that name is,
+// case-insensitively, or "".
+func neededElement(name string) string {
+	for _, e := range neededElements {
+		if len(e) == len(name) && strings.EqualFold(e, name) {
+			return e
+		}
+	}
+	return ""
+}
+
 // rawText skips the element of the given name starting at i, noting the
 // page's title and annotations that cannot work there.
 func (s *scanner) rawText(i int, name string) int {
 	contentStart := htmlTagEnd(s.text, i+1+len(name))
 	contentEnd, end := endTag(s.text, contentStart, name)
 	content := s.text[contentStart:contentEnd]
-	s.out.all = append(s.out.all, commentSpan{start: contentStart, end: contentEnd, closed: true, raw: true})
+	s.stretch(commentSpan{start: contentStart, end: contentEnd, closed: true, raw: true})
 	if name == "title" && s.out.title == "" {
 		s.out.title = values.CollapseSpace(html.UnescapeString(content))
 	}

@@ -51,15 +51,31 @@ func isField(local string) bool {
 	return false
 }
 
-// knownAttrs are the attributes each field takes.
-var knownAttrs = map[string][]string{
-	"channel:title": nil, "channel:link": nil, "channel:description": nil,
-	"channel:image":     {"url", "link", "title"},
-	"channel:extension": {"uri", "prefix", "localname"},
-	"item:title":        {"index"}, "item:link": {"index"}, "item:description": {"index"},
-	"item:image":     {"index", "url", "link", "title"},
-	"item:extension": {"index", "uri", "prefix", "localname"},
+// knownAttrs returns the attributes the annotation of this canonical
+// name takes (a switch: it runs for every attribute of every tag).
+func knownAttrs(name string) []string {
+	switch name {
+	case "channel:image":
+		return imageAttrs
+	case "channel:extension":
+		return extensionAttrs
+	case "item:title", "item:link", "item:description":
+		return indexAttrs
+	case "item:image":
+		return itemImageAttrs
+	case "item:extension":
+		return itemExtensionAttrs
+	}
+	return nil // channel:title, channel:link, channel:description
 }
+
+var (
+	indexAttrs         = []string{"index"}
+	imageAttrs         = []string{"url", "link", "title"}
+	itemImageAttrs     = []string{"index", "url", "link", "title"}
+	extensionAttrs     = []string{"uri", "prefix", "localname"}
+	itemExtensionAttrs = []string{"index", "uri", "prefix", "localname"}
+)
 
 // tagParser reads the annotation tags of one comment body. Text in the body
 // that is not an annotation tag is left alone: it is either the content of
@@ -73,6 +89,9 @@ type tagParser struct {
 	// unknownOpen remembers unknown tags already reported, so that their
 	// closing tags are not reported a second time.
 	unknownOpen map[string]bool
+	// attrs holds the attributes of the tags parsed, each tag's attrs a
+	// stretch of it: one allocation for many tags rather than one each.
+	attrs []attr
 }
 
 // parse appends the annotation tags of the body, in order, to tags.
@@ -271,7 +290,7 @@ func (p *tagParser) addAttr(t *tag, a attr, kind tagKind) {
 	}
 	if kind == closeTag { // only its index is kept, to check it against the opening tag's
 		if _, dup := t.attr(a.name); a.name == "index" && !dup {
-			t.attrs = append(t.attrs, a)
+			p.keep(t, a)
 		}
 		return
 	}
@@ -280,18 +299,26 @@ func (p *tagParser) addAttr(t *tag, a attr, kind tagKind) {
 		return
 	}
 	known := false
-	for _, k := range knownAttrs[t.name] {
+	for _, k := range knownAttrs(t.name) {
 		known = known || k == a.name
 	}
 	if !known {
-		takes := strings.Join(knownAttrs[t.name], ", ")
+		takes := strings.Join(knownAttrs(t.name), ", ")
 		if takes == "" {
 			takes = "none"
 		}
 		p.warn.add(t.line, "<%s>: unknown attribute %s (it takes: %s); ignored", t.name, a.name, takes)
 		return
 	}
-	t.attrs = append(t.attrs, a)
+	p.keep(t, a)
+}
+
+// keep appends a to t's attributes. They are the last stretch of p.attrs,
+// capped so that no other tag's append writes over them.
+func (p *tagParser) keep(t *tag, a attr) {
+	p.attrs = append(p.attrs, a)
+	n := len(p.attrs)
+	t.attrs = p.attrs[n-len(t.attrs)-1 : n : n]
 }
 
 // editDistance is the optimal string alignment distance between a and b

@@ -106,7 +106,7 @@ func Wrap(page []byte, opts Options) *Result {
 		w.add(0, "%s", msg)
 	}
 	ln := newLines(d.text)
-	sc := scan(d.text, ln, w)
+	sc := scan(d.text, ln, w, false)
 	annots, closes := pair(sc.tags, w)
 	sweep(d.text, sc, annots, closes, w)
 
@@ -115,6 +115,7 @@ func Wrap(page []byte, opts Options) *Result {
 	}
 	b := newBuilder(d.text, ln, sc, opts, w)
 	b.build(annots)
+	sc.release()
 	return &Result{
 		Resource:    b.res,
 		Indexes:     b.indexes,
