@@ -86,17 +86,50 @@ skipped=$(grep -c -E '^\s*--- SKIP:' "$log_dir/test.log" || true)
 if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi # a build failure or panic
 
 # --- fuzzing ---------------------------------------------------------------
-# fuzz_once runs one target; it fails only on a real finding. Go 1.26's fuzz
-# coordinator can end a run that found nothing with a bare "context deadline
-# exceeded" at the -fuzztime boundary on a busy machine (golang/go#75804,
-# fixed in Go 1.27): a run that ends so without writing a failing input to
-# testdata/fuzz is run once more before it counts.
+# A target fails only on a real finding: an input that fails, crashes or hangs
+# the target when run again as an ordinary test. Go 1.26's fuzz coordinator
+# can also fail a run that found nothing, for the machine's sake rather than
+# the input's; such a run is told apart as below and the target run once
+# more before it counts (a second failure fails, whatever its cause):
+# - a bare "context deadline exceeded" at the -fuzztime boundary on a busy
+#   machine (golang/go#75804, fixed in Go 1.27), no failing input written;
+# - a worker killed by a signal that is no crash, such as the OOM killer's
+#   SIGKILL ("no crash will be recorded"), no failing input written;
+# - "fuzzing process hung or terminated unexpectedly", also "while
+#   minimizing": a worker panics when one run of the target takes over 10
+#   seconds, which a loaded machine can cause (golang/go#56238, #52569), and
+#   the input in hand is written as failing. That input is run again as an
+#   ordinary test with a 2-minute timeout: if it fails, crashes or hangs
+#   there, it is a finding; if it passes, it is moved from testdata to the
+#   log directory (a seed, not a regression), and the output names it and
+#   how long it ran.
 fuzz_once() {
   go test -run '^$' -fuzz "^$2\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 3s "$1" >"$log_dir/fuzz.log" 2>&1
 }
 # failing_inputs counts the failing inputs kept for a target.
 failing_inputs() {
   if [ -d "$1" ]; then ls "$1" | wc -l; else echo 0; fi
+}
+# spurious_fuzz_failure says whether the failed run in fuzz.log of target $2
+# in package $1 (directory $3), which left $4 failing inputs where there had
+# been $5, is one of the coordinator's own failures above.
+spurious_fuzz_failure() {
+  local pkg=$1 target=$2 dir=$3 after=$4 before=$5 written input start
+  if [ "$after" = "$before" ]; then
+    grep -q -x -E '    (context deadline exceeded|fuzzing process terminated by unexpected signal; no crash will be recorded: .*)' "$log_dir/fuzz.log"
+    return
+  fi
+  grep -q -E '^    fuzzing process hung or terminated unexpectedly( while minimizing)?: ' "$log_dir/fuzz.log" || return 1
+  written=$(sed -n -E "s|^    Failing input written to testdata/fuzz/$target/([0-9a-f]+)\$|\\1|p" "$log_dir/fuzz.log")
+  [ -n "$written" ] && [ "$after" = "$((before + 1))" ] || return 1
+  input="$dir/testdata/fuzz/$target/$written"
+  start=$(date +%s)
+  if ! go test -count=1 -timeout 2m -run "^$target/$written\$" "$pkg" >"$log_dir/fuzz-rerun.log" 2>&1; then
+    echo "fuzz input $input fails as an ordinary test:"; tail -n 40 "$log_dir/fuzz-rerun.log"
+    return 1
+  fi
+  mv "$input" "$log_dir/$target-$written"
+  echo "fuzz input $target/$written passes as an ordinary test ($(($(date +%s) - start)) s with the build); moved to $log_dir/$target-$written"
 }
 fuzz_failed=0
 if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
@@ -109,8 +142,8 @@ if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
         continue
       fi
       inputs_after=$(failing_inputs "$dir/testdata/fuzz/$target")
-      if [ "$inputs_after" = "$inputs_before" ] && grep -q '^    context deadline exceeded$' "$log_dir/fuzz.log"; then
-        echo "fuzz again $pkg $target: the coordinator's deadline race (golang/go#75804), no failing input written"
+      if spurious_fuzz_failure "$pkg" "$target" "$dir" "$inputs_after" "$inputs_before"; then
+        echo "fuzz again $pkg $target: the coordinator failed with no finding ($(grep -m1 -E '^    (context|fuzzing process)' "$log_dir/fuzz.log" | sed 's/^ *//'))"
         if fuzz_once "$pkg" "$target"; then
           echo "fuzz ok   $pkg $target ($FUZZTIME)"
           continue
