@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo/wrapper"
@@ -49,8 +50,6 @@ type Result struct {
 	// Inserted are the inserted comments' places in Page, in order;
 	// RemoveInserted(Page, Inserted) is the page as given.
 	Inserted []Range
-	// Wrapped is Page as the wrapper reads it: the items it gives.
-	Wrapped *wrapper.Result
 	// List is the structure annotated; Others are the other candidates,
 	// best first, each with why it lost.
 	List   Structure
@@ -65,6 +64,24 @@ type Result struct {
 	opts Options
 	best *candidate
 	page *page
+
+	wrapOnce sync.Once
+	wrapped  *wrapper.Result
+}
+
+// Wrapped returns Page as the wrapper reads it: the items it gives. It is
+// read on the first call rather than by Suggest, as neither the CLI nor
+// the playground (which wraps the page it shows itself) needs it, and on
+// a long page it costs a third of the suggestion.
+func (r *Result) Wrapped() *wrapper.Result {
+	r.wrapOnce.Do(func() {
+		loc := r.opts.Location
+		if loc == nil {
+			loc = time.UTC
+		}
+		r.wrapped = wrapper.Wrap(r.Page, wrapper.Options{URL: r.opts.URL, ContentType: r.opts.ContentType, Location: loc, RSSID: "annotate"})
+	})
+	return r.wrapped
 }
 
 // Structure describes a candidate structure for --explain.
@@ -164,7 +181,6 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 		spans[i].seq = i
 	}
 	res.Page, res.Inserted = insert(p, spans)
-	res.Wrapped = wrapper.Wrap(res.Page, wrapper.Options{URL: opts.URL, ContentType: opts.ContentType, Location: loc, RSSID: "annotate"})
 	res.Others, res.Notes = others(best, cands, res.Notes)
 	res.Notes = append(res.Notes, fieldNotes(best.fields)...)
 	return res, nil

@@ -42,7 +42,7 @@ func TestSuggest(t *testing.T) {
 	if !bytes.Equal(annotate.RemoveInserted(res.Page, res.Inserted), []byte(newsPage)) {
 		t.Fatal("the page is changed outside the inserted comments")
 	}
-	items := res.Wrapped.Resource.Items
+	items := res.Wrapped().Resource.Items
 	want := []struct{ title, link, date, desc string }{
 		{"Summer fête raises £1,200", "https://parish.example/news/fete", "2024-07-03T00:00:00Z", "Thank you to everyone who baked, sold and bought cakes on Saturday."},
 		{"Church roof repairs begin", "https://parish.example/news/roof", "2024-06-24T00:00:00Z", "Scaffolding goes up on Monday; services move to the hall for three weeks."},
@@ -57,8 +57,8 @@ func TestSuggest(t *testing.T) {
 			t.Errorf("item %d = %q %q %q %q, want %q %q %q %q", i+1, it.Title, it.Link, dateOf(&it), it.Description, w.title, w.link, w.date, w.desc)
 		}
 	}
-	if len(res.Wrapped.Warnings) != 0 {
-		t.Errorf("warnings: %v", res.Wrapped.Warnings)
+	if len(res.Wrapped().Warnings) != 0 {
+		t.Errorf("warnings: %v", res.Wrapped().Warnings)
 	}
 	// The page's other list is named, and the menu is not a list of items.
 	if len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "other list") || !strings.Contains(res.Notes[0], "ul.events") {
@@ -97,7 +97,7 @@ func TestSuggestEncodings(t *testing.T) {
 			if !bytes.Equal(annotate.RemoveInserted(res.Page, res.Inserted), page) {
 				t.Fatal("the page is changed outside the inserted comments")
 			}
-			items := res.Wrapped.Resource.Items
+			items := res.Wrapped().Resource.Items
 			if len(items) != 3 || items[0].Title != "Summer fête raises £1,200" || dateOf(&items[2]) != "2024-06-10T00:00:00Z" {
 				t.Errorf("items = %+v", items)
 			}
@@ -142,10 +142,10 @@ func TestSuggestPartlyAnnotated(t *testing.T) {
 	if !bytes.Contains(res.Page, []byte(`<!-- <item:link index="7"> -->`)) || !bytes.Contains(res.Page, []byte(`<!-- <item:title index="8"> -->`)) {
 		t.Errorf("the missing link of item 7 and the new items 8 and 9 should be annotated:\n%s", res.Page)
 	}
-	if len(res.Wrapped.Warnings) != 0 || len(res.Wrapped.Resource.Items) != 3 {
-		t.Errorf("items %d, warnings %v", len(res.Wrapped.Resource.Items), res.Wrapped.Warnings)
+	if len(res.Wrapped().Warnings) != 0 || len(res.Wrapped().Resource.Items) != 3 {
+		t.Errorf("items %d, warnings %v", len(res.Wrapped().Resource.Items), res.Wrapped().Warnings)
 	}
-	if got := res.Wrapped.Indexes; strings.Join(got, ",") != "7,8,9" {
+	if got := res.Wrapped().Indexes; strings.Join(got, ",") != "7,8,9" {
 		t.Errorf("indexes = %q", got)
 	}
 }

@@ -86,10 +86,10 @@ func runCorpusPage(t *testing.T, cp *corpusPage) outcome {
 	if back := annotate.RemoveInserted(res.Page, res.Inserted); !bytes.Equal(back, cp.page) {
 		t.Errorf("%s: removing the inserted comments does not give the page back", cp.Name)
 	}
-	for _, w := range res.Wrapped.Warnings {
+	for _, w := range res.Wrapped().Warnings {
 		t.Errorf("%s: the annotated page gives a warning: %s", cp.Name, w)
 	}
-	got := res.Wrapped.Resource.Items
+	got := res.Wrapped().Resource.Items
 	var diffs []string
 	if len(got) != len(cp.Items) {
 		diffs = append(diffs, fmt.Sprintf("%d items, want %d", len(got), len(cp.Items)))

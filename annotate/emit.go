@@ -74,7 +74,7 @@ func (r *Result) Selectors() (Selectors, string, error) {
 		note = fmt.Sprintf("the selectors do not read the page: %v", err)
 	case !sameItems(f, r):
 		note = fmt.Sprintf("the selectors give %d items where the annotations give %d, or other titles and links: check them in the playground",
-			len(f.Wrapped.Resource.Items), len(r.Wrapped.Resource.Items))
+			len(f.Wrapped.Resource.Items), len(r.Wrapped().Resource.Items))
 	}
 	return sel, note, nil
 }
@@ -82,7 +82,7 @@ func (r *Result) Selectors() (Selectors, string, error) {
 // sameItems reports whether selectors and annotations give the same
 // titles and links.
 func sameItems(f *Followed, r *Result) bool {
-	a, b := f.Wrapped.Resource.Items, r.Wrapped.Resource.Items
+	a, b := f.Wrapped.Resource.Items, r.Wrapped().Resource.Items
 	if len(a) != len(b) {
 		return false
 	}

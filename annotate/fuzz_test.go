@@ -52,13 +52,13 @@ func FuzzSuggest(f *testing.F) {
 		for _, w := range wrapper.Wrap(page, wrapper.Options{URL: "http://example.com/news/"}).Warnings {
 			before[w.Message] = true
 		}
-		for _, w := range res.Wrapped.Warnings {
+		for _, w := range res.Wrapped().Warnings {
 			if !before[w.Message] && !strings.HasPrefix(w.Message, "the page is not valid UTF-8") &&
 				!strings.Contains(w.Message, "as an earlier item; it gets an id of its own") { // two records linking to one page
 				t.Fatalf("the annotated page gives a new warning: %s\n%s", w, res.Page)
 			}
 		}
-		if got, want := len(res.Wrapped.Resource.Items), res.List.Records; got != want {
+		if got, want := len(res.Wrapped().Resource.Items), res.List.Records; got != want {
 			t.Fatalf("the annotated page gives %d items, the suggester chose %d\n%s", got, want, res.Page)
 		}
 	})

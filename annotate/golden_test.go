@@ -118,10 +118,10 @@ func digest(t *testing.T, page []byte) string {
 	if err := res.Explain(h); err != nil {
 		t.Fatal(err)
 	}
-	for _, it := range res.Wrapped.Resource.Items {
+	for _, it := range res.Wrapped().Resource.Items {
 		fmt.Fprintf(h, "item %d %q %q %q %q %+v %v\n", it.Index, it.ID, it.Title, it.Link, it.Description, it.Extensions, it.Updated)
 	}
-	for _, w := range res.Wrapped.Warnings {
+	for _, w := range res.Wrapped().Warnings {
 		fmt.Fprintf(h, "warning %s\n", w)
 	}
 	if len(page) <= 1<<20 {

@@ -46,7 +46,7 @@ func TestCorpusSelectors(t *testing.T) {
 			t.Errorf("%s: %v\n%+v", name, err, sel)
 			continue
 		}
-		a, b := res.Wrapped.Resource.Items, f.Wrapped.Resource.Items
+		a, b := res.Wrapped().Resource.Items, f.Wrapped.Resource.Items
 		if len(a) != len(b) {
 			t.Errorf("%s: the selectors give %d items, the annotations %d\n%+v", name, len(b), len(a), sel)
 			continue

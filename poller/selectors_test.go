@@ -140,7 +140,7 @@ func TestCorpusSelectorSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := res.Wrapped.Resource.Items
+		want := res.Wrapped().Resource.Items
 		if len(doc.Items) != len(want) {
 			t.Errorf("%s: %d items archived, annotate gives %d", id, len(doc.Items), len(want))
 			continue
