@@ -156,6 +156,11 @@ type ArchiveStore interface {
 	Head(ctx context.Context, sourceID string, index int) (*Resource, *Version, error)
 	// Items answers archive and version queries (docs/API.md "Feeds").
 	Items(ctx context.Context, q ItemQuery) ([]ArchivedItem, error)
+	// Page reads one page of a collection's archive by item numbers: the
+	// pages of an archived feed (RFC 5005, docs/API.md "Archived feeds"),
+	// which never change once full. It reads only the page's items, through
+	// the numbers' index, whatever the archive's size.
+	Page(ctx context.Context, q PageQuery) (*ArchivePage, error)
 	// Aggregate answers queries across collections (docs/API.md "Decisions where the spec is silent", aggregate items).
 	Aggregate(ctx context.Context, q AggregateQuery) ([]AggregatedItem, error)
 	// StoryItems calls fn for every item first seen at or after since,
@@ -191,6 +196,36 @@ type Version struct {
 	Removed  int       `json:"removed"` // items of the previous version not in this one
 }
 
+// PageQuery selects the items of a collection numbered From through To
+// (ArchivedItem.Number) that match the conditions.
+type PageQuery struct {
+	SourceID   string
+	From, To   int64 // 1 <= From <= To
+	Conditions []Condition
+}
+
+// ArchivePage is what Page read, all from one snapshot of the store.
+type ArchivePage struct {
+	// Items are the matching items numbered From through To, the highest
+	// number first (the archive's order), each with the content it had
+	// when first stored: later edits of an item do not change the pages
+	// that hold it.
+	Items []ArchivedItem
+	// Last is the collection's highest item number, the count of items it
+	// ever had: 0 for none.
+	Last int64
+	// Older is the highest number below From of an item matching the
+	// conditions (From-1 without conditions), 0 when there is none: where
+	// a reader walking back finds the next item.
+	Older int64
+	// Head is the document of the version that first held item To (its
+	// channel, URL and timestamp, without items), or the newest version's
+	// when Last < To; nil when the collection has no version. Version is
+	// that version.
+	Head    *Resource
+	Version *Version
+}
+
 // ItemKey names an item across collections.
 type ItemKey struct {
 	SourceID string `json:"source_id"`
@@ -199,8 +234,12 @@ type ItemKey struct {
 
 // ArchivedItem is an item as the archive knows it.
 type ArchivedItem struct {
-	SourceID  string    `json:"source_id"`
-	Item      Item      `json:"item"`
+	SourceID string `json:"source_id"`
+	Item     Item   `json:"item"`
+	// Number counts the collection's items in the order first seen, from
+	// 1, and never changes (items of one version: the lowest on the page
+	// first). Set by Page only; 0 elsewhere.
+	Number    int64     `json:"number,omitempty"`
 	FirstSeen time.Time `json:"first_seen,omitzero"`
 	LastSeen  time.Time `json:"last_seen,omitzero"`
 	// For a copy of another source's story: the story's primary (its

@@ -3,10 +3,13 @@ package postgres
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/internal/pgtest"
@@ -161,5 +164,62 @@ func TestStoriesMigration(t *testing.T) {
 		Document: doc("a", at, story, item(3, "Later")), Stories: true}, decideFlat(at))
 	if err != nil || res.StoriesSeq != 1 {
 		t.Errorf("a story poll after the migration: numbered up to %d, %v; want 1", res.StoriesSeq, err)
+	}
+}
+
+// TestItemNumbersMigration stores versions (one with an edited item), takes
+// the item numbers and first revisions away as a database from before 0009
+// would lack them, reopens, and checks that the migration gives every item
+// the number and first revision that storing it gave.
+func TestItemNumbersMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	s := openDSN(t, dsn)
+	for _, id := range []string{"a", "b"} {
+		addSource(t, s, id)
+		for v := range 4 {
+			var items []dynamo.Item
+			for n := v*2 + 4; n >= v*2; n-- {
+				items = append(items, item(n, fmt.Sprintf("Story %d of %s", n, id)))
+			}
+			if v == 3 {
+				items[4].Description, items[4].Text = "<p>edited</p>", "edited"
+			}
+			at := t0.Add(time.Duration(v) * time.Hour)
+			record(t, s, id, at, doc(id, at, items...))
+		}
+	}
+	numbers := func(s *Store) []string {
+		t.Helper()
+		rows, err := s.pool.Query(ctx, "SELECT source_id || ' ' || item_id || ' ' || arch_seq || ' ' || first_rev FROM items ORDER BY 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	stored := numbers(s)
+	if len(stored) != 2*(5+3*2) {
+		t.Fatalf("%d items stored, want 22", len(stored))
+	}
+	for _, q := range []string{
+		"DROP INDEX items_arch_seq",
+		"ALTER TABLE items DROP COLUMN arch_seq, DROP COLUMN first_rev",
+		"DELETE FROM schema_migrations WHERE version = 9",
+	} {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	upgraded := openDSN(t, dsn)
+	if got := upgraded.Applied(); !slices.Equal(got, []string{"0009_item_numbers.sql"}) {
+		t.Fatalf("reopening applied %v, want 0009_item_numbers.sql", got)
+	}
+	if got := numbers(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
 }

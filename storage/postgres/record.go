@@ -372,20 +372,31 @@ func (w *versionTx) Previous(ctx context.Context, seq int) ([]string, time.Time,
 	return keys, seenAt, nil
 }
 
+// LastNumber implements archive.VersionTx, from the numbers' index.
+func (w *versionTx) LastNumber(ctx context.Context) (int64, error) {
+	var n int64
+	if err := w.tx.QueryRow(ctx, "SELECT coalesce(max(arch_seq), 0) FROM items WHERE source_id = $1",
+		w.source).Scan(&n); err != nil {
+		return 0, fmt.Errorf("last item number: %w", err)
+	}
+	return n, nil
+}
+
 // StoreItems implements archive.VersionTx, in one round trip.
 func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) error {
 	b := &pgx.Batch{}
 	if n := len(ch.New); n > 0 {
-		keys, revs := make([]string, n), make([]int64, n)
+		keys, revs, nums := make([]string, n), make([]int64, n), make([]int64, n)
 		pos, indexes := make([]int32, n), make([]int32, n)
 		for i, it := range ch.New {
-			keys[i], revs[i] = it.Key, it.Rev
+			keys[i], revs[i], nums[i] = it.Key, it.Rev, it.Number
 			pos[i], indexes[i] = int32(it.Pos), int32(it.Index)
 		}
-		b.Queue(`INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev)
-			SELECT $1, c.key, $2, $3, c.pos, c.idx, c.rev
-			FROM unnest($4::text[], $5::int8[], $6::int[], $7::int[]) AS c(key, rev, pos, idx)`,
-			w.source, w.at, w.seq, keys, revs, pos, indexes)
+		b.Queue(`INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev,
+				first_rev, arch_seq)
+			SELECT $1, c.key, $2, $3, c.pos, c.idx, c.rev, c.rev, c.num
+			FROM unnest($4::text[], $5::int8[], $6::int[], $7::int[], $8::int8[]) AS c(key, rev, pos, idx, num)`,
+			w.source, w.at, w.seq, keys, revs, pos, indexes, nums)
 	}
 	if n := len(ch.Moved); n > 0 {
 		keys, revs := make([]string, n), make([]int64, n)

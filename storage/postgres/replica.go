@@ -342,6 +342,10 @@ func (r *Replicated) Items(ctx context.Context, q dynamo.ItemQuery) ([]dynamo.Ar
 	return read(ctx, r, func(s *Store) ([]dynamo.ArchivedItem, error) { return s.Items(ctx, q) })
 }
 
+func (r *Replicated) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePage, error) {
+	return read(ctx, r, func(s *Store) (*dynamo.ArchivePage, error) { return s.Page(ctx, q) })
+}
+
 func (r *Replicated) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynamo.AggregatedItem, error) {
 	return read(ctx, r, func(s *Store) ([]dynamo.AggregatedItem, error) { return s.Aggregate(ctx, q) })
 }

@@ -315,13 +315,23 @@ func (w *versionTx) Previous(ctx context.Context, seq int) ([]string, time.Time,
 	return keys, goTime(seenAt), nil
 }
 
+// LastNumber implements archive.VersionTx, from the numbers' index.
+func (w *versionTx) LastNumber(ctx context.Context) (int64, error) {
+	var n int64
+	if err := w.tx.QueryRowContext(ctx, "SELECT coalesce(max(arch_seq), 0) FROM items WHERE source_id = ?",
+		w.source).Scan(&n); err != nil {
+		return 0, fmt.Errorf("last item number: %w", err)
+	}
+	return n, nil
+}
+
 // StoreItems implements archive.VersionTx, a statement an item changed.
 func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) error {
 	for _, it := range ch.New {
 		if _, err := w.tx.ExecContext(ctx, `INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos,
-				first_index, latest_rev)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			w.source, it.Key, dbTime(w.at), w.seq, it.Pos, it.Index, it.Rev); err != nil {
+				first_index, latest_rev, first_rev, arch_seq)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			w.source, it.Key, dbTime(w.at), w.seq, it.Pos, it.Index, it.Rev, it.Rev, it.Number); err != nil {
 			return fmt.Errorf("store item %s: %w", it.Key, err)
 		}
 	}

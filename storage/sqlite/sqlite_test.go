@@ -528,3 +528,63 @@ func TestStoriesMigration(t *testing.T) {
 		t.Errorf("a story poll after the migration: %d new items numbered up to %d, %v", len(res.NewItems), res.StoriesSeq, err)
 	}
 }
+
+// TestItemNumbersMigration stores versions (one with an edited item), takes
+// the item numbers and first revisions away as a file from before 0008 would
+// lack them, reopens, and checks that the migration gives every item the
+// number and first revision that storing it gave.
+func TestItemNumbersMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	for _, id := range []string{"a", "b"} {
+		addSource(t, s, id)
+		for v := range 4 {
+			d := page(id, v, 5, 2)
+			if v == 3 {
+				d.Items[4].Description, d.Items[4].Text = "<p>edited</p>", "edited"
+			}
+			store(t, s, id, d)
+		}
+	}
+	numbers := func(s *Store) []string {
+		t.Helper()
+		rows, err := s.r.QueryContext(ctx, "SELECT source_id || ' ' || item_id || ' ' || arch_seq || ' ' || first_rev FROM items ORDER BY 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, line)
+		}
+		return out
+	}
+	stored := numbers(s)
+	if len(stored) != 2*(5+3*2) {
+		t.Fatalf("%d items stored, want 22", len(stored))
+	}
+	for _, q := range []string{
+		"DROP INDEX items_arch_seq",
+		"ALTER TABLE items DROP COLUMN arch_seq",
+		"ALTER TABLE items DROP COLUMN first_rev",
+		"DELETE FROM schema_migrations WHERE version = 8",
+	} {
+		if _, err := s.w.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	upgraded := openPath(t, path)
+	if got := upgraded.Applied(); !slices.Equal(got, []string{"0008_item_numbers.sql"}) {
+		t.Fatalf("reopening applied %v, want 0008_item_numbers.sql", got)
+	}
+	if got := numbers(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+}

@@ -738,3 +738,89 @@ func testStats(t *testing.T, s dynamo.Store) {
 		}
 	}
 }
+
+// testArchivePages reads pages of the archive by item numbers: numbered in
+// the order first seen (one version's new items from the bottom of the page
+// up), each item with the content it was first stored with, the page headed
+// by the version that first held its last item while it is full; a full
+// page stays the same through later versions and edits.
+func testArchivePages(t *testing.T, s dynamo.Store) {
+	ctx := context.Background()
+	fx := storeArchiveFixture(t, s)
+	page := func(from, to int64, conds ...dynamo.Condition) *dynamo.ArchivePage {
+		t.Helper()
+		p, err := s.Page(ctx, dynamo.PageQuery{SourceID: "a", From: from, To: to, Conditions: conds})
+		if err != nil {
+			t.Fatalf("Page(%d, %d, %v): %v", from, to, conds, err)
+		}
+		return p
+	}
+	check := func(what string, p *dynamo.ArchivePage, last, older int64, headSeq int, want ...dynamo.Item) {
+		t.Helper()
+		checkIDs(t, what, itemIDs(p.Items), idsOf(want...))
+		if p.Last != last || p.Older != older {
+			t.Errorf("%s: last %d, older %d; want %d, %d", what, p.Last, p.Older, last, older)
+		}
+		if p.Version == nil || p.Head == nil || p.Version.Seq != headSeq || p.Head.Channel.Title != "a news" {
+			t.Errorf("%s: head %+v, version %+v; want version %d", what, p.Head, p.Version, headSeq)
+		}
+		for i, it := range p.Items {
+			if i < len(want) && (it.Item.Description != want[i].Description || it.Item.Title != want[i].Title) {
+				t.Errorf("%s: item %d is %q %q, want %q %q (as first stored)", what, i, it.Item.Title, it.Item.Description,
+					want[i].Title, want[i].Description)
+			}
+			if i > 0 && it.Number >= p.Items[i-1].Number {
+				t.Errorf("%s: numbers %d then %d, want them falling", what, p.Items[i-1].Number, it.Number)
+			}
+		}
+	}
+	// e f d a b c is the archive's order, numbered 6 down to 1.
+	all := page(1, 6)
+	check("page 1-6", all, 6, 0, 3, fx.e, fx.f, fx.d, fx.a, fx.b, fx.c)
+	seen := []time.Duration{2 * time.Hour, 2 * time.Hour, time.Hour, 0, 0, 0}
+	for i, it := range all.Items {
+		if it.Number != int64(6-i) || !it.FirstSeen.Equal(t0.Add(seen[i])) {
+			t.Errorf("page 1-6 item %d: number %d, first seen %v", i, it.Number, it.FirstSeen)
+		}
+	}
+	checkIDs(t, "archive order", itemIDs(mustItems(t, s, dynamo.ItemQuery{SourceID: "a"})), itemIDs(all.Items))
+	first := page(1, 3)
+	check("page 1-3", first, 6, 0, 1, fx.a, fx.b, fx.c)
+	check("page 4-6", page(4, 6), 6, 3, 3, fx.e, fx.f, fx.d)
+	check("page 5-5", page(5, 5), 6, 4, 3, fx.f)
+	check("page 4-9 (not full)", page(4, 9), 6, 3, 3, fx.e, fx.f, fx.d)
+	check("page 7-9 (empty)", page(7, 9), 6, 6, 3)
+
+	// Conditions match the content shown, the first stored, and Older is
+	// the nearest older match.
+	title := func(v string) dynamo.Condition { return dynamo.Condition{Field: dynamo.FieldTitle, Value: v} }
+	desc := dynamo.Condition{Field: dynamo.FieldDescription, Value: "CORRECTED"}
+	check("page 4-6 titled apple", page(4, 6, title("apple")), 6, 3, 3)
+	check("page 4-6 titled bridge", page(4, 6, title("bridge")), 6, 2, 3)
+	check("page 1-6 corrected", page(1, 6, desc), 6, 0, 3)
+	check("page 1-6 titled apple or dam", page(1, 6, title("apple"), dynamo.Condition{Or: true, Field: dynamo.FieldTitle, Value: "DAM"}),
+		6, 0, 3, fx.d, fx.a)
+
+	// Later versions, new items and edits leave a full page as it was.
+	g := item(7, "Gala tonight")
+	record(t, s, "a", t0.Add(3*time.Hour), doc("a", t0.Add(3*time.Hour), g, edited(fx.e, "Election day, results"), fx.f))
+	again := page(1, 3)
+	if !reflect.DeepEqual(again.Items, first.Items) || again.Version.Seq != first.Version.Seq || !reflect.DeepEqual(again.Head, first.Head) {
+		t.Errorf("page 1-3 changed after a new version:\n%+v\nwas\n%+v", again, first)
+	}
+	check("page 4-6 after an edit of e", page(4, 6), 7, 3, 3, fx.e, fx.f, fx.d)
+	check("page 7-9 after g", page(7, 9), 7, 6, 4, g)
+
+	for _, bad := range []dynamo.PageQuery{{SourceID: "a", From: 0, To: 3}, {SourceID: "a", From: 4, To: 3},
+		{SourceID: "a", From: 1, To: 3, Conditions: []dynamo.Condition{{Field: "author", Value: "x"}}}} {
+		_, err := s.Page(ctx, bad)
+		wantErr(t, fmt.Sprintf("Page(%+v)", bad), err, dynamo.ErrInvalid)
+	}
+	_, err := s.Page(ctx, dynamo.PageQuery{SourceID: "missing", From: 1, To: 3})
+	wantErr(t, "Page(missing)", err, dynamo.ErrNotFound)
+	addSource(t, s, "empty")
+	p, err := s.Page(ctx, dynamo.PageQuery{SourceID: "empty", From: 1, To: 3})
+	if err != nil || len(p.Items) != 0 || p.Last != 0 || p.Older != 0 || p.Head != nil || p.Version != nil {
+		t.Errorf("Page(empty) = %+v, %v; want nothing, no head", p, err)
+	}
+}

@@ -73,6 +73,7 @@ var suite = []subtest{
 	{"DocumentRebuildsExactly", testDocumentRebuildsExactly},
 	{"Versions", testVersions},
 	{"ArchiveItems", testArchiveItems},
+	{"ArchivePages", testArchivePages},
 	{"VersionItems", testVersionItems},
 	{"ConditionsLeftToRight", testConditionsLeftToRight},
 	{"ConditionsAgreeWithMatch", testConditionsAgreeWithMatch},

@@ -25,6 +25,9 @@ type VersionTx interface {
 	// Previous returns the keys of the items of version seq, in page
 	// order, and when it was seen.
 	Previous(ctx context.Context, seq int) (keys []string, seenAt time.Time, err error)
+	// LastNumber returns the source's highest item number (NewItem.Number),
+	// 0 when it has no item.
+	LastNumber(ctx context.Context) (int64, error)
 	// StoreItems applies what the new version changes in the items.
 	StoreItems(ctx context.Context, ch ItemChanges) error
 	// StoreVersion inserts the version and updates the source's summary.
@@ -68,8 +71,13 @@ type ItemChanges struct {
 // NewItem is an item first seen in the version being stored.
 type NewItem struct {
 	Key        string
-	Rev        int64
-	Pos, Index int // its position and index attribute
+	Rev        int64 // its first revision, which archive pages show
+	Pos, Index int   // its position and index attribute
+	// Number is the item's number in its source, following the source's
+	// items stored before (dynamo.ArchivedItem.Number): one version's new
+	// items are numbered from the bottom of the page up, so that the
+	// highest number is the newest item of the archive's order.
+	Number int64
 }
 
 // MovedItem is a stored item and the revision it now shows.
@@ -253,6 +261,15 @@ func (w *versionWriter) storeItems(ctx context.Context) error {
 	}
 	if len(ch.New)+len(ch.Moved)+len(ch.Back)+len(ch.Gone) == 0 {
 		return nil
+	}
+	if len(ch.New) > 0 {
+		last, err := w.tx.LastNumber(ctx)
+		if err != nil {
+			return err
+		}
+		for i := range ch.New {
+			ch.New[i].Number = last + int64(len(ch.New)-i)
+		}
 	}
 	return w.tx.StoreItems(ctx, ch)
 }
