@@ -54,7 +54,9 @@ func Parse(s string, loc *time.Location) (time.Time, bool) {
 		return t, true
 	}
 	s, loc = rewriteCJK(s, loc)
-	s = splitDateTime.ReplaceAllString(s, "$1 $2")
+	if strings.ContainsAny(s, "Tt") { // splitDateTime needs one
+		s = splitDateTime.ReplaceAllString(s, "$1 $2")
+	}
 	fields, zone, ok := normalize(s, monthFirst(loc))
 	if !ok || len(fields) == 0 {
 		return time.Time{}, false

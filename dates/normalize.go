@@ -388,6 +388,9 @@ var (
 // 11:23") into the numeric forms normalize reads, and chooses Korea's and
 // Japan's time when loc is UTC, which gives no hint.
 func rewriteCJK(s string, loc *time.Location) (string, *time.Location) {
+	if isASCII(s) { // both patterns need Hangul or kanji: skip the regexps
+		return s, loc
+	}
 	found := false
 	s = cjkDate.ReplaceAllStringFunc(s, func(m string) string {
 		found = true
@@ -406,6 +409,15 @@ func rewriteCJK(s string, loc *time.Location) (string, *time.Location) {
 		loc = koreaJapan
 	}
 	return s, loc
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // regionZone loads an IANA zone of regionZones, falling back to its

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
-	"github.com/dynamo-feeds/dynamo/dates"
 	"github.com/dynamo-feeds/dynamo/values"
 )
 
@@ -21,6 +20,10 @@ type builder struct {
 	pageURL *url.URL // nil when there is none
 	base    *url.URL // the page URL with <base href> applied; nil when none
 	loc     *time.Location
+	// baseString is base as a string, "" when none: what the values
+	// resolved against it are memoized under.
+	baseString string
+	sanitizer  values.Sanitizer // b.sanitized
 
 	res         *dynamo.Resource
 	annotations []Annotation // one per annot, in the same order
@@ -43,6 +46,10 @@ func newBuilder(text string, ln *lines, sc *scanned, opts Options, w *warnings) 
 			b.base = u
 		}
 	}
+	if b.base != nil {
+		b.baseString = b.base.String()
+	}
+	b.sanitizer = b.sanitized
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -136,7 +143,7 @@ func (c *channelParts) add(field string, a *annot, pub *Annotation, w *warnings)
 func (b *builder) channel(c *channelParts) {
 	ch := &b.res.Channel
 	if c.title != nil {
-		ch.Title = plainText(c.title.content(b.text))
+		ch.Title = b.plainText(c.title.content(b.text))
 		c.pubs[c.title].Value = ch.Title
 		if ch.Title == "" {
 			b.warn.add(c.title.open.line, "<channel:title> is empty; the page's <title> is used")
@@ -152,7 +159,7 @@ func (b *builder) channel(c *channelParts) {
 		}
 	}
 	if c.link != nil {
-		link, problem := linkValue(c.link.content(b.text), b.base)
+		link, problem := b.link(c.link.content(b.text))
 		if problem != "" {
 			b.warn.add(c.link.open.line, "<channel:link> %s; the page URL is used", problem)
 		}
@@ -163,7 +170,7 @@ func (b *builder) channel(c *channelParts) {
 		ch.Link = b.res.URL
 	}
 	if c.description != nil {
-		ch.Description, _ = descriptionHTML(c.description.content(b.text), b.base)
+		ch.Description, _ = b.description(c.description.content(b.text))
 		c.pubs[c.description].Value = ch.Description
 		if ch.Description == "" {
 			b.warn.add(c.description.open.line, "<channel:description> is empty")
@@ -243,7 +250,7 @@ func (b *builder) extension(a *annot) (dynamo.Extension, bool) {
 		b.warn.add(a.open.line, "<%s>: %v; ignored", a.name, err)
 		return e, false
 	}
-	e.Value = plainText(a.content(b.text))
+	e.Value = b.plainText(a.content(b.text))
 	if e.Value == "" {
 		b.warn.add(a.open.line, "<%s> %s:%s is empty", a.name, e.Prefix, e.LocalName)
 	}
@@ -258,8 +265,8 @@ func (b *builder) extension(a *annot) (dynamo.Extension, bool) {
 		e.Value = link
 	}
 	if dynamo.IsDateName(e.LocalName) && e.Value != "" {
-		if t, ok := dates.Parse(e.Value, b.loc); ok {
-			e.Value = t.Format(time.RFC3339)
+		if date, ok := b.date(e.Value); ok {
+			e.Value = date
 		} else {
 			b.warn.add(a.open.line, "<%s> %s:%s: %q is not a date Dynamo can read; the text is kept", a.name, e.Prefix, e.LocalName, truncate(e.Value, 60))
 		}

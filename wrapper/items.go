@@ -206,7 +206,7 @@ func (b *builder) draft(g *itemGroup) *draft {
 	it := &d.item
 	line := g.members[0].Line
 	if ia, ok := g.fields["title"]; ok {
-		it.Title = plainText(ia.a.content(b.text))
+		it.Title = b.plainText(ia.a.content(b.text))
 		ia.pub.Value = it.Title
 		if it.Title == "" {
 			b.warn.add(ia.a.open.line, "<item:title> is empty")
@@ -214,7 +214,7 @@ func (b *builder) draft(g *itemGroup) *draft {
 	}
 	if ia, ok := g.fields["link"]; ok {
 		var problem string
-		it.Link, problem = linkValue(ia.a.content(b.text), b.base)
+		it.Link, problem = b.link(ia.a.content(b.text))
 		ia.pub.Value = it.Link
 		if problem != "" {
 			b.warn.add(ia.a.open.line, "<item:link> %s; the item gets a link to the page", problem)
@@ -222,7 +222,7 @@ func (b *builder) draft(g *itemGroup) *draft {
 		d.ownLink = it.Link != ""
 	}
 	if ia, ok := g.fields["description"]; ok {
-		it.Description, it.Text = descriptionHTML(ia.a.content(b.text), b.base)
+		it.Description, it.Text = b.description(ia.a.content(b.text))
 		ia.pub.Value = it.Description
 		if it.Description == "" {
 			b.warn.add(ia.a.open.line, "<item:description> is empty")

@@ -4,17 +4,59 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"golang.org/x/net/html"
 
+	"github.com/dynamo-feeds/dynamo/dates"
+	"github.com/dynamo-feeds/dynamo/sanitize"
 	"github.com/dynamo-feeds/dynamo/values"
 )
 
-// descriptionHTML returns the sanitized description with absolute URLs,
-// and its plain text. Descriptions with markup go through the process's
-// cache of sanitized descriptions.
-func descriptionHTML(fragment string, base *url.URL) (string, string) {
-	return values.Description(fragment, base, descriptions.sanitized)
+// description returns the sanitized description with absolute URLs, and
+// its plain text; sanitizing goes through the memo.
+func (b *builder) description(content string) (string, string) {
+	return values.Description(content, b.base, b.sanitizer)
+}
+
+// sanitized is the builder's values.Sanitizer: sanitize.HTMLText, through
+// the memo.
+func (b *builder) sanitized(fragment string, base *url.URL) (string, string) {
+	return memos.get(memoKey{kind: memoDescription, in: fragment, ctx: b.baseString}, func() (string, string) {
+		return sanitize.HTMLText(fragment, base)
+	})
+}
+
+// link is linkValue against the page's base, through the memo.
+func (b *builder) link(content string) (link, problem string) {
+	return memos.get(memoKey{kind: memoLink, in: content, ctx: b.baseString}, func() (string, string) {
+		return linkValue(content, b.base)
+	})
+}
+
+// plainText is plainText, through the memo when the content has markup or
+// entities to read (collapsing the spaces of plain text costs less than a
+// lookup).
+func (b *builder) plainText(content string) string {
+	if !strings.ContainsAny(content, "<&") {
+		return plainText(content)
+	}
+	text, _ := memos.get(memoKey{kind: memoText, in: content}, func() (string, string) {
+		return plainText(content), ""
+	})
+	return text
+}
+
+// date reads a date value in the page's zone and returns it in RFC 3339,
+// through the memo; false when it is not a date Dynamo can read.
+func (b *builder) date(value string) (string, bool) {
+	s, _ := memos.get(memoKey{kind: memoDate, in: value, loc: b.loc}, func() (string, string) {
+		if t, ok := dates.Parse(value, b.loc); ok {
+			return t.Format(time.RFC3339), ""
+		}
+		return "", ""
+	})
+	return s, s != ""
 }
 
 // linkValue reads a link annotation's content: the href of its first <a>
