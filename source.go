@@ -26,8 +26,12 @@ const (
 // Normalize and Validate when it has a rule, and to the stores' SQL
 // (docs/ARCHITECTURE.md walks through it).
 type Source struct {
-	ID          string     `json:"id"`
-	URL         string     `json:"url"`
+	ID  string `json:"id"`
+	URL string `json:"url"`
+	// Title is the user's name for the source (an imported OPML outline's
+	// title): it is written on OPML export, and shown until the feed's own
+	// title is known (DisplayTitle). "" for none.
+	Title       string     `json:"title,omitempty"`
 	Kind        SourceKind `json:"kind"`
 	Interval    Duration   `json:"interval"`         // the flat policy's interval and other policies' starting point
 	Policy      string     `json:"policy,omitempty"` // "" follows the poller's global policy
@@ -59,6 +63,19 @@ type Source struct {
 
 	State   PollState     `json:"state" dynamo:"kept"`   // kept by the poller
 	Summary SourceSummary `json:"summary" dynamo:"kept"` // kept by the store, read-only
+}
+
+// DisplayTitle is the name a source is shown under: the channel title of
+// its newest version once one is stored, else the user's Title, else its
+// id. (A value receiver, so that templates call it on any Source.)
+func (s Source) DisplayTitle() string {
+	switch {
+	case s.Summary.Title != "":
+		return s.Summary.Title
+	case s.Title != "":
+		return s.Title
+	}
+	return s.ID
 }
 
 // PollState is what the poller keeps about a source between polls.

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The bounds of a source's configuration, which Validate enforces.
@@ -21,6 +23,7 @@ const (
 	DefaultInterval      = Duration(time.Hour) // the interval of a source registered without one
 	MaxSourceIDLength    = 64                  // bytes of an id
 	MaxSourceURLLength   = 2048                // bytes of a URL
+	MaxTitleLength       = 1024                // bytes of a user's title
 	MaxCategoryLength    = 256                 // bytes of a category
 	MaxTitlePrefixLength = 256                 // bytes of a title prefix
 	MaxSelectorLength    = 1024                // bytes of a selector
@@ -42,8 +45,10 @@ func NewSource(id, url string) *Source {
 
 // Normalize puts the configuration in its one written form: surrounding
 // spaces trimmed (but a title prefix's, which may end in a space on
-// purpose) and the kind in lower case.
+// purpose), a title on one line with single spaces, and the kind in lower
+// case.
 func (s *Source) Normalize() {
+	s.Title = strings.Join(strings.Fields(s.Title), " ")
 	for _, f := range []*string{&s.ID, &s.URL, &s.Policy, &s.Category, &s.Timezone} {
 		*f = strings.TrimSpace(*f)
 	}
@@ -91,6 +96,12 @@ func (s *Source) Validate(policies []string) error {
 	}
 	if err := ValidateTimezone(s.Timezone); err != nil {
 		return err
+	}
+	if len(s.Title) > MaxTitleLength {
+		return Invalidf("title must be at most %d bytes", MaxTitleLength)
+	}
+	if !utf8.ValidString(s.Title) || strings.ContainsFunc(s.Title, unicode.IsControl) {
+		return Invalidf("title %q must be UTF-8 text without control characters", s.Title)
 	}
 	if len(s.Category) > MaxCategoryLength || len(s.TitlePrefix) > MaxTitlePrefixLength {
 		return Invalidf("category and title_prefix must be at most %d bytes", MaxCategoryLength)

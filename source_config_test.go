@@ -49,6 +49,10 @@ func TestSourceValidate(t *testing.T) {
 		{"timezone", func(s *dynamo.Source) { s.Timezone = "Mars/Olympus" }, `timezone "Mars/Olympus" is not an IANA time zone`},
 		{"local timezone", func(s *dynamo.Source) { s.Timezone = "Local" }, "is not an IANA time zone"},
 		{"category", func(s *dynamo.Source) { s.Category = strings.Repeat("c", 257) }, "at most 256 bytes"},
+		{"title", func(s *dynamo.Source) { s.Title = "Le Monde — à la une" }, ""},
+		{"long title", func(s *dynamo.Source) { s.Title = strings.Repeat("t", 1025) }, "title must be at most 1024 bytes"},
+		{"title with a control", func(s *dynamo.Source) { s.Title = "a\x00b" }, "without control characters"},
+		{"title not UTF-8", func(s *dynamo.Source) { s.Title = "caf\xe9" }, "must be UTF-8 text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := good()
@@ -73,11 +77,11 @@ func TestSourceValidate(t *testing.T) {
 func TestSourceNormalizeAndApplyJSON(t *testing.T) {
 	s := dynamo.NewSource("news", "http://example.org/")
 	s.Category = "kept"
-	if err := s.ApplyJSON([]byte(`{"url":" http://example.org/n ","kind":"HTML","interval":"15m","paused":true,"policy":null,"title_prefix":"A: "}`)); err != nil {
+	if err := s.ApplyJSON([]byte(`{"url":" http://example.org/n ","kind":"HTML","interval":"15m","paused":true,"policy":null,"title_prefix":"A: ","title":" My\n  news\t"}`)); err != nil {
 		t.Fatal(err)
 	}
 	s.Normalize()
-	want := dynamo.Source{ID: "news", URL: "http://example.org/n", Kind: dynamo.KindHTML, Interval: dynamo.Duration(15 * 60e9), Paused: true, Category: "kept", TitlePrefix: "A: "}
+	want := dynamo.Source{ID: "news", URL: "http://example.org/n", Kind: dynamo.KindHTML, Interval: dynamo.Duration(15 * 60e9), Paused: true, Category: "kept", TitlePrefix: "A: ", Title: "My news"}
 	if !reflect.DeepEqual(*s, want) {
 		t.Errorf("after ApplyJSON and Normalize: %+v, want %+v", *s, want)
 	}
@@ -97,7 +101,7 @@ func TestSourceNormalizeAndApplyJSON(t *testing.T) {
 // TestConfigTextRoundTrip copies every configuration field through its text
 // form; a field added to dynamo.Source fails it until the fixture sets it.
 func TestConfigTextRoundTrip(t *testing.T) {
-	src := dynamo.Source{ID: "a", URL: "http://x/", Kind: dynamo.KindFeed, Interval: dynamo.Duration(90e9), Policy: "smart",
+	src := dynamo.Source{ID: "a", URL: "http://x/", Title: "Mine", Kind: dynamo.KindFeed, Interval: dynamo.Duration(90e9), Policy: "smart",
 		Category: "c", TitlePrefix: "P ", Subscribers: 7, Timezone: "UTC", Paused: true, IgnoreRobots: true,
 		SelectorSyntax: "xpath", ItemSelector: "//li", TitleSelector: "h2", LinkSelector: "a/@href", DescriptionSelector: "p",
 		DateSelector: "time", AuthorSelector: ".by", ImageSelector: "img/@src", EnclosureSelector: "a[@class='mp3']/@href"}
@@ -166,6 +170,24 @@ func TestDeriveSourceID(t *testing.T) {
 	} {
 		if got := dynamo.DeriveSourceID(in); got != want {
 			t.Errorf("DeriveSourceID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A source is shown under its feed's title once known, else the user's.
+func TestDisplayTitle(t *testing.T) {
+	s := dynamo.Source{ID: "news"}
+	for _, step := range []struct {
+		change func()
+		want   string
+	}{
+		{func() {}, "news"},
+		{func() { s.Title = "My news" }, "My news"},
+		{func() { s.Summary.Title = "The Daily" }, "The Daily"},
+	} {
+		step.change()
+		if got := s.DisplayTitle(); got != step.want {
+			t.Errorf("DisplayTitle of %+v = %q, want %q", s, got, step.want)
 		}
 	}
 }

@@ -182,10 +182,7 @@ func (s *Server) collections(w http.ResponseWriter, r *http.Request) {
 }
 
 func collectionItem(fr *feedRequest, index int, src *dynamo.Source) dynamo.Item {
-	title := src.Summary.Title
-	if title == "" {
-		title = src.ID
-	}
+	title := src.DisplayTitle()
 	desc := fmt.Sprintf("<p>Collection <code>%s</code> of <a href=\"%s\">%s</a> (%s): %d versions, %d items.</p>",
 		html.EscapeString(src.ID), html.EscapeString(src.URL), html.EscapeString(src.URL), src.Kind, src.Summary.Versions, src.Summary.Items)
 	it := dynamo.Item{
@@ -384,10 +381,7 @@ func (s *Server) sourceBuilt(fr *feedRequest, src *dynamo.Source, latest *dynamo
 	if latest != nil {
 		doc.URL, doc.Timestamp, doc.Channel = latest.URL, latest.Timestamp, latest.Channel
 	} else {
-		doc.Channel = dynamo.Channel{Title: src.Summary.Title, Link: src.URL}
-		if doc.Channel.Title == "" {
-			doc.Channel.Title = src.ID
-		}
+		doc.Channel = dynamo.Channel{Title: src.DisplayTitle(), Link: src.URL}
 	}
 	return &built{doc: doc, lastModified: changedAt(src), nextChange: nextChange(src)}
 }

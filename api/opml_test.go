@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,7 +55,7 @@ func (e *env) sources() []dynamo.Source {
 // carries: everything but its state, summary and creation time.
 func config(s dynamo.Source) dynamo.Source {
 	return dynamo.Source{
-		ID: s.ID, URL: s.URL, Kind: s.Kind, Interval: s.Interval, Policy: s.Policy, Category: s.Category,
+		ID: s.ID, URL: s.URL, Title: s.Title, Kind: s.Kind, Interval: s.Interval, Policy: s.Policy, Category: s.Category,
 		TitlePrefix: s.TitlePrefix, Subscribers: s.Subscribers, Timezone: s.Timezone, Paused: s.Paused,
 	}
 }
@@ -120,7 +121,7 @@ func TestOPMLRoundTrip(t *testing.T) {
 		from := newsEnv(t, open)
 		for _, body := range []string{
 			`{"id":"town","url":"http://example.org/town.html","kind":"html","interval":"15m","policy":"smart","category":"Local/Town",
-			  "title_prefix":"TOWN: ","subscribers":3,"timezone":"Europe/Paris","paused":true}`,
+			  "title_prefix":"TOWN: ","subscribers":3,"timezone":"Europe/Paris","paused":true,"title":"My town, renamed"}`,
 			`{"id":"wire","url":"https://feeds.example.org/wire.xml?lang=fr&x=1","kind":"feed","interval":"90s","policy":"flat","category":"Local"}`,
 			`{"id":"odd","url":"http://example.org/odd","kind":"feed","category":" /a//b c/ ","title_prefix":"\t<&\"'>\n"}`,
 			`{"url":"http://Example.ORG/Été/news.html","kind":"auto"}`,
@@ -140,7 +141,8 @@ func TestOPMLRoundTrip(t *testing.T) {
 		verify.WellFormed(t, doc)
 
 		// Another reader sees each source as a subscription to Dynamo's
-		// feed of it, in its category's folders, titled by its channel.
+		// feed of it, in its category's folder, titled by its user's
+		// title, else its channel.
 		feeds := readWithListparser(t, doc)
 		byURL := map[string]listparserFeed{}
 		for _, f := range feeds {
@@ -157,8 +159,11 @@ func TestOPMLRoundTrip(t *testing.T) {
 				continue
 			}
 			title := s.ID
-			if s.ID == "news" {
+			switch s.ID {
+			case "news":
 				title = "Test News"
+			case "town":
+				title = "My town, renamed"
 			}
 			var folder []string // one folder named by the whole category, "/" included
 			if s.Category != "" {
@@ -303,17 +308,21 @@ func TestOPMLImportReport(t *testing.T) {
 		wantStored := map[string]dynamo.Source{
 			"polled":                {ID: "polled", URL: polled, Kind: dynamo.KindHTML, Interval: dynamo.DefaultInterval},
 			"example.org-feed":      {ID: "example.org-feed", URL: "http://example.org/other-feed", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
-			"go.dev-blog-feed.atom": {ID: "go.dev-blog-feed.atom", URL: "https://go.dev/blog/feed.atom", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval, Category: "Tech"},
-			"example.org-feed-2":    {ID: "example.org-feed-2", URL: "http://example.org/feed", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
-			"127.0.0.1-kept.html-2": {ID: "127.0.0.1-kept.html-2", URL: kept, Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
+			"go.dev-blog-feed.atom": {ID: "go.dev-blog-feed.atom", URL: "https://go.dev/blog/feed.atom", Title: "Go blog", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval, Category: "Tech"},
+			"example.org-feed-2":    {ID: "example.org-feed-2", URL: "http://example.org/feed", Title: "Feed of example.org", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
+			"127.0.0.1-kept.html-2": {ID: "127.0.0.1-kept.html-2", URL: kept, Title: "Kept", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
 			"site":                  {ID: "site", URL: "http://example.org/site/feed/", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval, Category: "Sites"},
-			"example.org-old.atom":  {ID: "example.org-old.atom", URL: "http://example.org/old.atom", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
+			"example.org-old.atom":  {ID: "example.org-old.atom", URL: "http://example.org/old.atom", Title: "Old style", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval},
 		}
 		if !reflect.DeepEqual(stored, wantStored) {
 			t.Errorf("stored sources:\n%+v\nwant\n%+v", stored, wantStored)
 		}
-		// Registered sources are served at once.
+		// Registered sources are served at once, under the outline's title
+		// until their feed's own is known.
 		e.get("/api/sources/site").must(t, http.StatusOK, "read an imported source")
+		if body := e.get("/resources/example.org-old.atom?type=rss2").must(t, http.StatusOK, "feed of a source never polled").body; !bytes.Contains(body, []byte("<title>Versions of Old style</title>")) {
+			t.Errorf("the feed of a source never polled is not titled by the outline:\n%s", body)
+		}
 	})
 }
 
@@ -453,18 +462,19 @@ func xmlSafe(s string) string {
 	return b.String()
 }
 
-// FuzzOPMLImportExport imports an entry with arbitrary settings, exports
+// FuzzOPMLImportExport imports an entry with arbitrary settings (and an
+// outline title, the user's title when no setting is given), exports
 // the source it became, and imports that into another store: the second
 // source must be the first (an import's normal form is a fixed point of
 // export and import), but for characters XML cannot carry.
 func FuzzOPMLImportExport(f *testing.F) {
-	f.Add("http://example.org/feed", "", "", "", "", "", "", "", "")
-	f.Add("http://example.org/news.html", "news", "html", "15m", "Local/ Town /", "TOWN:\t<&>", "Europe/Paris", "3", "true")
-	f.Add("HTTPS://Example.ORG/a#frag", "a.b_c-d", "auto", "90", " / ", "\x01\xff", "UTC", "-1", "maybe")
-	f.Add("http://0", "", "", "", "0\xe6\xde", "", "", "", "")
+	f.Add("http://example.org/feed", "", "", "", "", "", "", "", "", "")
+	f.Add("http://example.org/news.html", "news", "html", "15m", "Local/ Town /", "TOWN:\t<&>", "Europe/Paris", "3", "true", "My  news\n")
+	f.Add("HTTPS://Example.ORG/a#frag", "a.b_c-d", "auto", "90", " / ", "\x01\xff", "UTC", "-1", "maybe", "\x01")
+	f.Add("http://0", "", "", "", "0\xe6\xde", "", "", "", "", "Caf\xe9 \uFFFE")
 	first, second := stores[0].open(f), stores[0].open(f)
 	policies := []string{"flat", "smart"}
-	f.Fuzz(func(t *testing.T, xmlURL, id, kind, interval, category, prefix, tz, subscribers, paused string) {
+	f.Fuzz(func(t *testing.T, xmlURL, id, kind, interval, category, prefix, tz, subscribers, paused, title string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		extra := map[string]string{}
@@ -475,7 +485,10 @@ func FuzzOPMLImportExport(f *testing.F) {
 			}
 		}
 		im := &sources.Service{Store: first, Policies: policies}
-		res, err := im.Import(ctx, []opml.Entry{{XMLURL: xmlURL, Extra: extra}}, nil)
+		if len(extra) == 0 {
+			extra = nil // another reader's outline
+		}
+		res, err := im.Import(ctx, []opml.Entry{{Title: title, XMLURL: xmlURL, Extra: extra}}, nil)
 		if err != nil || len(res) != 1 {
 			t.Fatalf("import: %v, %+v", err, res)
 		}
@@ -507,7 +520,7 @@ func FuzzOPMLImportExport(f *testing.F) {
 			t.Fatal(err)
 		}
 		want := config(*src)
-		want.TitlePrefix, want.Category = xmlSafe(want.TitlePrefix), xmlSafe(want.Category)
+		want.TitlePrefix, want.Category, want.Title = xmlSafe(want.TitlePrefix), xmlSafe(want.Category), xmlSafe(want.Title)
 		if got := config(*copied); !reflect.DeepEqual(got, want) {
 			t.Fatalf("after export and import:\n%+v\nwant\n%+v\n%s", got, want, doc.String())
 		}

@@ -25,8 +25,9 @@ const FeedItems = 50
 // The source's configuration travels in attributes of Namespace, one per
 // field that is set (dynamo:id, dynamo:url, dynamo:kind, dynamo:interval,
 // …, named as dynamo.ConfigFields names them), which EntrySource reads
-// back; its category is the outline's folder. The title is the source's
-// newest channel title, else its id.
+// back; its category is the outline's folder. The title is the user's
+// (Source.Title, also in dynamo:title), else the source's newest channel
+// title, else its id (outlineTitle).
 func WriteSources(w io.Writer, sources []dynamo.Source, base string) error {
 	base = strings.TrimRight(base, "/")
 	entries := make([]Entry, len(sources))
@@ -60,17 +61,15 @@ const FreshRSSXPath = "HTML+XPath"
 // xmlUrl and htmlUrl, its selectors in frss: attributes, its refresh
 // interval (when not the default; negative when paused, as FreshRSS mutes
 // a feed) as frss:ttl, and in dynamo: attributes
-// only the settings a FreshRSS import would not give.
+// only the settings a FreshRSS import would not give (the user's title
+// among them only when there are others, the outline's title saying it
+// otherwise).
 func SourceEntry(src *dynamo.Source, base string) Entry {
 	if src.Kind == dynamo.KindSelectors && src.SelectorSyntax == "xpath" {
 		return freshRSSEntry(src)
 	}
-	title := src.Summary.Title
-	if title == "" {
-		title = src.ID
-	}
 	e := Entry{
-		Title:    title,
+		Title:    outlineTitle(src),
 		XMLURL:   base + "/resources/" + url.PathEscape(src.ID) + "?max=" + strconv.Itoa(FeedItems),
 		Category: src.Category,
 		Extra:    map[string]string{},
@@ -94,11 +93,7 @@ func SourceEntry(src *dynamo.Source, base string) Entry {
 // freshRSSEntry writes a selectors source in XPath as FreshRSS writes an
 // "HTML + XPath" feed.
 func freshRSSEntry(src *dynamo.Source) Entry {
-	title := src.Summary.Title
-	if title == "" {
-		title = src.ID
-	}
-	e := Entry{Title: title, XMLURL: src.URL, HTMLURL: src.URL, Category: src.Category, Type: FreshRSSXPath,
+	e := Entry{Title: outlineTitle(src), XMLURL: src.URL, HTMLURL: src.URL, Category: src.Category, Type: FreshRSSXPath,
 		FreshRSS: map[string]string{}, Extra: map[string]string{}}
 	implied := map[string]bool{"kind": true, "url": true, "selector_syntax": true}
 	for _, m := range freshRSSSelectors {
@@ -114,7 +109,7 @@ func freshRSSEntry(src *dynamo.Source) Entry {
 	case src.Interval != dynamo.DefaultInterval:
 		e.FreshRSS["ttl"] = strconv.FormatInt(secs, 10)
 	}
-	implied["interval"], implied["paused"] = true, true
+	implied["interval"], implied["paused"], implied["title"] = true, true, true
 	if src.ID == dynamo.DeriveSourceID(src.URL) {
 		implied["id"] = true
 	}
@@ -124,7 +119,21 @@ func freshRSSEntry(src *dynamo.Source) Entry {
 			e.Extra[name] = text
 		}
 	}
+	if len(e.Extra) > 0 && src.Title != "" {
+		// With dynamo: attributes the outline's title is not read as
+		// the user's (EntrySource): it travels in dynamo:title.
+		e.Extra["title"] = src.Title
+	}
 	return e
+}
+
+// outlineTitle is a source's outline title: a name the user gave it is
+// kept over the feed's own, as readers keep a feed renamed.
+func outlineTitle(src *dynamo.Source) string {
+	if src.Title != "" {
+		return src.Title
+	}
+	return src.DisplayTitle()
 }
 
 // EntrySource makes the source an entry describes: the feed at its xmlUrl,
@@ -133,7 +142,11 @@ func freshRSSEntry(src *dynamo.Source) Entry {
 // it and dynamo:paused does not say), except that an entry without
 // dynamo:kind is a feed, since OPML's xmlUrl is a feed's address. An entry
 // without dynamo:id gets the id dynamo.DeriveSourceID makes of its URL, and
-// derived says so. The source is neither normalized nor validated; an
+// derived says so. The outline's title is the source's Title, the user's
+// name for the feed, when the entry has no dynamo: attribute (another
+// reader's file); an entry with some is Dynamo's export, whose outline
+// title may be the feed's own or the id, and its Title is dynamo:title's.
+// The source is neither normalized nor validated; an
 // attribute that does not read, or is not a setting, is an error wrapping
 // dynamo.ErrInvalid.
 //
@@ -170,6 +183,9 @@ func EntrySource(e Entry) (src *dynamo.Source, derived bool, err error) {
 				return src, false, fmt.Errorf("dynamo:%s: %w", k, err)
 			}
 		}
+	}
+	if len(e.Extra) == 0 {
+		src.Title = e.Title
 	}
 	if _, given := e.Extra["paused"]; !given && e.Disabled {
 		src.Paused = true // Miniflux's miniflux:disabled

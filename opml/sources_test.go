@@ -38,9 +38,26 @@ func TestSourceEntryRoundTrip(t *testing.T) {
 }
 
 func TestEntrySource(t *testing.T) {
-	src, derived, err := opml.EntrySource(opml.Entry{XMLURL: " http://www.example.org/feed/ ", Category: "News"})
-	if err != nil || !derived || src.ID != "example.org-feed" || src.Kind != dynamo.KindFeed || src.Interval != dynamo.DefaultInterval || src.Category != "News" {
+	src, derived, err := opml.EntrySource(opml.Entry{Title: "Renamed", XMLURL: " http://www.example.org/feed/ ", Category: "News"})
+	if err != nil || !derived || src.ID != "example.org-feed" || src.Kind != dynamo.KindFeed || src.Interval != dynamo.DefaultInterval ||
+		src.Category != "News" || src.Title != "Renamed" {
 		t.Errorf("a reader's entry: %+v, derived %v, %v", src, derived, err)
+	}
+	// The user's title is the outline's, on export too, and travels in
+	// dynamo:title; in Dynamo's export, an outline titled by the feed's
+	// own title (or the id) gives no user title.
+	src.Summary.Title = "Example feed"
+	e := opml.SourceEntry(src, "http://dynamo.example")
+	if e.Title != "Renamed" || e.Extra["title"] != "Renamed" {
+		t.Errorf("exported as %+v, want the user's title", e)
+	}
+	if back, _, err := opml.EntrySource(e); err != nil || back.Title != "Renamed" {
+		t.Errorf("read back: %+v, %v", back, err)
+	}
+	src.Title = ""
+	e = opml.SourceEntry(src, "http://dynamo.example")
+	if back, _, err := opml.EntrySource(e); err != nil || e.Title != "Example feed" || back.Title != "" {
+		t.Errorf("without a user title: exported as %q, read back as %q (%v)", e.Title, back.Title, err)
 	}
 	for extra, mention := range map[string]string{
 		"intervall=1h":   "unknown attribute dynamo:intervall",
@@ -74,7 +91,9 @@ func TestFreshRSSOutlines(t *testing.T) {
 	}
 	back := opml.SourceEntry(src, "http://dynamo.example")
 	delete(e.FreshRSS, "xPathItemTimeFormat") // not kept
-	e.Title = src.ID                          // the channel's title once polled; the id before
+	if src.Title != "Town" {
+		t.Errorf("title %q, want the outline's", src.Title)
+	}
 	if !reflect.DeepEqual(back, opml.Entry{Title: e.Title, XMLURL: e.XMLURL, HTMLURL: e.HTMLURL, Category: e.Category, Type: e.Type, FreshRSS: e.FreshRSS, Extra: map[string]string{}}) {
 		t.Errorf("written back as %+v", back)
 	}

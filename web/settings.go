@@ -27,6 +27,7 @@ type settingField struct {
 var settingLabels = map[string]struct{ label, hint string }{
 	"id":                   {"Id", "names the collection and its feeds for good: letters, digits, '.', '_', '-'; empty to derive one from the URL"},
 	"url":                  {"URL", "the annotated page, the feed, or the page read through selectors, http or https"},
+	"title":                {"Title", "your name for the source, shown until its feed's own title is known and written in OPML exports; an imported outline's title"},
 	"kind":                 {"Kind", "auto finds out: annotations make html, a feed makes feed, else the site's feed is discovered; selectors reads a page one cannot annotate through the selectors below"},
 	"interval":             {"Interval", "how often to poll (the flat policy) and where the others start: 90s, 15m, 2h, 1d"},
 	"policy":               {"Policy", "empty follows the global policy"},

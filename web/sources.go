@@ -332,10 +332,7 @@ func (h *Server) sourcePage(w http.ResponseWriter, r *http.Request) {
 		Policies:  h.policies(),
 		Settings:  h.settingFields(src, false),
 	}
-	title := src.Summary.Title
-	if title == "" {
-		title = src.ID
-	}
+	title := src.DisplayTitle()
 	h.render(w, r, http.StatusOK, "source.html", view{Title: title, Section: "sources", Data: d,
 		Alternates: feedAlternates(title, func(typ string) string {
 			return "/resources/" + url.PathEscape(id) + "?max=50&type=" + typ

@@ -23,7 +23,7 @@ const sourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category,
 	s.title, s.last_seq, s.item_count,
 	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
 	s.last_version_at, s.poll_counts, s.lease_owner, s.lease_expires,
-	s.selectors, s.poll_warnings, s.ignore_robots`
+	s.selectors, s.poll_warnings, s.ignore_robots, s.user_title`
 
 func scanSource(row pgx.Row) (dynamo.Source, error) {
 	var (
@@ -44,7 +44,7 @@ func scanSource(row pgx.Row) (dynamo.Source, error) {
 		&status, &st.Errors, &st.LastError, &schedule,
 		&sum.Title, &sum.Versions, &sum.Items, &duplicates,
 		&sum.LastVersionAt, &polls, &sum.LeaseOwner, &sum.LeaseExpires,
-		&selectors, &warnings, &s.IgnoreRobots)
+		&selectors, &warnings, &s.IgnoreRobots, &s.Title)
 	if err != nil {
 		return s, err
 	}
@@ -100,19 +100,19 @@ func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO sources (id, url, kind, interval_ns, policy, category, title_prefix,
 				subscribers, timezone, paused, created_at,
 				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule,
-				selectors, poll_warnings, ignore_robots)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+				selectors, poll_warnings, ignore_robots, user_title)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
 			ON CONFLICT (id) DO UPDATE SET url = $2, kind = $3, interval_ns = $4, policy = $5, category = $6,
 				title_prefix = $7, subscribers = $8, timezone = $9, paused = $10, created_at = $11,
 				etag = $12, last_modified = $13, body_hash = $14, last_poll = $15, next_poll = $16,
 				last_change = $17, last_status = $18, errors = $19, last_error = $20, schedule = $21,
-				selectors = $22, poll_warnings = $23, ignore_robots = $24, removed = false, lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
+				selectors = $22, poll_warnings = $23, ignore_robots = $24, user_title = $25, removed = false, lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
 			WHERE sources.removed`,
 			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category, src.TitlePrefix,
 			src.Subscribers, src.Timezone, src.Paused, src.CreatedAt,
 			st.ETag, st.LastModified, st.BodyHash, stamp(st.LastPoll), stamp(st.NextPoll), stamp(st.LastChange),
 			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule),
-			src.SelectorsText(), archive.WarningsText(st.Warnings), src.IgnoreRobots)
+			src.SelectorsText(), archive.WarningsText(st.Warnings), src.IgnoreRobots, src.Title)
 		if err != nil {
 			return err
 		}
@@ -184,13 +184,13 @@ func (s *Store) UpdateSource(ctx context.Context, src *dynamo.Source) error {
 		// belong to the old one (the right-hand side reads the old row).
 		tag, err := tx.Exec(ctx, `UPDATE sources SET url = $2, kind = $3, interval_ns = $4, policy = $5,
 				category = $6, title_prefix = $7, subscribers = $8, timezone = $9, paused = $10, selectors = $11,
-				ignore_robots = $12,
+				ignore_robots = $12, user_title = $13,
 				etag = CASE WHEN url = $2 THEN etag ELSE '' END,
 				last_modified = CASE WHEN url = $2 THEN last_modified ELSE '' END,
 				body_hash = CASE WHEN url = $2 THEN body_hash ELSE '' END
 			WHERE id = $1 AND NOT removed`,
 			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category,
-			src.TitlePrefix, src.Subscribers, src.Timezone, src.Paused, src.SelectorsText(), src.IgnoreRobots)
+			src.TitlePrefix, src.Subscribers, src.Timezone, src.Paused, src.SelectorsText(), src.IgnoreRobots, src.Title)
 		if err != nil {
 			return err
 		}

@@ -21,7 +21,7 @@ const sourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category,
 	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
 	s.last_version_at,
 	(SELECT json_group_object(p.status, p.n) FROM poll_counts p WHERE p.source_id = s.id),
-	s.lease_owner, s.lease_expires, s.selectors, s.poll_warnings, s.ignore_robots`
+	s.lease_owner, s.lease_expires, s.selectors, s.poll_warnings, s.ignore_robots, s.user_title`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -43,7 +43,7 @@ func scanSource(row scanner) (dynamo.Source, error) {
 		&st.ETag, &st.LastModified, &st.BodyHash, &lastPoll, &nextPoll, &lastC,
 		&status, &st.Errors, &st.LastError, &schedule,
 		&sum.Title, &sum.Versions, &sum.Items, &sum.Duplicates,
-		&lastVersion, &polls, &sum.LeaseOwner, &leaseExpires, &selectors, &warnings, &ignoreRobots)
+		&lastVersion, &polls, &sum.LeaseOwner, &leaseExpires, &selectors, &warnings, &ignoreRobots, &s.Title)
 	if err != nil {
 		return s, err
 	}
@@ -104,19 +104,19 @@ func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO sources (id, url, kind, interval_ns, policy, category, title_prefix,
 				subscribers, timezone, paused, created_at,
 				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule,
-				selectors, poll_warnings, ignore_robots)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?23, ?24, ?25)
+				selectors, poll_warnings, ignore_robots, user_title)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?23, ?24, ?25, ?26)
 			ON CONFLICT (id) DO UPDATE SET url = ?2, kind = ?3, interval_ns = ?4, policy = ?5, category = ?6,
 				title_prefix = ?7, subscribers = ?8, timezone = ?9, paused = ?10, created_at = ?11,
 				etag = ?12, last_modified = ?13, body_hash = ?14, last_poll = ?15, next_poll = ?16,
 				last_change = ?17, last_status = ?18, errors = ?19, last_error = ?20, schedule = ?21,
-				selectors = ?23, poll_warnings = ?24, ignore_robots = ?25, removed = 0, lease_owner = '', lease_expires = ?22
+				selectors = ?23, poll_warnings = ?24, ignore_robots = ?25, user_title = ?26, removed = 0, lease_owner = '', lease_expires = ?22
 			WHERE sources.removed`,
 			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category, src.TitlePrefix,
 			src.Subscribers, src.Timezone, boolInt(src.Paused), dbTime(src.CreatedAt),
 			st.ETag, st.LastModified, st.BodyHash, dbTime(st.LastPoll), dbTime(st.NextPoll), dbTime(st.LastChange),
 			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule), zeroTime,
-			src.SelectorsText(), archive.WarningsText(st.Warnings), boolInt(src.IgnoreRobots))
+			src.SelectorsText(), archive.WarningsText(st.Warnings), boolInt(src.IgnoreRobots), src.Title)
 		if err != nil {
 			return err
 		}
@@ -189,14 +189,14 @@ func (s *Store) UpdateSource(ctx context.Context, src *dynamo.Source) error {
 		// belong to the old one (the right-hand side reads the old row).
 		res, err := tx.ExecContext(ctx, `UPDATE sources SET url = ?1, kind = ?2, interval_ns = ?3, policy = ?4,
 				category = ?5, title_prefix = ?6, subscribers = ?7, timezone = ?8, paused = ?9, selectors = ?10,
-				ignore_robots = ?12,
+				ignore_robots = ?12, user_title = ?13,
 				etag = CASE WHEN url = ?1 THEN etag ELSE '' END,
 				last_modified = CASE WHEN url = ?1 THEN last_modified ELSE '' END,
 				body_hash = CASE WHEN url = ?1 THEN body_hash ELSE '' END
 			WHERE id = ?11 AND NOT removed`,
 			src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category,
 			src.TitlePrefix, src.Subscribers, src.Timezone, boolInt(src.Paused), src.SelectorsText(), src.ID,
-			boolInt(src.IgnoreRobots))
+			boolInt(src.IgnoreRobots), src.Title)
 		if err != nil {
 			return err
 		}

@@ -15,7 +15,7 @@ import (
 // back unchanged, with an empty summary.
 func testSourceRoundTrip(t *testing.T, s dynamo.Store) {
 	ctx := context.Background()
-	want := &dynamo.Source{ID: "full", URL: "http://127.0.0.1/full?a=1&b=ü", Kind: dynamo.KindSelectors,
+	want := &dynamo.Source{ID: "full", URL: "http://127.0.0.1/full?a=1&b=ü", Title: "Full — ü & <b>", Kind: dynamo.KindSelectors,
 		Interval: dynamo.Duration(90 * time.Second), Policy: "smart", Category: "news", TitlePrefix: "Full: ",
 		Subscribers: 7, Timezone: "Europe/Vienna", Paused: true, IgnoreRobots: true, CreatedAt: t0.Add(-24 * time.Hour),
 		SelectorSyntax: "xpath", ItemSelector: `//li[@class="news ü"]`, TitleSelector: "h2", LinkSelector: "a/@href",
@@ -83,7 +83,7 @@ func testUpdateSource(t *testing.T, s dynamo.Store) {
 
 	upd := *before
 	upd.URL, upd.Kind, upd.Interval = "http://127.0.0.1/moved", dynamo.KindFeed, dynamo.Duration(2*time.Hour)
-	upd.Policy, upd.Category, upd.TitlePrefix = "hourly", "sport", "Sport: "
+	upd.Policy, upd.Category, upd.TitlePrefix, upd.Title = "hourly", "sport", "Sport: ", "My sport"
 	upd.Subscribers, upd.Timezone, upd.Paused, upd.IgnoreRobots = 12, "America/New_York", true, true
 	upd.Kind, upd.ItemSelector, upd.TitleSelector = dynamo.KindSelectors, "article", "h2 a"
 	upd.CreatedAt = t0.Add(time.Hour)
