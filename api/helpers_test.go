@@ -289,10 +289,11 @@ func newEnv(t testing.TB, store dynamo.Store, opts ...envOption) *env {
 }
 
 // waitCacheOn waits until the watcher is up, so that tests of the cache
-// start from a known state.
+// start from a known state. A minute is only the bound on a watcher that
+// never starts: under -race on a loaded machine it can take seconds.
 func (e *env) waitCacheOn() {
 	e.t.Helper()
-	for range 500 {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		var st struct {
 			Cache struct{ Enabled bool } `json:"cache"`
 		}
@@ -302,7 +303,7 @@ func (e *env) waitCacheOn() {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	e.t.Fatal("the API's change watcher never started")
+	e.t.Fatal("the API's change watcher did not start within a minute")
 }
 
 // response is an answer read whole.
@@ -400,11 +401,13 @@ func (e *env) poll(id string) dynamo.PollOutcome {
 }
 
 // waitFor retries check until it passes, for effects that travel through
-// the store's change feed; it fails the test when they never arrive.
+// the store's change feed; it fails the test when they have not arrived
+// within a minute (the bound is for effects that never arrive, not a
+// measure of their speed).
 func waitFor(t testing.TB, what string, check func() error) {
 	t.Helper()
 	var err error
-	for range 1000 {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		if err = check(); err == nil {
 			return
 		}

@@ -132,8 +132,10 @@ func openStore(t *testing.T) dynamo.Store {
 func newPoller(t *testing.T, st dynamo.Store, mutate ...func(*poller.Config)) *poller.Poller {
 	t.Helper()
 	cfg := poller.Config{
-		Store:   st,
-		Fetcher: fetch.New(fetch.Options{AllowPrivate: true, Timeout: 2 * time.Second, HostGap: -1}),
+		Store: st,
+		// The timeout bounds a fetch that never ends; a loopback page
+		// delayed on purpose can take seconds on a loaded machine.
+		Fetcher: fetch.New(fetch.Options{AllowPrivate: true, Timeout: time.Minute, HostGap: -1}),
 		Owner:   "test-" + t.Name(),
 		Tick:    10 * time.Millisecond,
 	}
@@ -412,7 +414,7 @@ func TestPolicySwitchReachesEveryPoller(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- b.Run(runCtx) }()
-	waitFor(t, 2*time.Second, func() bool { return b.Policy() == "min-delay" })
+	waitFor(t, time.Minute, func() bool { return b.Policy() == "min-delay" })
 	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -700,7 +702,7 @@ func TestPoliciesPerSourceAndSwitchedAtRunTime(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- other.Run(runCtx) }()
-	waitFor(t, 2*time.Second, func() bool { return other.Policy() == "flat" })
+	waitFor(t, time.Minute, func() bool { return other.Policy() == "flat" })
 	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -729,7 +731,7 @@ func TestPollNowWaitsForTheScheduledPollOfItsSource(t *testing.T) {
 		}
 	}()
 
-	waitFor(t, 5*time.Second, func() bool { return o.hits.Load() == 1 }) // the scheduled poll is at the origin
+	waitFor(t, time.Minute, func() bool { return o.hits.Load() == 1 }) // the scheduled poll is at the origin
 	o.set("/slow", page{body: annotated("first", "second"), delay: 700 * time.Millisecond})
 	out, err := p.PollNow(ctx, "slow")
 	if err != nil {
@@ -812,7 +814,7 @@ func TestRunTakesBackItsOwnersLeases(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- p.Run(runCtx) }()
-	waitFor(t, 5*time.Second, func() bool {
+	waitFor(t, time.Minute, func() bool {
 		vs, _ := st.Versions(ctx, "town")
 		return len(vs) == 1
 	})
