@@ -172,7 +172,7 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 // that neither holds nor lies in the item's title, nor holds its link.
 func atPlace(r record, key string, it *itemChoice) *node {
 	var best *node
-	for n := range find(r, key) {
+	for _, n := range find(r, key).nodes {
 		if n.textBytes == 0 || isAncestor(n, it.title) || isAncestor(it.titleAt, n) || it.link != nil && isAncestor(n, it.link) {
 			continue
 		}
@@ -186,10 +186,42 @@ func atPlace(r record, key string, it *itemChoice) *node {
 // voteSample is how many records the places of the fields are voted on.
 const voteSample = 40
 
+// place is the nodes of a record at a place (a relative key), in
+// document order: past the records the places are voted on, a field is
+// only looked for there. Every node at the place has the place's key as
+// its relKey, so it need not be computed again.
+type place struct {
+	key   string
+	nodes []*node
+	set   map[*node]bool // for many nodes; nil when few
+}
+
+// has reports whether n is at the place.
+func (p *place) has(n *node) bool {
+	if p.set != nil {
+		return p.set[n]
+	}
+	for _, m := range p.nodes {
+		if m == n {
+			return true
+		}
+	}
+	return false
+}
+
+// keyFor returns the relative key of a node of r: the place's when there
+// is one (the node is at it), or relKey's.
+func (p *place) keyFor(r record, n *node) string {
+	if p != nil {
+		return p.key
+	}
+	return relKey(r, n)
+}
+
 // find returns the nodes of a record at a place (a relative key), by
 // following the key's steps down from the record's top nodes.
-func find(r record, key string) map[*node]bool {
-	out := map[*node]bool{}
+func find(r record, key string) *place {
+	out := &place{key: key}
 	if key == "" {
 		return out
 	}
@@ -218,15 +250,19 @@ func find(r record, key string) map[*node]bool {
 		var next []*node
 		for _, n := range level {
 			for _, ch := range n.children {
-				if !ch.hidden && stepName(ch) == step {
+				if !ch.hidden && ch.stepName() == step {
 					next = append(next, ch)
 				}
 			}
 		}
 		level = next
 	}
-	for _, n := range level {
-		out[n] = true
+	out.nodes = level
+	if len(level) > 8 {
+		out.set = make(map[*node]bool, len(level))
+		for _, n := range level {
+			out.set[n] = true
+		}
 	}
 	return out
 }
@@ -312,19 +348,26 @@ func relKey(r record, n *node) string {
 			steps = append(steps, name+"@"+itoa(occ))
 			return joinReversed(steps)
 		}
-		steps = append(steps, stepName(a))
+		steps = append(steps, a.stepName())
 	}
 	return joinReversed(steps)
 }
 
-func stepName(n *node) string {
+// stepName names a node in a relative key: "#text", or its tag and
+// stable classes. It is kept, as keys are compared along every record.
+func (n *node) stepName() string {
+	if n.step != "" {
+		return n.step
+	}
 	if n.isText() {
-		return "#text"
+		n.step = "#text"
+		return n.step
 	}
 	s := n.tag
 	for _, c := range stableClasses(n.class) {
 		s += "." + c
 	}
+	n.step = s
 	return s
 }
 
@@ -365,7 +408,7 @@ func hasHint(n *node, hints []string) bool {
 
 // titleCandidates scores the elements of a record that may hold its
 // title: headings, links, bold text, cells and elements named like titles.
-func (ch *chooser) titleCandidates(r record, at map[*node]bool) []scored {
+func (ch *chooser) titleCandidates(r record, at *place) []scored {
 	var out []scored
 	order := 0
 	walk(r, func(n *node) bool {
@@ -385,7 +428,7 @@ func (ch *chooser) titleCandidates(r record, at map[*node]bool) []scored {
 		default:
 			return true
 		}
-		if n.textBytes > 400 || at != nil && !at[n] {
+		if n.textBytes > 400 || at != nil && !at.has(n) {
 			return true // too long for a title, or not at the place: look inside
 		}
 		text := ch.p.textOf(n)
@@ -414,7 +457,7 @@ func (ch *chooser) titleCandidates(r record, at map[*node]bool) []scored {
 		}
 		score -= 0.1 * float64(order)
 		order++
-		out = append(out, scored{n: n, key: relKey(r, n), score: score, text: text})
+		out = append(out, scored{n: n, key: at.keyFor(r, n), score: score, text: text})
 		return true
 	})
 	return out
@@ -463,39 +506,39 @@ func ancestorLink(n *node, r record) *node {
 // linkCandidates scores the links that may be the record's link: the
 // title's own link first, then "read more" links, the whole card's link,
 // and other links to pages.
-func (ch *chooser) linkCandidates(r record, title *node, at map[*node]bool) []scored {
+func (ch *chooser) linkCandidates(r record, title *node, at *place) []scored {
 	var out []scored
-	add := func(s scored) {
-		if at == nil || at[s.n] {
-			out = append(out, s)
+	add := func(n *node, score float64) {
+		if at == nil || at.has(n) {
+			out = append(out, scored{n: n, key: at.keyFor(r, n), score: score})
 		}
 	}
-	if title.tag == "a" && title.href != "" && usableHref(title.href) {
-		add(scored{n: title, key: relKey(r, title), score: 10})
+	if title.tag == "a" && title.usableLink() {
+		add(title, 10)
 	}
-	if a := ancestorLink(title, r); a != nil && usableHref(a.href) {
-		add(scored{n: a, key: relKey(r, a), score: 9})
+	if a := ancestorLink(title, r); a != nil && a.usableLink() {
+		add(a, 9)
 	}
-	if r.nodes[0].tag == "a" && r.nodes[0].href != "" && usableHref(r.nodes[0].href) && r.contains(title) {
-		add(scored{n: r.nodes[0], key: relKey(r, r.nodes[0]), score: 8})
+	if r.nodes[0].tag == "a" && r.nodes[0].usableLink() && r.contains(title) {
+		add(r.nodes[0], 8)
 	}
 	// The longest link inside the title.
 	var inside *node
 	walk(record{nodes: []*node{title}}, func(n *node) bool {
-		if n.tag == "a" && n.href != "" && usableHref(n.href) && (inside == nil || n.textBytes > inside.textBytes) {
+		if n.tag == "a" && n.usableLink() && (inside == nil || n.textBytes > inside.textBytes) {
 			inside = n
 		}
 		return true
 	})
 	if inside != nil && inside.textBytes*2 >= title.textBytes {
-		add(scored{n: inside, key: relKey(r, inside), score: 9})
+		add(inside, 9)
 	}
 	order := 0
 	walk(r, func(n *node) bool {
 		if n.tag != "a" || n.href == "" {
 			return true
 		}
-		if !usableHref(n.href) || at != nil && !at[n] {
+		if at != nil && !at.has(n) || !n.usableLink() {
 			return false
 		}
 		text := ch.p.textOf(n)
@@ -525,10 +568,22 @@ func (ch *chooser) linkCandidates(r record, title *node, at map[*node]bool) []sc
 		}
 		score -= 0.05 * float64(order)
 		order++
-		out = append(out, scored{n: n, key: relKey(r, n), score: score})
+		out = append(out, scored{n: n, key: at.keyFor(r, n), score: score})
 		return false
 	})
 	return out
+}
+
+// usableLink is usableHref of the node's href ("" for all but <a>),
+// kept: every candidate holding a link asks about it.
+func (n *node) usableLink() bool {
+	if n.linkOK == 0 {
+		n.linkOK = 2
+		if usableHref(n.href) {
+			n.linkOK = 1
+		}
+	}
+	return n.linkOK == 1
 }
 
 // usableHref reports whether a link leads to a page: not an anchor on this
@@ -549,7 +604,7 @@ var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
 // descCandidates scores the elements and text of a record that may be its
 // description: longer text outside the title and the link, preferably in a
 // paragraph or an element named like a summary.
-func (ch *chooser) descCandidates(r record, title, link *node, at map[*node]bool) []scored {
+func (ch *chooser) descCandidates(r record, title, link *node, at *place) []scored {
 	var out []scored
 	walk(r, func(n *node) bool {
 		if n == title || isAncestor(n, title) && n.textBytes-title.textBytes < 25 {
@@ -561,7 +616,7 @@ func (ch *chooser) descCandidates(r record, title, link *node, at map[*node]bool
 		if n.tag == "a" || n.textBytes < 25 || skipRecordTags[n.tag] {
 			return n.tag != "a"
 		}
-		if n.linkTextBytes*2 > n.textBytes || at != nil && !at[n] {
+		if n.linkTextBytes*2 > n.textBytes || at != nil && !at.has(n) {
 			return true
 		}
 		text := ch.p.textOf(n)
@@ -579,7 +634,7 @@ func (ch *chooser) descCandidates(r record, title, link *node, at map[*node]bool
 		if n.isText() {
 			score -= 0.5
 		}
-		out = append(out, scored{n: n, key: relKey(r, n), score: score})
+		out = append(out, scored{n: n, key: at.keyFor(r, n), score: score})
 		return true
 	})
 	return out
@@ -618,13 +673,13 @@ func isAncestor(a, n *node) bool {
 // a whole text that the dates package reads, or the longest run of words
 // in it that it reads ("Posted on March 12, 2024 by Ann" gives "March 12,
 // 2024").
-func (ch *chooser) dateCandidates(r record, title *node, at map[*node]bool) []scored {
+func (ch *chooser) dateCandidates(r record, title *node, at *place) []scored {
 	var out []scored
 	walk(r, func(n *node) bool {
 		if title != nil && n == title {
 			return false
 		}
-		if !n.isText() || n.textBytes == 0 || n.textBytes > 300 || at != nil && !at[n] {
+		if !n.isText() || n.textBytes == 0 || n.textBytes > 300 || at != nil && !at.has(n) {
 			return true
 		}
 		start, end, ok := ch.dateIn(n)
@@ -638,7 +693,7 @@ func (ch *chooser) dateCandidates(r record, title *node, at map[*node]bool) []sc
 				break
 			}
 		}
-		out = append(out, scored{n: n, key: relKey(r, n), score: score, start: start, end: end})
+		out = append(out, scored{n: n, key: at.keyFor(r, n), score: score, start: start, end: end})
 		return true
 	})
 	return out

@@ -417,7 +417,7 @@ func firstLink(r record) string {
 		if found != "" {
 			return false
 		}
-		if n.tag == "a" && usableHref(n.href) {
+		if n.tag == "a" && n.usableLink() {
 			found = strings.TrimSpace(n.href)
 			return false
 		}

@@ -154,6 +154,214 @@ func (p *page) plain(s string) string {
 	if !strings.ContainsAny(s, "<&") {
 		return strings.Join(strings.Fields(s), " ")
 	}
+	if text, ok := plainSimple(s); ok {
+		return text
+	}
+	return plainTokenized(s)
+}
+
+// plainSimple is plainTokenized for the markup most pages hold, read
+// without a tokenizer (which costs a 4 KiB buffer a call). ok is false,
+// for the tokenizer to read it, when the markup holds anything but text
+// and whole start and end tags (a comment, a tag cut off by the end), an
+// element whose content the tokenizer reads as text (script, style,
+// title…), a NUL, or a tag that adds a space and may be self-closing
+// ("<br/>", which the tokenizer does not count as a <br>). Tags are read
+// as the tokenizer reads them (readTag in golang.org/x/net/html).
+func plainSimple(s string) (string, bool) {
+	if strings.IndexByte(s, 0) >= 0 {
+		return "", false
+	}
+	var sb strings.Builder
+	for {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			sb.WriteString(html.UnescapeString(s))
+			break
+		}
+		if i+1 < len(s) && !isASCIILetter(s[i+1]) && s[i+1] != '/' && s[i+1] != '!' && s[i+1] != '?' {
+			// A "<" that opens nothing is text.
+			sb.WriteString(html.UnescapeString(s[:i+1]))
+			s = s[i+1:]
+			continue
+		}
+		sb.WriteString(html.UnescapeString(s[:i]))
+		end := i+1 < len(s) && s[i+1] == '/'
+		nameAt := i + 1
+		if end {
+			nameAt++
+		}
+		if nameAt >= len(s) || !isASCIILetter(s[nameAt]) {
+			return "", false
+		}
+		name, after, ok := readTag(s, nameAt+1)
+		if !ok {
+			return "", false
+		}
+		selfClosing := after >= 2 && s[after-2] == '/'
+		s = s[after:]
+		switch lowerASCII(name) {
+		case "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript", "plaintext":
+			return "", false
+		case "br", "tr":
+			if !end {
+				if selfClosing {
+					return "", false
+				}
+				sb.WriteByte(' ')
+			}
+		case "p", "div", "li", "td":
+			if !end && selfClosing {
+				return "", false
+			}
+			sb.WriteByte(' ')
+		}
+	}
+	return strings.Join(strings.Fields(sb.String()), " "), true
+}
+
+// readTag reads a tag as the tokenizer does, from just after the first
+// letter of its name (at): its name, and the offset just after its ">".
+// ok is false when the text ends first.
+func readTag(s string, at int) (name string, after int, ok bool) {
+	pos := at
+	nameStart := at - 1
+	read := func() (byte, bool) {
+		if pos >= len(s) {
+			return 0, false
+		}
+		pos++
+		return s[pos-1], true
+	}
+	skipSpace := func() bool {
+		for {
+			c, ok := read()
+			if !ok {
+				return false
+			}
+			if !isTagSpace(c) {
+				pos--
+				return true
+			}
+		}
+	}
+	// The name.
+	for {
+		c, ok := read()
+		if !ok {
+			return "", 0, false
+		}
+		if isTagSpace(c) {
+			name = s[nameStart : pos-1]
+			break
+		}
+		if c == '/' || c == '>' {
+			pos--
+			name = s[nameStart:pos]
+			break
+		}
+	}
+	if !skipSpace() {
+		return "", 0, false
+	}
+	for {
+		c, ok := read()
+		if !ok {
+			return "", 0, false
+		}
+		if c == '>' {
+			return name, pos, true
+		}
+		pos--
+		// An attribute's name.
+		keyStart := pos
+		for {
+			c, ok := read()
+			if !ok {
+				return "", 0, false
+			}
+			if c == '=' && keyStart+1 == pos {
+				continue
+			}
+			if c == '=' || isTagSpace(c) || c == '/' || c == '>' {
+				pos--
+				break
+			}
+		}
+		// Its value.
+		if !skipSpace() {
+			return "", 0, false
+		}
+		c, ok = read()
+		if !ok {
+			return "", 0, false
+		}
+		switch {
+		case c == '/':
+		case c != '=':
+			pos--
+		default:
+			if !skipSpace() {
+				return "", 0, false
+			}
+			q, ok := read()
+			if !ok {
+				return "", 0, false
+			}
+			switch q {
+			case '>':
+				pos--
+			case '\'', '"':
+				k := strings.IndexByte(s[pos:], q)
+				if k < 0 {
+					return "", 0, false
+				}
+				pos += k + 1
+			default:
+				for {
+					c, ok := read()
+					if !ok {
+						return "", 0, false
+					}
+					if isTagSpace(c) {
+						break
+					}
+					if c == '>' {
+						pos--
+						break
+					}
+				}
+			}
+		}
+		if !skipSpace() {
+			return "", 0, false
+		}
+	}
+}
+
+func isTagSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' }
+
+// lowerASCII lower-cases the ASCII letters alone, as the tokenizer does
+// tag names.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// plainTokenized is plain for any markup, read with the tokenizer.
+func plainTokenized(s string) string {
 	var sb strings.Builder
 	z := html.NewTokenizer(strings.NewReader(s))
 	skip := 0

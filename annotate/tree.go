@@ -45,6 +45,12 @@ type node struct {
 	raw     bool   // an element whose content the tokenizer reads as text (script, title, noscript…)
 	inNav   bool   // in nav, header, footer, aside, or a block named like them
 	inMain  bool   // in main, [role=main], or a block named content or main
+
+	// Kept once asked: the node's step in a relative key (stepName), and
+	// whether its href leads to a page (usableLink: 0 not asked, 1 yes,
+	// 2 no).
+	step   string
+	linkOK uint8
 }
 
 func (n *node) isText() bool { return n.tag == "" }
