@@ -196,11 +196,17 @@ func ValidateSourceID(id string) error {
 }
 
 // ValidateSourceURL checks that raw is what a source may poll: an absolute
-// http or https URL of at most MaxSourceURLLength bytes.
+// http or https URL of at most MaxSourceURLLength bytes, in UTF-8 without
+// the noncharacters U+FFFE and U+FFFF. A URL is written into XML (OPML,
+// feeds, XMLData) and JSON, which carry neither other bytes nor those two
+// characters: such a URL would come back from an export as another one.
 func ValidateSourceURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(raw) > MaxSourceURLLength {
 		return Invalidf("url %q must be an absolute http or https URL of at most %d bytes", raw, MaxSourceURLLength)
+	}
+	if !utf8.ValidString(raw) || strings.ContainsAny(raw, "\uFFFE\uFFFF") {
+		return Invalidf("url %q must be UTF-8 text: percent-encode other bytes (%%A2 for the byte A2)", raw)
 	}
 	return nil
 }

@@ -29,6 +29,9 @@ func TestSourceValidate(t *testing.T) {
 		{"no url", func(s *dynamo.Source) { s.URL = "" }, "url is required"},
 		{"ftp", func(s *dynamo.Source) { s.URL = "ftp://example.org/feed" }, "must be an absolute http or https URL"},
 		{"relative url", func(s *dynamo.Source) { s.URL = "/news" }, "must be an absolute http or https URL"},
+		{"url not UTF-8", func(s *dynamo.Source) { s.URL = "http://example.org/fe\xa2d" }, "must be UTF-8 text: percent-encode other bytes (%A2"},
+		{"url with a noncharacter", func(s *dynamo.Source) { s.URL = "http://example.org/\uFFFE" }, "must be UTF-8 text"},
+		{"url in UTF-8", func(s *dynamo.Source) { s.URL = "http://example.org/café" }, ""},
 		{"kind", func(s *dynamo.Source) { s.Kind = "rss" }, `kind "rss" is unknown: want auto, html, feed or selectors`},
 		{"selectors", func(s *dynamo.Source) {
 			s.Kind, s.SelectorSyntax, s.ItemSelector, s.TitleSelector = dynamo.KindSelectors, "xpath", "//li", "a"

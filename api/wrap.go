@@ -102,7 +102,7 @@ func wrapOptions(q url.Values) (wrapper.Options, transform.Format, error) {
 		case "base":
 			if v != "" {
 				if err := dynamo.ValidateSourceURL(v); err != nil {
-					return opts, format, badParam("base", "base %q must be the page's absolute http or https URL", v)
+					return opts, format, badParam("base", "base %q must be the page's absolute http or https URL, in UTF-8", v)
 				}
 			}
 			opts.URL = v
