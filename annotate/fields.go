@@ -44,6 +44,9 @@ type itemChoice struct {
 type chooser struct {
 	p   *page
 	loc *time.Location
+	// dates keeps isDate's answers: records repeat their dates and the
+	// words around them.
+	dates map[string]bool
 }
 
 // scored is a node that may be a field of a record, with its place in the
@@ -364,7 +367,7 @@ func (n *node) stepName() string {
 		return n.step
 	}
 	s := n.tag
-	for _, c := range stableClasses(n.class) {
+	for _, c := range n.classes {
 		s += "." + c
 	}
 	n.step = s
@@ -779,7 +782,14 @@ func (ch *chooser) isDate(s string) bool {
 	if digits == 0 || 6*digits < digits+other {
 		return false
 	}
+	if ok, known := ch.dates[s]; known {
+		return ok
+	}
 	_, ok := dates.Parse(s, ch.loc)
+	if ch.dates == nil {
+		ch.dates = map[string]bool{}
+	}
+	ch.dates[s] = ok
 	return ok
 }
 

@@ -3,6 +3,7 @@ package annotate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -44,6 +45,7 @@ type candidate struct {
 	factors        []factor
 	fields         *fieldChoice // chosen for the best candidates only
 	rejected       string       // why the field choice failed, if it did
+	description    string       // describe's, once asked
 }
 
 // factor is one reason a candidate's score is what it is, for --explain.
@@ -396,12 +398,24 @@ func overlapping(a, b *candidate) bool {
 // is long enough to be a title, in page order.
 func longLinks(p *page, r record) []string {
 	var out []string
-	seen := map[string]bool{}
+	var seen map[string]bool // once there are many: a few are searched
 	walk(r, func(n *node) bool {
 		if n.tag == "a" && n.href != "" && n.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(n.href), "#") {
-			if h := strings.TrimSpace(n.href); !seen[h] {
-				seen[h] = true
+			h := strings.TrimSpace(n.href)
+			switch {
+			case seen != nil:
+				if !seen[h] {
+					seen[h] = true
+					out = append(out, h)
+				}
+			case !slices.Contains(out, h):
 				out = append(out, h)
+				if len(out) > 16 {
+					seen = make(map[string]bool, 2*len(out))
+					for _, o := range out {
+						seen[o] = true
+					}
+				}
 			}
 			return false
 		}
@@ -470,17 +484,24 @@ func walk(r record, visit func(*node) bool) {
 // describe names a candidate as a CSS-like path, for --explain: the
 // records' tag and the classes they all share, under their ancestors.
 func (c *candidate) describe() string {
+	if c.description == "" {
+		c.description = c.describeOnce()
+	}
+	return c.description
+}
+
+func (c *candidate) describeOnce() string {
 	step := c.head.tag
 	if c.head.isText() {
 		step = "text"
 	}
 	common := map[string]int{}
 	for _, r := range c.records {
-		for _, cl := range stableClasses(r.nodes[0].class) {
+		for _, cl := range r.nodes[0].classes {
 			common[cl]++
 		}
 	}
-	for _, cl := range stableClasses(c.head.class) {
+	for _, cl := range c.head.classes {
 		if common[cl] == len(c.records) {
 			step += "." + cl
 		}
@@ -514,7 +535,7 @@ func selectorStep(n *node, record bool) string {
 	if n.id != "" && !record && !strings.ContainsAny(n.id, " \t") {
 		s += "#" + n.id
 	}
-	for _, c := range stableClasses(n.class) {
+	for _, c := range n.classes {
 		s += "." + c
 	}
 	return s

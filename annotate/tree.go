@@ -51,6 +51,8 @@ type node struct {
 	// 2 no).
 	step   string
 	linkOK uint8
+
+	classes []string // stableClasses of class, filled with the keys
 }
 
 func (n *node) isText() bool { return n.tag == "" }
@@ -123,6 +125,7 @@ type treeBuilder struct {
 	// metaDescription is the page's <meta name="description">, which the
 	// wrapper uses as the channel's description.
 	metaDescription string
+	block           []node // the nodes newNode has still to give
 }
 
 // annotationComment is an annotation comment already in the page.
@@ -155,7 +158,8 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			tag := internTag(name)
-			n := &node{tag: tag, start: start, open: end}
+			n := b.newNode()
+			n.tag, n.start, n.open = tag, start, end
 			var metaName, metaContent string
 			for hasAttr {
 				var k, v []byte
@@ -248,7 +252,20 @@ func (b *treeBuilder) addText(start, end int) {
 		last.close, last.end = end, end
 		return
 	}
-	b.appendChild(&node{start: start, open: start, close: end, end: end})
+	n := b.newNode()
+	n.start, n.open, n.close, n.end = start, start, end, end
+	b.appendChild(n)
+}
+
+// newNode returns a zero node, from a block of them: a page has a node
+// per element and text, which one allocation each made slow to build.
+func (b *treeBuilder) newNode() *node {
+	if len(b.block) == 0 {
+		b.block = make([]node, 256)
+	}
+	n := &b.block[0]
+	b.block = b.block[1:]
+	return n
 }
 
 // startTag places a start tag, first ending the elements its start ends.
@@ -464,7 +481,8 @@ func visibleBytes(s string) int {
 	return n
 }
 
-// keyOf hashes the tag, the id and the stable classes: those without digits, and
+// keyOf hashes the tag, the id and the stable classes (keeping those in
+// n.classes): those without digits, and
 // not among the words that mark a state or an alternation (odd, even,
 // first, active…), which vary between records of one list.
 func (b *treeBuilder) keyOf(n *node) uint64 {
@@ -485,7 +503,8 @@ func (b *treeBuilder) keyOf(n *node) uint64 {
 			return r
 		}, strings.ToLower(n.id)))
 	}
-	for _, c := range stableClasses(n.class) {
+	n.classes = stableClasses(n.class)
+	for _, c := range n.classes {
 		h.WriteByte('.')
 		h.WriteString(c)
 	}
