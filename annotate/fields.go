@@ -228,8 +228,8 @@ func find(r record, key string) *place {
 	if key == "" {
 		return out
 	}
-	steps := strings.Split(key, " > ")
-	topName, occText, _ := strings.Cut(steps[0], "@")
+	first, rest, more := strings.Cut(key, " > ")
+	topName, occText, _ := strings.Cut(first, "@")
 	occ := 0
 	for _, c := range occText {
 		occ = occ*10 + int(c-'0')
@@ -249,7 +249,9 @@ func find(r record, key string) *place {
 			seen++
 		}
 	}
-	for _, step := range steps[1:] {
+	for more {
+		var step string
+		step, rest, more = strings.Cut(rest, " > ")
 		var next []*node
 		for _, n := range level {
 			for _, ch := range n.children {

@@ -2,7 +2,8 @@ package annotate
 
 import (
 	"bytes"
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -47,42 +48,47 @@ type insertion struct {
 // closing comments come before opening ones; the inner span closes first
 // and the outer one opens first, so spans nest as the page does.
 func insert(p *page, spans []span) ([]byte, []Range) {
-	var ins []insertion
+	ins := make([]insertion, 0, 2*len(spans))
 	for _, s := range spans {
 		ins = append(ins, insertion{at: s.start, other: s.end, seq: s.seq, text: s.open})
 		if s.close != "" {
 			ins = append(ins, insertion{at: s.end, closing: true, other: s.start, seq: s.seq, text: s.close})
 		}
 	}
-	sort.SliceStable(ins, func(i, j int) bool {
-		a, b := ins[i], ins[j]
+	slices.SortStableFunc(ins, func(a, b insertion) int {
 		if a.at != b.at {
-			return a.at < b.at
+			return cmp.Compare(a.at, b.at)
 		}
 		if a.closing != b.closing {
-			return a.closing
+			if a.closing {
+				return -1
+			}
+			return 1
 		}
 		if a.other != b.other {
-			if a.closing {
-				return a.other > b.other // the inner span (started later) closes first
-			}
-			return a.other > b.other // the outer span (ending later) opens first
+			// Closing, the inner span (started later) closes first;
+			// opening, the outer span (ending later) opens first.
+			return cmp.Compare(b.other, a.other)
 		}
 		if a.closing {
-			return a.seq > b.seq
+			return cmp.Compare(b.seq, a.seq)
 		}
-		return a.seq < b.seq
+		return cmp.Compare(a.seq, b.seq)
 	})
 	var out bytes.Buffer
 	out.Grow(len(p.raw) + 64*len(ins))
-	var inserted []Range
+	inserted := make([]Range, 0, len(ins))
 	last := 0
 	for _, in := range ins {
 		at := p.toRaw(in.at)
 		out.Write(p.raw[last:at])
 		last = at
 		start := out.Len()
-		out.Write(p.encode(in.text))
+		if p.utf16 {
+			out.Write(p.encode(in.text))
+		} else {
+			out.WriteString(in.text) // ASCII, as every encoding but UTF-16 writes it
+		}
 		inserted = append(inserted, Range{Start: start, End: out.Len()})
 	}
 	out.Write(p.raw[last:])

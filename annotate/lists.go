@@ -92,21 +92,31 @@ func findCandidates(t *treeBuilder) []*candidate {
 		c.parents++
 		c.records = append(c.records, recs...)
 	}
-	for _, p := range append([]*node{t.root}, t.all...) {
+	// byTag and tags are kept from one parent to the next, emptied.
+	byTag := map[string][]record{}
+	var tags []string
+	for i := -1; i < len(t.all); i++ {
+		p := t.root
+		if i >= 0 {
+			p = t.all[i]
+		}
 		if p.isText() || p.hidden || p.raw || len(p.children) == 0 {
 			continue
 		}
 		// Elements: the children of one tag.
-		byTag := map[string][]record{}
-		var tags []string
-		for _, ch := range p.children {
+		if len(byTag) > 64 {
+			byTag = map[string][]record{}
+		}
+		clear(byTag)
+		tags = tags[:0]
+		for k, ch := range p.children {
 			if ch.isText() || skipRecordTags[ch.tag] || ch.hidden {
 				continue
 			}
 			if byTag[ch.tag] == nil {
 				tags = append(tags, ch.tag)
 			}
-			byTag[ch.tag] = append(byTag[ch.tag], record{nodes: []*node{ch}})
+			byTag[ch.tag] = append(byTag[ch.tag], record{nodes: p.children[k : k+1 : k+1]})
 		}
 		for _, tag := range tags {
 			recs := byTag[tag]
@@ -145,6 +155,15 @@ func hashString(s string) uint64 {
 // (a "more" link, an archive paragraph) stays out of it.
 func runsOf(p *node) [][]record {
 	var out [][]record
+	elements := 0
+	for _, ch := range p.children {
+		if !ch.isText() && !skipRecordTags[ch.tag] && !ch.hidden {
+			elements++
+		}
+	}
+	if elements < minRecords {
+		return nil // no key can start two runs
+	}
 	count := map[uint64]int{}
 	for _, ch := range p.children {
 		if !ch.isText() && !skipRecordTags[ch.tag] && !ch.hidden {

@@ -565,9 +565,9 @@ func isNavLike(n *node) bool {
 	case "nav", "header", "footer", "aside", "select", "menu":
 		return true
 	}
-	for _, s := range []string{n.id, n.class} {
-		for _, tok := range strings.Fields(strings.ToLower(s)) {
-			for _, word := range strings.FieldsFunc(tok, func(r rune) bool { return r == '-' || r == '_' }) {
+	for _, s := range [2]string{n.id, n.class} {
+		for tok := range strings.FieldsSeq(strings.ToLower(s)) {
+			for word := range strings.FieldsFuncSeq(tok, func(r rune) bool { return r == '-' || r == '_' }) {
 				word = strings.TrimSuffix(word, "s")
 				for _, w := range navWords {
 					if word == w || (w == "nav" || w == "menu") && strings.HasSuffix(word, w) {
@@ -584,8 +584,8 @@ func isMainLike(n *node) bool {
 	if n.tag == "main" {
 		return true
 	}
-	for _, s := range []string{n.id, n.class} {
-		for _, tok := range strings.Fields(strings.ToLower(s)) {
+	for _, s := range [2]string{n.id, n.class} {
+		for tok := range strings.FieldsSeq(strings.ToLower(s)) {
 			switch tok {
 			case "content", "main", "main-content", "maincontent", "site-main", "page-content", "main-column", "content-area", "mw-content-text", "bodycontent":
 				return true
