@@ -105,7 +105,12 @@ const (
 	MaxConditionLength = 256     // bytes of one condition's value
 	MaxVersionIndex    = 1 << 30 // the largest index=n
 	MaxXPathLength     = 1024    // bytes of an xpath expression
+	MaxPage            = 1 << 40 // the largest page=n
 )
+
+// PageCurrent is Query.Page for page=current, the subscription document of
+// an archived feed (docs/API.md "Archived feeds").
+const PageCurrent = -1
 
 // ParamError is a mistake in one named value of a request: a query string's
 // parameter, a source setting, a form field. Param names it ("query" for a
@@ -180,10 +185,13 @@ type Query struct {
 	Max        int         // 0 when not given
 	Conditions []Condition // in the order given; the first one's Or is false
 	Category   string
-	Dups       bool     // dups=include
-	Type       string   // the output format as given, "" when not given: the renderer knows the names
-	XPath      string   // as given, "" when not given: whoever evaluates it compiles it
-	Ignored    []string // the names the grammar does not know, in order, each once: left out of the answer
+	Dups       bool   // dups=include
+	Type       string // the output format as given, "" when not given: the renderer knows the names
+	XPath      string // as given, "" when not given: whoever evaluates it compiles it
+	// Page asks for a document of the archived feed: n >= 1 for archive
+	// page n, PageCurrent for the subscription document; 0 when not given.
+	Page    int64
+	Ignored []string // the names the grammar does not know, in order, each once: left out of the answer
 	// Since and Until bound when the items were first seen: at or after
 	// Since, before Until; zero when not given. A date (2026-11-20) is
 	// that day in UTC: since from its start, until through its end.
@@ -219,7 +227,7 @@ func (s QuerySyntax) Parse(raw string) (*Query, error) {
 // newsletter or decorated by a reader still answers (docs/API.md "Query
 // parameters"). A name inside them that a kind of request does not accept
 // is a mistake and answers 400.
-var grammarParams = []string{"index", "max", "title", "link", "description", "desc", "op", "xpath", "type", "category", "dups", "since", "until"}
+var grammarParams = []string{"index", "max", "title", "link", "description", "desc", "op", "xpath", "type", "category", "dups", "since", "until", "page"}
 
 // ParseParams reads a query's pairs in order. Conditions (title, link,
 // description or its alias desc) may repeat; op=and|or joins the conditions
@@ -323,6 +331,8 @@ func (q *Query) set(name, value string) error {
 		q.Index, err = parseBounded(name, value, 1, MaxVersionIndex, "an integer from 1 (the newest version) to the number of versions")
 	case "max":
 		q.Max, err = parseBounded(name, value, 1, MaxItems, fmt.Sprintf("an integer from 1 to %d", MaxItems))
+	case "page":
+		q.Page, err = parsePage(value)
 	case "category":
 		if len(value) > MaxCategoryLength {
 			err = BadParam(name, "category must be at most %d bytes", MaxCategoryLength)
@@ -355,6 +365,18 @@ func (q *Query) set(name, value string) error {
 		err = BadParam(name, "parameter %q has no meaning in a query", name)
 	}
 	return err
+}
+
+// parsePage reads page=current or page=n.
+func parsePage(value string) (int64, error) {
+	if strings.EqualFold(strings.TrimSpace(value), "current") {
+		return PageCurrent, nil
+	}
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || n < 1 || n > MaxPage {
+		return 0, BadParam("page", "page must be current (the newest items) or an integer from 1 (the oldest archive page) (got %q)", value)
+	}
+	return n, nil
 }
 
 func parseBounded(name, value string, lo, hi int, want string) (int, error) {

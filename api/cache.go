@@ -19,6 +19,9 @@ type answer struct {
 	// nextChange is when the answer may next change (the source's next
 	// poll); Cache-Control's max-age counts down to it.
 	nextChange time.Time
+	// immutable marks an answer that never changes (an archive page):
+	// cacheable for a year, and Cache-Control says immutable.
+	immutable bool
 	// link is the Link header advertising the WebSub hub and the self
 	// URL, "" without a hub.
 	link string

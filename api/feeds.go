@@ -27,6 +27,10 @@ type built struct {
 	doc          *dynamo.Resource
 	lastModified time.Time
 	nextChange   time.Time
+	// history places the document in an archived feed (?page=), nil
+	// elsewhere; immutable marks an archive page, which never changes.
+	history   *transform.History
+	immutable bool
 }
 
 // feedRequest is one read being answered.
@@ -124,6 +128,9 @@ func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes 
 		opts = append(opts, transform.HubURL(hub))
 		link = websub.LinkHeader(hub, self)
 	}
+	if b.history != nil {
+		opts = append(opts, transform.WithHistory(*b.history))
+	}
 	if err := transform.Render(&buf, b.doc, f, opts...); err != nil {
 		if errors.Is(err, limits.ErrTooLarge) {
 			return nil, badParam("max", "the answer would be larger than %d MiB (serve --max-answer-mib): ask for fewer items with max=, or for one version with index=", maxBytes>>20)
@@ -142,6 +149,7 @@ func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes 
 		etag:         `"` + hex.EncodeToString(sum[:16]) + `"`,
 		lastModified: b.lastModified.UTC().Truncate(time.Second),
 		nextChange:   b.nextChange,
+		immutable:    b.immutable,
 		link:         link,
 	}, nil
 }
@@ -213,6 +221,8 @@ func (s *Server) resource(w http.ResponseWriter, r *http.Request) {
 			return nil, fmt.Errorf("read source %s: %w", id, err)
 		}
 		switch q := fr.q; {
+		case q.Page != 0:
+			return s.archivePage(ctx, fr, src)
 		case q.XPath != "":
 			return s.xpathItems(ctx, fr, src)
 		case q.Index > 0:

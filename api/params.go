@@ -16,7 +16,7 @@ import (
 // and `dynamo query`; docs/API.md lists them.
 var (
 	collectionsEndpoint = dynamo.QuerySyntax{Name: "/resources", Params: []string{"type"}}
-	resourceEndpoint    = dynamo.QuerySyntax{Name: "/resources/{rssId}", Params: []string{"index", "max", "title", "link", "description", "desc", "op", "since", "until", "xpath", "type"}}
+	resourceEndpoint    = dynamo.QuerySyntax{Name: "/resources/{rssId}", Params: []string{"index", "max", "title", "link", "description", "desc", "op", "since", "until", "xpath", "page", "type"}}
 	aggregateEndpoint   = dynamo.QuerySyntax{Name: "/aggregate", Params: []string{"max", "category", "title", "link", "description", "desc", "op", "since", "until", "dups", "type"}}
 )
 
@@ -34,7 +34,7 @@ type readQuery struct {
 // itemQuery reports whether the request asks for items rather than the
 // list of a collection's versions.
 func (q *readQuery) itemQuery() bool {
-	return q.Index > 0 || q.Max > 0 || len(q.Conditions) > 0 || q.XPath != "" || q.ranged()
+	return q.Index > 0 || q.Max > 0 || len(q.Conditions) > 0 || q.XPath != "" || q.ranged() || q.Page != 0
 }
 
 // ranged reports whether the query bounds when items were first seen.
@@ -49,6 +49,9 @@ func parseQuery(raw string, e dynamo.QuerySyntax) (*readQuery, error) {
 	q := &readQuery{Query: *dq}
 	if q.ranged() && (q.Index > 0 || q.XPath != "") {
 		return nil, badParam("since", "since and until bound the archive's items (max=…), not one version (index=…) or an XPath selection")
+	}
+	if q.Page != 0 && (q.Index > 0 || q.Max > 0 || q.ranged()) {
+		return nil, badParam("page", "page reads a document of the archived feed: it goes with title, link, description, op, xpath and type, not with index, max, since or until")
 	}
 	if q.Format, err = transform.ParseFormat(q.Type); err != nil {
 		return nil, badParam("type", "type must be one of %s (got %q)", formatList(), q.Type)
@@ -99,6 +102,9 @@ func (q *readQuery) canonical() string {
 	}
 	if q.Max > 0 {
 		add("max", strconv.Itoa(q.Max))
+	}
+	if q.Page != 0 {
+		add("page", pageParam(q.Page))
 	}
 	if q.XPath != "" {
 		add("xpath", q.XPath)

@@ -50,7 +50,11 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 	if !a.lastModified.IsZero() { // an empty collection or category has none
 		h.Set("Last-Modified", a.lastModified.Format(http.TimeFormat))
 	}
-	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(maxAge(a.nextChange, s.cfg.Now()).Seconds())))
+	if a.immutable {
+		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(immutableAge)+", immutable")
+	} else {
+		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(maxAge(a.nextChange, s.cfg.Now()).Seconds())))
+	}
 	if notModified(r, a) {
 		w.WriteHeader(http.StatusNotModified)
 		return

@@ -23,6 +23,9 @@ func writeAtom(w io.Writer, f *feed) error {
 	if f.hasEntryImages() {
 		x.ns.bind("media", nsMedia)
 	}
+	if f.history.Archive {
+		x.ns.bind("fh", nsHistory)
+	}
 	x.ns.bindExtensions(f, ownedByAtom)
 	lang := ""
 	if f.language != "" {
@@ -48,6 +51,7 @@ func writeAtom(w io.Writer, f *feed) error {
 	if f.hub != "" {
 		x.atomLink(in, "hub", "", f.hub)
 	}
+	x.writeHistory(in, f.history, true)
 	authors := f.creators
 	if len(authors) == 0 {
 		authors = []string{f.title}

@@ -17,6 +17,7 @@ type feed struct {
 	id          string
 	self        string // where the rendered feed is served, absolute, or ""
 	hub         string // the WebSub hub, "" for none
+	history     History
 	title       string // plain text, never empty
 	link        string // absolute, or "" when neither the channel nor the resource has one
 	description string // HTML, may be empty

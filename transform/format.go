@@ -78,6 +78,7 @@ type Option func(*options)
 type options struct {
 	self, hub string
 	schema    string
+	history   History
 }
 
 // SchemaURL tells Render where XMLData's schema is published; an XMLData
@@ -108,6 +109,7 @@ func HubURL(url string) Option {
 func (o *options) prepare(r *dynamo.Resource) *feed {
 	f := prepare(r, o.self)
 	f.hub = absoluteURL(o.hub, nil)
+	f.history = o.history.clean()
 	return f
 }
 

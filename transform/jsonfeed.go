@@ -24,6 +24,7 @@ type jsonFeed struct {
 	Language    string          `json:"language,omitempty"`
 	HomePageURL string          `json:"home_page_url,omitempty"`
 	FeedURL     string          `json:"feed_url,omitempty"`
+	NextURL     string          `json:"next_url,omitempty"` // the next older page of an archived feed
 	Description string          `json:"description,omitempty"`
 	Icon        string          `json:"icon,omitempty"`
 	Authors     []jsonAuthor    `json:"authors,omitempty"`
@@ -94,6 +95,7 @@ func writeJSON(w io.Writer, f *feed) error {
 		Language:    f.language,
 		HomePageURL: f.link,
 		FeedURL:     f.self,
+		NextURL:     f.history.PrevArchive,
 		Description: plainText("", f.description),
 		Authors:     jsonAuthors(f.creators),
 		Items:       make([]jsonItem, len(f.entries)),

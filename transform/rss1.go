@@ -32,8 +32,11 @@ func writeRSS1(w io.Writer, f *feed) error {
 	if f.hasEntryImages() {
 		x.ns.bind("media", nsMedia)
 	}
-	if f.hasEnclosures(1) || f.hub != "" {
+	if f.hasEnclosures(1) || f.hub != "" || f.history.needsAtom() {
 		x.ns.bind("atom", nsAtom)
+	}
+	if f.history.Archive {
+		x.ns.bind("fh", nsHistory)
 	}
 	if f.hasUpdates() {
 		x.ns.bind("dcterms", dynamo.NamespaceDCTerms)
@@ -56,6 +59,7 @@ func writeRSS1(w io.Writer, f *feed) error {
 		x.atomLinkNS(in, "self", f.self)
 		x.atomLinkNS(in, "hub", f.hub)
 	}
+	x.writeHistory(in, f.history, false)
 	if f.image != nil {
 		x.elementAttr(in, "image", "rdf:resource", f.image.url)
 	}

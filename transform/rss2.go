@@ -18,8 +18,11 @@ import (
 // enclosure links; its updated time is dcterms:modified.
 func writeRSS2(w io.Writer, f *feed) error {
 	x := newXMLWriter(w)
-	if f.self != "" || f.hub != "" {
+	if f.self != "" || f.hub != "" || f.history.needsAtom() {
 		x.ns.bind("atom", nsAtom)
+	}
+	if f.history.Archive {
+		x.ns.bind("fh", nsHistory)
 	}
 	if f.hasEntryImages() {
 		x.ns.bind("media", nsMedia)
@@ -55,6 +58,7 @@ func writeRSS2(w io.Writer, f *feed) error {
 	if f.hub != "" {
 		x.atomLinkNS(in, "hub", f.hub)
 	}
+	x.writeHistory(in, f.history, false)
 	if img := f.image; img != nil {
 		// RSS 2.0 means the image's title and link to be the channel's
 		// (the W3C validator warns otherwise): it is the channel's

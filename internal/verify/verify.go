@@ -196,3 +196,50 @@ func excerpt(doc []byte) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// ArchivePage is one document of an archived feed as feedparser read it.
+type ArchivePage struct {
+	URL     string   `json:"url"`
+	Archive bool     `json:"archive"` // it carries fh:archive
+	IDs     []string `json:"ids"`     // its entries' ids, in order
+}
+
+const archiveWalkScript = `
+import json, sys
+import feedparser
+
+url, want = sys.argv[1], sys.argv[2]
+pages = []
+while url and len(pages) < 100000:
+    d = feedparser.parse(url)
+    if d.bozo or d.version != want:
+        sys.exit("%s: version %r, bozo %r (%s)" % (url, d.version, d.bozo, d.get("bozo_exception", "")))
+    pages.append({"url": url, "archive": "fh_archive" in d.feed,
+                  "ids": [e.get("id", "") for e in d.entries]})
+    url = next((l["href"] for l in d.feed.get("links", []) if l.get("rel") == "prev-archive"), None)
+json.dump(pages, sys.stdout)
+`
+
+// WalkArchive reads an archived feed (RFC 5005 §4) with python3-feedparser
+// as a reader would: from the subscription document at url, following each
+// document's prev-archive link until one has none, failing the test if
+// feedparser flags a document as malformed or reads a version other than
+// wantVersion. It returns the documents in the order read.
+func WalkArchive(t testing.TB, url, wantVersion string) []ArchivePage {
+	t.Helper()
+	if err := feedparserMissing(); err != nil {
+		t.Fatalf("python3-feedparser is missing: run scripts/test.sh, which installs it (%v)", err)
+	}
+	cmd := exec.Command("/usr/bin/python3", "-c", archiveWalkScript, url, wantVersion)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("feedparser walking %s: %v\n%s", url, err, stderr.String())
+	}
+	var pages []ArchivePage
+	if err := json.Unmarshal(out, &pages); err != nil {
+		t.Fatalf("feedparser walk output: %v", err)
+	}
+	return pages
+}
