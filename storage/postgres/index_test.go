@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/dynamo-feeds/dynamo"
 )
 
@@ -95,6 +97,36 @@ func TestConditionsUseTrigramIndex(t *testing.T) {
 		index := map[dynamo.Field]string{dynamo.FieldTitle: "item_revisions_title_trgm", dynamo.FieldDescription: "item_revisions_text_trgm"}[c.Field]
 		if !strings.Contains(plan, index) {
 			t.Errorf("condition %s~%q does not use %s:\n%s", c.Field, c.Value, index, plan)
+		}
+	}
+}
+
+// A page of the archived feed reads a range of the items' numbers index,
+// at the start of a 5,000-item archive as at its end.
+func TestPageUsesIndex(t *testing.T) {
+	s := open(t)
+	addSource(t, s, "big")
+	fillArchiveBulk(t, s, "big", 5_000)
+	for _, q := range []dynamo.PageQuery{
+		{SourceID: "big", From: 1, To: 100},
+		{SourceID: "big", From: 4_901, To: 5_000},
+		{SourceID: "big", From: 2_001, To: 2_100, Conditions: []dynamo.Condition{{Field: dynamo.FieldTitle, Value: "ab"}}},
+	} {
+		sq, err := pageQuery(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := s.pool.Query(context.Background(), "EXPLAIN "+sq.sql, sq.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := strings.Join(lines, "\n")
+		if !strings.Contains(plan, "items_arch_seq") || strings.Contains(plan, "Seq Scan on items") {
+			t.Errorf("page %d-%d does not read a range of items_arch_seq:\n%s", q.From, q.To, plan)
 		}
 	}
 }

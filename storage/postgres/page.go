@@ -32,14 +32,11 @@ func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePa
 		if err != nil {
 			return fmt.Errorf("last item: %w", err)
 		}
-		where, args, err := conditionSQL(q.Conditions, []any{q.SourceID, q.From, q.To})
+		sq, err := pageQuery(q)
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT `+itemColumns+`, p.arch_seq
-			FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev `+itemJoins+`
-			WHERE p.source_id = $1 AND p.arch_seq BETWEEN $2 AND $3 AND `+where+`
-			ORDER BY p.arch_seq DESC`, args...)
+		rows, err := tx.Query(ctx, sq.sql, sq.args...)
 		if err != nil {
 			return fmt.Errorf("items: %w", err)
 		}
@@ -69,6 +66,20 @@ func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePa
 		return nil, fmt.Errorf("page of %s: %w", q.SourceID, err)
 	}
 	return p, nil
+}
+
+// pageQuery selects the items numbered q.From through q.To whose first
+// revision matches the conditions, highest number first: a range of the
+// items_arch_seq index.
+func pageQuery(q dynamo.PageQuery) (query, error) {
+	where, args, err := conditionSQL(q.Conditions, []any{q.SourceID, q.From, q.To})
+	if err != nil {
+		return query{}, err
+	}
+	return query{`SELECT ` + itemColumns + `, p.arch_seq
+		FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + itemJoins + `
+		WHERE p.source_id = $1 AND p.arch_seq BETWEEN $2 AND $3 AND ` + where + `
+		ORDER BY p.arch_seq DESC`, args}, nil
 }
 
 // olderMatch is ArchivePage.Older: the highest number below q.From of an

@@ -35,10 +35,7 @@ func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePa
 			return fmt.Errorf("last item: %w", err)
 		}
 		args := append([]any{q.SourceID, q.From, q.To}, cargs...)
-		rows, err := tx.QueryContext(ctx, `SELECT `+itemColumns+`, p.arch_seq
-			FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev `+itemJoins+`
-			WHERE p.source_id = ? AND p.arch_seq BETWEEN ? AND ? AND `+where+`
-			ORDER BY p.arch_seq DESC`, args...)
+		rows, err := tx.QueryContext(ctx, pageSQL(where), args...)
 		if err != nil {
 			return fmt.Errorf("items: %w", err)
 		}
@@ -69,6 +66,24 @@ func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePa
 	return p, nil
 }
 
+// pageSQL selects the items numbered from ? through ? of source ? whose
+// first revision matches where, highest number first: a range of the
+// items_arch_seq index.
+func pageSQL(where string) string {
+	return `SELECT ` + itemColumns + `, p.arch_seq
+		FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + itemJoins + `
+		WHERE p.source_id = ? AND p.arch_seq BETWEEN ? AND ? AND ` + where + `
+		ORDER BY p.arch_seq DESC`
+}
+
+// olderSQL selects the highest number below ? of an item of source ? whose
+// first revision matches where, walking the items_arch_seq index down.
+func olderSQL(where string) string {
+	return `SELECT p.arch_seq FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev
+		WHERE p.source_id = ? AND p.arch_seq < ? AND ` + where + `
+		ORDER BY p.arch_seq DESC LIMIT 1`
+}
+
 // olderMatch is ArchivePage.Older: the highest number below q.From of an
 // item whose first revision matches the conditions (where, args), walking
 // the numbers' index down.
@@ -78,9 +93,7 @@ func olderMatch(ctx context.Context, tx *sql.Tx, q dynamo.PageQuery, last int64,
 	}
 	var n int64
 	args := append([]any{q.SourceID, q.From}, cargs...)
-	err := tx.QueryRowContext(ctx, `SELECT p.arch_seq FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev
-		WHERE p.source_id = ? AND p.arch_seq < ? AND `+where+`
-		ORDER BY p.arch_seq DESC LIMIT 1`, args...).Scan(&n)
+	err := tx.QueryRowContext(ctx, olderSQL(where), args...).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}

@@ -588,3 +588,41 @@ func TestItemNumbersMigration(t *testing.T) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
 }
+
+// TestPageUsesIndex checks that a page of the archived feed, and the search
+// for the nearest older match, read a range of the items' numbers index
+// rather than the source's archive.
+func TestPageUsesIndex(t *testing.T) {
+	s := open(t)
+	where, _, err := conditionSQL([]dynamo.Condition{{Field: dynamo.FieldTitle, Value: "bridge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []struct {
+		what, sql string
+		args      []any
+	}{
+		{"page", pageSQL("1"), []any{"a", 101, 200}},
+		{"page with a condition", pageSQL(where), []any{"a", 101, 200, "bridge"}},
+		{"older match", olderSQL(where), []any{"a", 101, "bridge"}},
+	} {
+		rows, err := s.r.Query("EXPLAIN QUERY PLAN "+q.sql, q.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		joined := strings.Join(plan, "; ")
+		if !strings.Contains(joined, "SEARCH p USING INDEX items_arch_seq (source_id=? AND arch_seq") || strings.Contains(joined, "TEMP B-TREE") {
+			t.Errorf("%s: plan %q does not read a range of items_arch_seq in order", q.what, joined)
+		}
+	}
+}
