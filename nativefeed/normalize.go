@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html"
-	"mime"
 	"net/url"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/dates"
+	"github.com/dynamo-feeds/dynamo/values"
 )
 
 // nsITunes is Apple's podcast namespace, whose item fields worth keeping
@@ -287,19 +287,12 @@ func (n *normalizer) enclosures(i int, fi *gofeed.Item, base *url.URL) []dynamo.
 			return
 		}
 		e := dynamo.Enclosure{URL: u}
-		if t := strings.TrimSpace(mediaType); t != "" {
-			if mt, _, err := mime.ParseMediaType(t); err == nil && strings.Count(mt, "/") == 1 {
-				e.Type = t
-			} else {
-				n.w.add("item %d: the enclosure's type %q is not a media type; left out", i+1, truncate(t, 60))
-			}
+		var ok bool
+		if e.Type, ok = values.MediaType(mediaType); !ok {
+			n.w.add("item %d: the enclosure's type %q is not a media type; left out", i+1, truncate(strings.TrimSpace(mediaType), 60))
 		}
-		if l := strings.TrimSpace(length); l != "" {
-			if v, err := strconv.ParseInt(l, 10, 64); err == nil && v >= 0 {
-				e.Length = v
-			} else {
-				n.w.add("item %d: the enclosure's length %q is not a size in bytes; left out", i+1, truncate(l, 60))
-			}
+		if e.Length, ok = values.Size(length); !ok {
+			n.w.add("item %d: the enclosure's length %q is not a size in bytes; left out", i+1, truncate(strings.TrimSpace(length), 60))
 		}
 		out = append(out, e)
 	}

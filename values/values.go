@@ -3,7 +3,8 @@
 // that a page and a feed with the same content make the same document:
 // plain text with entities decoded and spaces collapsed, descriptions
 // sanitized with absolute URLs, links resolved and percent-encoded as
-// XML Schema's anyURI wants them, and the short quotes of warnings.
+// XML Schema's anyURI wants them, enclosures' media types and lengths, and
+// the short quotes of warnings.
 //
 // How an untitled item gets its title is the domain's rule
 // (dynamo.TitleFromText), since the renderers apply it too.
@@ -11,7 +12,9 @@ package values
 
 import (
 	"fmt"
+	"mime"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -151,4 +154,32 @@ func Truncate(s string, n int) string {
 		count++
 	}
 	return s
+}
+
+// MediaType returns an enclosure's type as XMLData carries it: t trimmed,
+// when it is a media type (type/subtype, parameters allowed); ok is false
+// when it is not one, and the type is then left out. "" is no type.
+func MediaType(t string) (mediaType string, ok bool) {
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return "", true
+	}
+	if mt, _, err := mime.ParseMediaType(t); err != nil || strings.Count(mt, "/") != 1 {
+		return "", false
+	}
+	return t, true
+}
+
+// Size reads an enclosure's length, a whole number of bytes; ok is false
+// when s is not one, and the length is then left out. "" is 0, unknown.
+func Size(s string) (n int64, ok bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, true
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
 }

@@ -792,11 +792,13 @@ func TestSourcePageShowsTheDecisionOnCopies(t *testing.T) {
 }
 
 // The playground shows an item's enclosures (a podcast's audio, declared
-// with dynamo:enclosure), with the link resolved.
+// with item:enclosure or dynamo:enclosure), with the link resolved, and
+// the type and length the annotation gives.
 func TestPlaygroundShowsEnclosures(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	page := `<!-- <item:title index="1"> -->Episode 1<!-- </item:title> -->` +
-		`<!-- <item:extension index="1" uri="https://dynamo-feeds.github.io/ns/1.0" prefix="dynamo" localName="enclosure"> -->audio/1.mp3<!-- </item:extension> -->`
+		`<!-- <item:extension index="1" uri="https://dynamo-feeds.github.io/ns/1.0" prefix="dynamo" localName="enclosure"> -->audio/1.mp3<!-- </item:extension> -->` +
+		`<!-- <item:enclosure index="1" type="audio/ogg" length="4096"> --><a href="audio/1.ogg">Ogg</a><!-- </item:enclosure> -->`
 	resp, body := post(t, client(t), e.srv.URL+"/ui/playground", url.Values{"page": {page}, "url": {"https://pod.example/episodes/"}})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
@@ -804,5 +806,8 @@ func TestPlaygroundShowsEnclosures(t *testing.T) {
 	checkSafe(t, body)
 	if !strings.Contains(body, `enclosure <a href="https://pod.example/episodes/audio/1.mp3"`) {
 		t.Errorf("the item's enclosure is not shown:\n%s", body)
+	}
+	if !strings.Contains(body, `enclosure <a href="https://pod.example/episodes/audio/1.ogg" rel="nofollow noopener noreferrer">https://pod.example/episodes/audio/1.ogg</a> (audio/ogg) 4096 bytes`) {
+		t.Errorf("the item:enclosure, its type and length are not shown:\n%s", body)
 	}
 }

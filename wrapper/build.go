@@ -99,7 +99,7 @@ func (b *builder) describe(a *annot) Annotation {
 	if n, err := strconv.Atoi(strings.TrimSpace(pub.Attrs["index"])); err == nil {
 		pub.Index = n
 	}
-	if !a.closed && !a.empty && !strings.HasSuffix(a.name, ":image") {
+	if !a.closed && !a.empty && !strings.HasSuffix(a.name, ":image") && a.name != "item:enclosure" {
 		b.warn.add(a.open.line, "%s", describeNeverClosed(a, b.text, b.lines))
 	}
 	warnSwallowedBlocks(a, b.text, b.lines, b.warn)
@@ -190,6 +190,35 @@ func (b *builder) channel(c *channelParts) {
 			c.pubs[a].Value = e.Value
 		}
 	}
+}
+
+// enclosure reads an item:enclosure annotation: its url attribute, or
+// failing one, the link its content holds (the href of its first <a>, else
+// its text, as item:link reads it), resolved like any link; its type and
+// length attributes when they are a media type and a size in bytes (left
+// out otherwise). False, with a warning, when it has no usable URL.
+func (b *builder) enclosure(a *annot) (dynamo.Enclosure, bool) {
+	var e dynamo.Enclosure
+	var problem string
+	if src, ok := a.open.attr("url"); ok && strings.TrimSpace(src) != "" {
+		e.URL, problem = resolveLink(b.base, src)
+	} else {
+		e.URL, problem = b.link(a.content(b.text))
+	}
+	if problem != "" {
+		b.warn.add(a.open.line, "<%s> %s; ignored", a.name, problem)
+		return e, false
+	}
+	t, _ := a.open.attr("type")
+	var ok bool
+	if e.Type, ok = values.MediaType(t); !ok {
+		b.warn.add(a.open.line, "<%s> type %q is not a media type such as audio/mpeg; left out", a.name, values.Truncate(strings.TrimSpace(t), 60))
+	}
+	l, _ := a.open.attr("length")
+	if e.Length, ok = values.Size(l); !ok {
+		b.warn.add(a.open.line, "<%s> length %q is not a size in bytes; left out", a.name, values.Truncate(strings.TrimSpace(l), 60))
+	}
+	return e, true
 }
 
 // image reads an image annotation: its url, link and title attributes, or

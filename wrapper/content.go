@@ -89,7 +89,7 @@ func pair(tags []tag, warn *warnings) (annots []*annot, closes []*annot) {
 }
 
 // openAnnots are the open annotations during pair, at most one per name:
-// there are ten names, so a list beats a map.
+// there are eleven names, so a list beats a map.
 type openAnnots []*annot
 
 // set makes a the open annotation of its name.

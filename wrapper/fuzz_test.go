@@ -50,6 +50,7 @@ var nastyFragments = []string{
 	strings.Repeat(`<!-- <item:title index=1> -->`, 50),
 	strings.Repeat(`<!-- </item:description> -->`, 50),
 	strings.Repeat(`<!-- <item:title>t</item:title> -->`, 50),
+	`<!-- <item:title index=1>t</item:title> --><!-- <item:enclosure index=1 type="audio/mpeg; x=&quot;y&quot;" length=" 9"> --><a href=" a b.mp3">x</a><!-- </item:enclosure> --><!-- <item:enclosure url=e.ogg/> -->`,
 }
 
 func FuzzWrap(f *testing.F) {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // itemAnnot is an item annotation on its way into an item.
 type itemAnnot struct {
 	a     *annot
-	field string // title, link, description, image, extension
+	field string // title, link, description, image, extension, enclosure
 	pub   *Annotation
 }
 
@@ -27,22 +28,26 @@ type itemGroup struct {
 	written  string               // the index as written by its first annotation, trimmed
 	fields   map[string]itemAnnot // title, link, description, image
 	exts     []itemAnnot
+	encs     []itemAnnot
 	members  []*Annotation
 }
 
 func (g *itemGroup) add(ia itemAnnot) {
 	g.members = append(g.members, ia.pub)
-	if ia.field == "extension" {
+	switch ia.field {
+	case "extension":
 		g.exts = append(g.exts, ia)
-		return
+	case "enclosure":
+		g.encs = append(g.encs, ia)
+	default:
+		g.fields[ia.field] = ia
 	}
-	g.fields[ia.field] = ia
 }
 
 // takes reports whether the group has no annotation of this field yet.
 func (g *itemGroup) takes(field string) bool {
 	_, has := g.fields[field]
-	return field == "extension" || !has
+	return field == "extension" || field == "enclosure" || !has
 }
 
 // group gathers item annotations into items by their index, and returns
@@ -251,6 +256,14 @@ func (b *builder) draft(g *itemGroup) *draft {
 				it.Extensions = append(it.Extensions, e)
 			}
 			ia.pub.Value = e.Value
+		}
+	}
+	for _, ia := range g.encs {
+		if e, ok := b.enclosure(ia.a); ok {
+			if !slices.ContainsFunc(it.Enclosures, func(x dynamo.Enclosure) bool { return x.URL == e.URL }) {
+				it.Enclosures = append(it.Enclosures, e)
+			}
+			ia.pub.Value = e.URL
 		}
 	}
 	return d

@@ -3,6 +3,8 @@ package wrapper_test
 import (
 	"reflect"
 	"testing"
+
+	"github.com/dynamo-feeds/dynamo"
 )
 
 // TestMistakes covers the warnings for the mistakes webmasters make that
@@ -101,7 +103,7 @@ func TestMistakes(t *testing.T) {
 		{
 			name:     "an unknown field far from any: the fields are listed",
 			body:     "<!-- <item:summary index=1> -->A<!-- </item:summary> --><!-- <item:title index=1> -->A<!-- </item:title> -->",
-			warnings: []wantWarning{{1, "unknown annotation <item:summary> ignored; item annotations are title, link, description, image and extension"}},
+			warnings: []wantWarning{{1, "unknown annotation <item:summary> ignored; item annotations are title, link, description, image, extension and enclosure"}},
 		},
 		{
 			name: "other markup in comments: silent",
@@ -167,6 +169,57 @@ func TestTagEndAsHTML(t *testing.T) {
 	r := wrap(`<meta =">x<!-- <item:title index="1"> -->One<!-- </item:title> --><base href="a/" title='>'><!-- <item:title index="2"> -->Two<!-- </item:title> -->`)
 	checkItems(t, r.Resource.Items, []wantItem{{"One", pageURL + "#item-1", ""}, {"Two", pageURL + "#item-2", ""}})
 	checkWarnings(t, r.Warnings, nil)
+}
+
+// <item:enclosure> declares a file the item carries: around an <a href>
+// (the link its content holds, resolved as links are), or self-closing with
+// a url; its type and length go with it when they are a media type and a
+// size in bytes. Several enclosures of one item are kept in page order,
+// each URL once; one without a URL, or with one a feed may not carry, is
+// left out with a warning.
+func TestItemEnclosure(t *testing.T) {
+	r := wrap(`<!-- <item:title index="1"> -->Episode 1<!-- </item:title> -->
+<!-- <item:enclosure index="1" type="audio/mpeg" length="12345678"> --><a href="media/ep1.mp3">Listen</a><!-- </item:enclosure> -->
+<!-- <item:enclosure index="1" url="media/ep1.ogg" type=" audio/ogg; codecs=vorbis " length="900"/> -->
+<!-- <item:enclosure index="1" url="media/ep1.mp3"/> -->
+<!-- <item:title index="2"> -->Episode 2<!-- </item:title> --><!-- <item:enclosure index="2" type="audio" length="-5"> -->https://cdn.example.org/ep2.mp3<!-- </item:enclosure> -->
+<!-- <item:title index="3"> -->Episode 3<!-- </item:title> --><!-- <item:enclosure index="3" type="audio/mpeg"> --><!-- </item:enclosure> -->
+<!-- <item:title index="4"> -->Episode 4<!-- </item:title> --><!-- <item:enclosure index="4" url="javascript:alert(1)"/> -->
+<!-- <ITEM:Enclosure INDEX=5 URL=e5.pdf TYPE=application/pdf> --><!-- <item:title index=5> -->Five<!-- </item:title> -->
+<!-- <channel:enclosure url="x.mp3"/> -->`)
+	want := [][]dynamo.Enclosure{
+		{{URL: "http://example.com/news/media/ep1.mp3", Type: "audio/mpeg", Length: 12345678},
+			{URL: "http://example.com/news/media/ep1.ogg", Type: "audio/ogg; codecs=vorbis", Length: 900}},
+		{{URL: "https://cdn.example.org/ep2.mp3"}},
+		nil,
+		nil,
+		{{URL: "http://example.com/news/e5.pdf", Type: "application/pdf"}},
+	}
+	if len(r.Resource.Items) != len(want) {
+		t.Fatalf("%d items, want %d", len(r.Resource.Items), len(want))
+	}
+	for i, w := range want {
+		if got := r.Resource.Items[i].Enclosures; !reflect.DeepEqual(got, w) {
+			t.Errorf("item %d's enclosures %+v, want %+v", i+1, got, w)
+		}
+	}
+	checkWarnings(t, r.Warnings, []wantWarning{
+		{5, `<item:enclosure> type "audio" is not a media type such as audio/mpeg; left out`},
+		{5, `<item:enclosure> length "-5" is not a size in bytes; left out`},
+		{6, "<item:enclosure> is empty; ignored"},
+		{7, "<item:enclosure> is a javascript: URL, which feeds do not carry; ignored"},
+		{9, "unknown annotation <channel:enclosure> ignored; channel annotations are title, link, description, image and extension"},
+	})
+	// The annotations name their item and value, for the playground.
+	var seen int
+	for _, a := range r.Annotations {
+		if a.Name == "item:enclosure" && a.Item == 1 {
+			seen++
+		}
+	}
+	if seen != 3 {
+		t.Errorf("%d item:enclosure annotations of item 1, want 3", seen)
+	}
 }
 
 // An enclosure (dynamo:enclosure) is a URL, resolved as links are, and

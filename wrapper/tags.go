@@ -40,13 +40,16 @@ func (t *tag) attr(name string) (string, bool) {
 }
 
 // isPrefix and isField say what annotation names are: a prefix and a field
-// of the language, both prefixes taking every field.
+// of the language, both prefixes taking every field but enclosure, which
+// only items have.
 func isPrefix(prefix string) bool { return prefix == "channel" || prefix == "item" }
 
-func isField(local string) bool {
+func isField(prefix, local string) bool {
 	switch local {
 	case "title", "link", "description", "image", "extension":
 		return true
+	case "enclosure":
+		return prefix == "item"
 	}
 	return false
 }
@@ -65,6 +68,8 @@ func knownAttrs(name string) []string {
 		return itemImageAttrs
 	case "item:extension":
 		return itemExtensionAttrs
+	case "item:enclosure":
+		return enclosureAttrs
 	}
 	return nil // channel:title, channel:link, channel:description
 }
@@ -75,6 +80,7 @@ var (
 	itemImageAttrs     = []string{"index", "url", "link", "title"}
 	extensionAttrs     = []string{"uri", "prefix", "localname"}
 	itemExtensionAttrs = []string{"index", "uri", "prefix", "localname"}
+	enclosureAttrs     = []string{"index", "url", "type", "length"}
 )
 
 // tagParser reads the annotation tags of one comment body. Text in the body
@@ -148,13 +154,15 @@ func (p *tagParser) classify(raw string, kind tagKind, j int) (string, bool) {
 	}
 	lower := strings.ToLower(raw)
 	prefix, local, hasColon := strings.Cut(lower, ":")
-	if hasColon && isPrefix(prefix) && isField(local) {
+	if hasColon && isPrefix(prefix) && isField(prefix, local) {
 		return lower, true
 	}
 	guess, near := nearestName(lower)
 	switch {
 	case near:
 		p.reportUnknown(lower, kind, j, "did you mean <"+slashOf(kind)+guess+">?")
+	case hasColon && prefix == "item":
+		p.reportUnknown(lower, kind, j, "item annotations are "+itemFieldList)
 	case hasColon && isPrefix(prefix):
 		p.reportUnknown(lower, kind, j, prefix+" annotations are "+fieldList)
 	}
@@ -164,7 +172,7 @@ func (p *tagParser) classify(raw string, kind tagKind, j int) (string, bool) {
 // annotationNames are the names of the annotation language.
 var annotationNames = []string{
 	"channel:title", "channel:link", "channel:description", "channel:image", "channel:extension",
-	"item:title", "item:link", "item:description", "item:image", "item:extension",
+	"item:title", "item:link", "item:description", "item:image", "item:extension", "item:enclosure",
 }
 
 // nearestName returns the annotation name closest to name by edit distance
@@ -202,8 +210,12 @@ func (p *tagParser) reportUnknown(name string, kind tagKind, j int, hint string)
 	p.warn.add(p.line(p.offset+j), "unknown annotation <%s%s> ignored; %s", slashOf(kind), name, hint)
 }
 
-// fieldList names the fields for the unknown-annotation warning.
-const fieldList = "title, link, description, image and extension"
+// fieldList and itemFieldList name the fields for the unknown-annotation
+// warning.
+const (
+	fieldList     = "title, link, description, image and extension"
+	itemFieldList = "title, link, description, image, extension and enclosure"
+)
 
 // attributes reads the attributes of the tag from i up to its '>', and
 // returns the offset just after the tag and its kind (an opening tag ending
