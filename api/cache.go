@@ -3,7 +3,10 @@ package api
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/dynamo-feeds/dynamo/httpcompress"
 )
 
 // answer is a rendered feed with what its headers need.
@@ -11,10 +14,9 @@ type answer struct {
 	body        []byte
 	contentType string
 	etag        string
-	// gzip is the body compressed once, when it is worth it (nil below
-	// httpcompress.MinSize), served under its own ETag to clients that
-	// accept gzip.
-	gzip         []byte
+	// gz is the body compressed, served under its own ETag to clients
+	// that accept gzip; nil when the answer is never compressed.
+	gz           *lazyGzip
 	lastModified time.Time
 	// nextChange is when the answer may next change (the source's next
 	// poll); Cache-Control's max-age counts down to it.
@@ -27,7 +29,41 @@ type answer struct {
 	link string
 }
 
-func (a *answer) size() int64 { return int64(len(a.body)+len(a.gzip)) + 256 }
+// size is what the answer holds, its compressed body once made.
+func (a *answer) size() int64 { return int64(len(a.body)) + a.gz.size() + 256 }
+
+// lazyGzip is an answer's body compressed, made by the first request
+// that accepts gzip rather than with every answer rendered: an answer
+// missing the cache used to spend more time compressing at the best level
+// than reading the store, for clients that did not ask for it.
+type lazyGzip struct {
+	once sync.Once
+	body []byte
+	// grown, when set, is told how many bytes compressing added: the
+	// cache's accounting of the answer holding it (set by put).
+	grown func(n int64)
+	done  atomic.Bool
+}
+
+// get returns the compressed body of body, compressing it on the first call.
+func (z *lazyGzip) get(body []byte) []byte {
+	z.once.Do(func() {
+		z.body = httpcompress.Gzip(body)
+		z.done.Store(true)
+		if z.grown != nil {
+			z.grown(int64(len(z.body)))
+		}
+	})
+	return z.body
+}
+
+// size is the compressed body's length once made, else 0.
+func (z *lazyGzip) size() int64 {
+	if z == nil || !z.done.Load() {
+		return 0
+	}
+	return int64(len(z.body))
+}
 
 // cache holds rendered answers, least recently used first out once their
 // bytes exceed the bound. An answer belongs to a scope: a source id for the
@@ -54,6 +90,7 @@ type cache struct {
 type cacheEntry struct {
 	key, scope string
 	answer     *answer
+	size       int64 // what c.bytes counts for it
 }
 
 func newCache(maxBytes int64) *cache {
@@ -103,13 +140,36 @@ func (c *cache) put(key, scope string, gen uint64, a *answer) {
 	if el, ok := c.byKey[key]; ok {
 		c.remove(el)
 	}
-	el := c.lru.PushFront(&cacheEntry{key: key, scope: scope, answer: a})
+	e := &cacheEntry{key: key, scope: scope, answer: a, size: a.size()}
+	el := c.lru.PushFront(e)
 	c.byKey[key] = el
 	if c.byScope[scope] == nil {
 		c.byScope[scope] = map[*list.Element]struct{}{}
 	}
 	c.byScope[scope][el] = struct{}{}
-	c.bytes += a.size()
+	c.bytes += e.size
+	if a.gz != nil && a.gz.grown == nil && a.gz.size() == 0 {
+		a.gz.grown = func(n int64) { c.grow(el, n) }
+	}
+	c.evict()
+}
+
+// grow counts n more bytes for the entry el, when it is still cached:
+// its answer's compressed body, made after it was stored.
+func (c *cache) grow(el *list.Element, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := el.Value.(*cacheEntry)
+	if c.byKey[e.key] != el {
+		return
+	}
+	e.size += n
+	c.bytes += n
+	c.evict()
+}
+
+// evict drops the least recently used answers until the bytes fit.
+func (c *cache) evict() {
 	for c.bytes > c.maxBytes {
 		c.remove(c.lru.Back())
 	}
@@ -123,7 +183,7 @@ func (c *cache) remove(el *list.Element) {
 	if len(c.byScope[e.scope]) == 0 {
 		delete(c.byScope, e.scope)
 	}
-	c.bytes -= e.answer.size()
+	c.bytes -= e.size
 }
 
 // invalidate drops the answers built from a source and every global one.

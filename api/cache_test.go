@@ -65,3 +65,37 @@ func TestCacheInvalidation(t *testing.T) {
 		t.Error("turning the cache off kept its answers")
 	}
 }
+
+// An answer is compressed only when a client first asks for gzip, and the
+// cache then counts the compressed bytes too, until the answer leaves it.
+func TestCacheCountsLazyGzip(t *testing.T) {
+	c := newCache(1 << 20)
+	c.setEnabled(true)
+	body := []byte(strings.Repeat("<item>the same words again</item>\n", 200))
+	a := &answer{body: body, gz: &lazyGzip{}}
+	c.put("k", "s", c.generation("s"), a)
+	before := c.stats().Bytes
+	if before != int64(len(body))+256 {
+		t.Fatalf("%d bytes counted before compressing, want %d", before, len(body)+256)
+	}
+	z := a.gz.get(a.body)
+	if len(z) == 0 || len(z) >= len(body) {
+		t.Fatalf("compressed to %d bytes from %d", len(z), len(body))
+	}
+	a.gz.get(a.body) // the second client gets the same bytes, counted once
+	if got := c.stats().Bytes; got != before+int64(len(z)) {
+		t.Errorf("%d bytes counted after compressing, want %d", got, before+int64(len(z)))
+	}
+	c.invalidate("s")
+	if got := c.stats().Bytes; got != 0 {
+		t.Errorf("%d bytes counted once the answer left", got)
+	}
+	// Compressed after it left, it is not counted.
+	b := &answer{body: body, gz: &lazyGzip{}}
+	c.put("k2", "t", c.generation("t"), b)
+	c.invalidate("t")
+	b.gz.get(b.body)
+	if got := c.stats().Bytes; got != 0 {
+		t.Errorf("%d bytes counted for an answer compressed after it left", got)
+	}
+}

@@ -138,13 +138,13 @@ func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes 
 		return nil, err
 	}
 	sum := sha256.Sum256(buf.Bytes())
-	var compressed []byte
+	var gz *lazyGzip
 	if len(buf.Bytes()) >= httpcompress.MinSize {
-		compressed = httpcompress.Gzip(buf.Bytes())
+		gz = &lazyGzip{} // compressed when a client first accepts gzip
 	}
 	return &answer{
 		body:         buf.Bytes(),
-		gzip:         compressed,
+		gz:           gz,
 		contentType:  f.ContentType(),
 		etag:         `"` + hex.EncodeToString(sum[:16]) + `"`,
 		lastModified: b.lastModified.UTC().Truncate(time.Second),

@@ -127,7 +127,7 @@ func viewOf(a *answer, self, label string) *answer {
 	v.body = b.Bytes()
 	v.contentType = "text/xml; charset=utf-8" // rendered by the browser, not offered as a download
 	v.etag = strings.TrimSuffix(a.etag, `"`) + `-page"`
-	v.gzip = nil // the feed's, not the page's: the page is compressed as it is written (httpcompress.Handler)
+	v.gz = nil // the feed's, not the page's: the page is compressed as it is written (httpcompress.Handler)
 	return &v
 }
 

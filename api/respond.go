@@ -32,14 +32,15 @@ const (
 // current.
 //
 // A client that accepts gzip gets the compressed body kept with the answer
-// and its own ETag; Vary says the answer depends on Accept-Encoding, and
-// If-None-Match with either ETag is the same content, so answers 304.
+// (made for the first such client) and its own ETag; Vary says the answer
+// depends on Accept-Encoding, and If-None-Match with either ETag is the
+// same content, so answers 304.
 func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) {
 	h := w.Header()
 	body, etag := a.body, a.etag
-	gzipped := a.gzip != nil && httpcompress.AcceptsGzip(r)
+	gzipped := a.gz != nil && httpcompress.AcceptsGzip(r)
 	if gzipped {
-		body, etag = a.gzip, httpcompress.ETag(a.etag)
+		etag = httpcompress.ETag(a.etag)
 	}
 	httpcompress.AddVary(h)
 	h.Add("Vary", "Accept") // a browser asking for HTML gets the readable page
@@ -61,6 +62,7 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 	}
 	h.Set("Content-Type", a.contentType)
 	if gzipped {
+		body = a.gz.get(a.body)
 		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))

@@ -62,14 +62,23 @@ func weight(params string) float64 {
 }
 
 // Gzip compresses b at the best compression: it is for bodies compressed
-// once and served many times.
+// once and served many times. Its writers are pooled: a new one allocates
+// about a megabyte of compressor state.
 func Gzip(b []byte) []byte {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // the level is valid
-	zw.Write(b)                                              // a bytes.Buffer does not fail
+	zw := bestWriters.Get().(*gzip.Writer)
+	zw.Reset(&buf)
+	zw.Write(b) // a bytes.Buffer does not fail
 	zw.Close()
+	zw.Reset(io.Discard) // keep no reference to buf in the pool
+	bestWriters.Put(zw)
 	return buf.Bytes()
 }
+
+var bestWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestCompression) // the level is valid
+	return zw
+}}
 
 const etagSuffix = "-gzip"
 
