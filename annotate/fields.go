@@ -212,6 +212,24 @@ func (p *place) has(n *node) bool {
 	return false
 }
 
+// walkAt is walk, kept, when there is a place, to the nodes at it and
+// their ancestors: no other node can be the field there, so what a
+// visit finds is the same.
+func walkAt(r record, at *place, visit func(*node) bool) {
+	if at == nil || at.set != nil { // with many nodes, looking is no cheaper
+		walk(r, visit)
+		return
+	}
+	walk(r, func(n *node) bool {
+		for _, m := range at.nodes {
+			if isAncestor(n, m) {
+				return visit(n)
+			}
+		}
+		return false
+	})
+}
+
 // keyFor returns the relative key of a node of r: the place's when there
 // is one (the node is at it), or relKey's.
 func (p *place) keyFor(r record, n *node) string {
@@ -416,7 +434,7 @@ func hasHint(n *node, hints []string) bool {
 func (ch *chooser) titleCandidates(r record, at *place) []scored {
 	var out []scored
 	order := 0
-	walk(r, func(n *node) bool {
+	walkAt(r, at, func(n *node) bool {
 		if n.isText() || n.textBytes == 0 {
 			return false
 		}
@@ -539,7 +557,7 @@ func (ch *chooser) linkCandidates(r record, title *node, at *place) []scored {
 		add(inside, 9)
 	}
 	order := 0
-	walk(r, func(n *node) bool {
+	walkAt(r, at, func(n *node) bool {
 		if n.tag != "a" || n.href == "" {
 			return true
 		}
@@ -611,7 +629,7 @@ var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
 // paragraph or an element named like a summary.
 func (ch *chooser) descCandidates(r record, title, link *node, at *place) []scored {
 	var out []scored
-	walk(r, func(n *node) bool {
+	walkAt(r, at, func(n *node) bool {
 		if n == title || isAncestor(n, title) && n.textBytes-title.textBytes < 25 {
 			return n != title
 		}
@@ -680,7 +698,7 @@ func isAncestor(a, n *node) bool {
 // 2024").
 func (ch *chooser) dateCandidates(r record, title *node, at *place) []scored {
 	var out []scored
-	walk(r, func(n *node) bool {
+	walkAt(r, at, func(n *node) bool {
 		if title != nil && n == title {
 			return false
 		}

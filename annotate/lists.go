@@ -514,14 +514,18 @@ func (c *candidate) describeOnce() string {
 	if c.head.isText() {
 		step = "text"
 	}
-	common := map[string]int{}
-	for _, r := range c.records {
-		for _, cl := range r.nodes[0].classes {
-			common[cl]++
-		}
-	}
 	for _, cl := range c.head.classes {
-		if common[cl] == len(c.records) {
+		// How often the class is among the records' classes: in each
+		// record, once, to be common to them all.
+		common := 0
+		for _, r := range c.records {
+			for _, x := range r.nodes[0].classes {
+				if x == cl {
+					common++
+				}
+			}
+		}
+		if common == len(c.records) {
 			step += "." + cl
 		}
 	}
