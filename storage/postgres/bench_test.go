@@ -221,3 +221,33 @@ func logRelationSizes(b *testing.B, s *Store) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkWriterHold stores versions of 5,000 new items (the poller's
+// --max-items default) in one transaction, as before batches, and in
+// batches of batchRows, and reports the longest transaction of a poll
+// (max-hold-ms: how long it held the source's row, and, for a story poll,
+// the stories lock) and the time of a whole poll (ms/version).
+func BenchmarkWriterHold(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		batch int
+	}{{"one-transaction", 1 << 30}, {"batches", batchRows}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := open(b)
+			s.batch = tc.batch
+			addSource(b, s, "a")
+			var hold time.Duration
+			s.wrote = func(d time.Duration) { hold = max(hold, d) }
+			v := 0
+			for b.Loop() {
+				at := t0.Add(time.Duration(v) * time.Minute)
+				if res := record(b, s, "a", at, pageOf(at, v*5000, 5000)); len(res.NewItems) != 5000 {
+					b.Fatalf("version %d: %d new items", v, len(res.NewItems))
+				}
+				v++
+			}
+			b.ReportMetric(float64(hold.Microseconds())/1000, "max-hold-ms")
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(v), "ms/version")
+		})
+	}
+}

@@ -24,7 +24,11 @@ func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePa
 	p := &dynamo.ArchivePage{}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var lastSeq int
-		err := tx.QueryRow(ctx, `SELECT s.last_seq, (SELECT coalesce(max(arch_seq), 0) FROM items WHERE source_id = s.id)
+		// Items beyond the source's last_seq belong to a version not yet
+		// published (docs/STORAGE.md, "Large versions"), numbered above
+		// every published item: no number above Last is read.
+		err := tx.QueryRow(ctx, `SELECT s.last_seq, (SELECT coalesce(max(arch_seq), 0) FROM items
+				WHERE source_id = s.id AND first_seq <= s.last_seq)
 			FROM sources s WHERE s.id = $1`, q.SourceID).Scan(&lastSeq, &p.Last)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("collection %s: %w", q.SourceID, dynamo.ErrNotFound)
@@ -32,7 +36,9 @@ func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePa
 		if err != nil {
 			return fmt.Errorf("last item: %w", err)
 		}
-		sq, err := pageQuery(q)
+		page := q
+		page.To = min(q.To, p.Last)
+		sq, err := pageQuery(page)
 		if err != nil {
 			return err
 		}
@@ -89,7 +95,7 @@ func olderMatch(ctx context.Context, tx pgx.Tx, q dynamo.PageQuery, last int64) 
 	if len(q.Conditions) == 0 {
 		return archive.OlderPlain(q, last), nil
 	}
-	where, args, err := conditionSQL(q.Conditions, []any{q.SourceID, q.From})
+	where, args, err := conditionSQL(q.Conditions, []any{q.SourceID, min(q.From, last+1)})
 	if err != nil {
 		return 0, err
 	}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,7 +30,19 @@ type Store struct {
 
 	closeOnce sync.Once
 	done      chan struct{} // closed by Close, to end the watchers
+
+	// batch is the most rows one transaction of a version written in
+	// batches stores, and the size of a version beyond which it is.
+	batch int
+	// wrote, when set (by tests), is told how long each transaction of
+	// inTx lasted, from its start to its commit or rollback.
+	wrote func(time.Duration)
 }
+
+// batchRows is Store.batch: a transaction inserting this many revisions,
+// with their three trigram indexes, lasts tens to hundreds of milliseconds
+// (docs/STORAGE.md, "Large versions").
+const batchRows = 200
 
 var _ dynamo.Store = (*Store)(nil)
 
@@ -54,7 +67,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool, applied: applied, done: make(chan struct{})}, nil
+	return &Store{pool: pool, applied: applied, done: make(chan struct{}), batch: batchRows}, nil
 }
 
 // Applied names the migrations that Open applied, in order; it is empty when
@@ -87,6 +100,10 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
+	}
+	if s.wrote != nil {
+		start := time.Now()
+		defer func() { s.wrote(time.Since(start)) }()
 	}
 	defer tx.Rollback(context.Background())
 	if err := fn(tx); err != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,10 +15,12 @@ import (
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// RecordPoll applies one poll in one transaction. Locking the source's row
-// first serializes every writer of one source, so two writers storing the
-// same content cannot both create a version: the second sees the first's
-// hash (and, having lost the lease, is refused before that).
+// RecordPoll applies one poll. A new version of more than s.batch items is
+// written in batches first (recordBatched); every other poll is one
+// transaction. Locking the source's row first serializes every writer of
+// one source, so two writers storing the same content cannot both create a
+// version: the second sees the first's hash (and, having lost the lease,
+// is refused before that).
 func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
 	if rec.Document == nil {
 		// Nothing read, so nothing stored: what decide sees is known
@@ -27,18 +31,18 @@ func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide fu
 		}
 		decide = func(dynamo.PollResult) dynamo.PollUpdate { return upd }
 	}
+	if rec.Document != nil && len(rec.Document.Items) > s.batch {
+		result, err := s.recordBatched(ctx, rec, decide)
+		if err == nil {
+			return result, nil
+		}
+		if !errors.Is(err, errWriteWhole) {
+			return dynamo.PollResult{}, fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
+		}
+	}
 	var result dynamo.PollResult
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var (
-			owner, lastHash string
-			removed         bool
-			lastSeq         int
-		)
-		err := tx.QueryRow(ctx, "SELECT lease_owner, removed, last_seq, last_hash FROM sources WHERE id = $1 FOR UPDATE",
-			rec.SourceID).Scan(&owner, &removed, &lastSeq, &lastHash)
-		if errors.Is(err, pgx.ErrNoRows) || err == nil && (removed || owner != rec.Owner) {
-			return dynamo.ErrLeaseLost
-		}
+		src, err := leased(ctx, tx, rec)
 		if err != nil {
 			return err
 		}
@@ -46,24 +50,176 @@ func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide fu
 		result = dynamo.PollResult{}
 		if doc := rec.Document; doc != nil {
 			result.Seen = len(doc.Items)
-			if hash := dynamo.ContentHash(doc); lastSeq == 0 || hash != lastHash {
-				w := &versionTx{tx: tx, source: rec.SourceID, seq: lastSeq + 1, at: at}
+			if hash := dynamo.ContentHash(doc); src.lastSeq == 0 || hash != src.lastHash {
+				if err := dropStaged(ctx, tx, rec.SourceID, src.staging); err != nil {
+					return err
+				}
+				w := &versionTx{tx: tx, source: rec.SourceID, seq: src.lastSeq + 1, at: at}
 				if result.Version, result.NewItems, err = archive.WriteVersion(ctx, w, w.source, w.seq, at, hash, doc); err != nil {
 					return err
 				}
 			}
 		}
-		if rec.Stories && len(result.NewItems) > 0 {
-			if err := numberStories(ctx, tx, rec, &result); err != nil {
-				return err
-			}
-		}
-		return writeUpdate(ctx, tx, rec, at, result, decide(result))
+		return finishPoll(ctx, tx, rec, at, &result, decide)
 	})
 	if err != nil {
 		return dynamo.PollResult{}, fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
 	}
 	return result, nil
+}
+
+// errWriteWhole sends recordBatched's poll to the one-transaction path:
+// its content is the version stored already, or another writer took over
+// the rows it staged.
+var errWriteWhole = errors.New("write the poll in one transaction")
+
+// recordBatched writes a new version in batches (archive.StageVersion,
+// docs/STORAGE.md "Large versions"), so that no transaction of it holds
+// the source's row, or the stories lock, for long: a first transaction
+// checks the lease and marks the source's staging as this attempt's,
+// deleting any rows a stopped attempt left; the batches store the
+// revisions and new items hidden; a last one publishes them with the
+// version and writes the rest of the poll.
+func (s *Store) recordBatched(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
+	doc, at := rec.Document, stamp(rec.At)
+	hash := dynamo.ContentHash(doc)
+	attempt := rand.Int64N(math.MaxInt64) + 1
+	var seq int
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		src, err := leased(ctx, tx, rec)
+		if err != nil {
+			return err
+		}
+		if src.lastSeq > 0 && hash == src.lastHash {
+			return errWriteWhole
+		}
+		if err := dropStaged(ctx, tx, rec.SourceID, src.staging); err != nil {
+			return err
+		}
+		seq = src.lastSeq + 1
+		if _, err := tx.Exec(ctx, "UPDATE sources SET staging = $2 WHERE id = $1", rec.SourceID, attempt); err != nil {
+			return fmt.Errorf("mark staging: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return dynamo.PollResult{}, err
+	}
+	b := &batches{s: s, source: rec.SourceID, attempt: attempt, seq: seq, at: at}
+	st, err := archive.StageVersion(ctx, b, s.batch, rec.SourceID, seq, at, hash, doc)
+	if errors.Is(err, archive.ErrStagingLost) {
+		return dynamo.PollResult{}, errWriteWhole
+	}
+	if err != nil {
+		return dynamo.PollResult{}, err
+	}
+	var result dynamo.PollResult
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		src, err := leased(ctx, tx, rec)
+		if err != nil {
+			return err
+		}
+		if src.staging != attempt || src.lastSeq != seq-1 {
+			return errWriteWhole
+		}
+		result = dynamo.PollResult{Seen: len(doc.Items)}
+		w := &versionTx{tx: tx, source: rec.SourceID, seq: seq, at: at}
+		if result.Version, result.NewItems, err = st.Publish(ctx, w); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE sources SET staging = 0 WHERE id = $1", rec.SourceID); err != nil {
+			return fmt.Errorf("publish version %d: %w", seq, err)
+		}
+		return finishPoll(ctx, tx, rec, at, &result, decide)
+	})
+	return result, err
+}
+
+// batches is PostgreSQL's archive.Batches: reads in a read-only
+// transaction, each batch a transaction that first checks, under a share
+// lock of the source's row, that the source is still staged by this
+// attempt.
+type batches struct {
+	s       *Store
+	source  string
+	attempt int64
+	seq     int
+	at      time.Time
+}
+
+// Read implements archive.Batches.
+func (b *batches) Read(ctx context.Context, fn func(archive.VersionTx) error) error {
+	return pgx.BeginTxFunc(ctx, b.s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		return fn(&versionTx{tx: tx, source: b.source, seq: b.seq, at: b.at})
+	})
+}
+
+// Batch implements archive.Batches.
+func (b *batches) Batch(ctx context.Context, fn func(archive.VersionTx) error) error {
+	return b.s.inTx(ctx, func(tx pgx.Tx) error {
+		var staging int64
+		err := tx.QueryRow(ctx, "SELECT staging FROM sources WHERE id = $1 FOR SHARE", b.source).Scan(&staging)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("read staging: %w", err)
+		}
+		if staging != b.attempt {
+			return archive.ErrStagingLost
+		}
+		return fn(&versionTx{tx: tx, source: b.source, seq: b.seq, at: b.at})
+	})
+}
+
+// leasedSource is what a poll's transaction reads of its source.
+type leasedSource struct {
+	lastSeq  int
+	lastHash string
+	staging  int64
+}
+
+// leased locks the poll's source's row and reads it, ErrLeaseLost unless
+// rec.Owner holds it.
+func leased(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord) (leasedSource, error) {
+	var (
+		src     leasedSource
+		owner   string
+		removed bool
+	)
+	err := tx.QueryRow(ctx, "SELECT lease_owner, removed, last_seq, last_hash, staging FROM sources WHERE id = $1 FOR UPDATE",
+		rec.SourceID).Scan(&owner, &removed, &src.lastSeq, &src.lastHash, &src.staging)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && (removed || owner != rec.Owner) {
+		return src, dynamo.ErrLeaseLost
+	}
+	return src, err
+}
+
+// dropStaged deletes the rows an unfinished batched write of the source
+// left (staging is not 0): the items stored under a sequence number the
+// source has not reached, then the revisions beyond its published one.
+func dropStaged(ctx context.Context, tx pgx.Tx, source string, staging int64) error {
+	if staging == 0 {
+		return nil
+	}
+	for _, q := range []string{
+		"DELETE FROM items WHERE source_id = $1 AND first_seq > (SELECT last_seq FROM sources WHERE id = $1)",
+		"DELETE FROM item_revisions WHERE rev_id > (SELECT published_rev FROM sources WHERE id = $1) AND source_id = $1",
+		"UPDATE sources SET staging = 0 WHERE id = $1",
+	} {
+		if _, err := tx.Exec(ctx, q, source); err != nil {
+			return fmt.Errorf("delete an unpublished version's rows: %w", err)
+		}
+	}
+	return nil
+}
+
+// finishPoll numbers the poll's stories, asks decide and writes its
+// answer, in the poll's last transaction.
+func finishPoll(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.Time, result *dynamo.PollResult, decide func(dynamo.PollResult) dynamo.PollUpdate) error {
+	if rec.Stories && len(result.NewItems) > 0 {
+		if err := numberStories(ctx, tx, rec, result); err != nil {
+			return err
+		}
+	}
+	return writeUpdate(ctx, tx, rec, at, *result, decide(*result))
 }
 
 // storiesLock is the pg_advisory_xact_lock key that serializes, across
@@ -407,7 +563,7 @@ func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) erro
 		// whose shown revision changed move it.
 		b.Queue(`UPDATE item_revisions r SET latest = (r.rev_id = c.rev)
 			FROM unnest($2::text[], $3::int8[]) AS c(key, rev)
-			WHERE r.source_id = $1 AND r.item_key = c.key AND (r.latest OR r.rev_id = c.rev)`,
+			WHERE r.source_id = $1 AND r.item_key = c.key AND r.latest <> (r.rev_id = c.rev)`,
 			w.source, keys, revs)
 		b.Queue(`UPDATE items i SET latest_rev = c.rev FROM unnest($2::text[], $3::int8[]) AS c(key, rev)
 			WHERE i.source_id = $1 AND i.item_id = c.key`, w.source, keys, revs)
@@ -442,8 +598,9 @@ func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) err
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		w.source, w.seq, w.at, v.Hash, doc.URL, doc.RSSID, stamp(doc.Timestamp), string(channel),
 		v.Title, v.Items, v.Added, v.Removed, archive.PackRevs(nv.Revs), indexes)
-	b.Queue(`UPDATE sources SET last_seq = $2, last_hash = $3, title = $4, item_count = item_count + $5
-		WHERE id = $1`, w.source, w.seq, v.Hash, v.Title, nv.NewItems)
+	b.Queue(`UPDATE sources SET last_seq = $2, last_hash = $3, title = $4, item_count = item_count + $5,
+			published_rev = greatest(published_rev, $6)
+		WHERE id = $1`, w.source, w.seq, v.Hash, v.Title, nv.NewItems, nv.Published)
 	if err := w.tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("insert version %d: %w", w.seq, err)
 	}

@@ -313,7 +313,8 @@ func archiveItems(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery) ([]dynamo
 	args := append([]any{q.SourceID}, cargs...)
 	args = append(args, limitArg(q.Max))
 	rows, err := tx.QueryContext(ctx, `SELECT `+itemColumns+`, r.first_index FROM (
-			SELECT * FROM item_revisions r WHERE r.source_id = ? AND r.latest AND `+where+`
+			SELECT * FROM item_revisions r WHERE r.source_id = ?1 AND r.latest
+				AND r.rev_id <= (SELECT published_rev FROM sources WHERE id = ?1) AND `+where+`
 			ORDER BY r.first_seen DESC, r.first_pos, r.rev_id LIMIT ?) AS r `+itemJoins+`
 		ORDER BY r.first_seen DESC, r.first_pos, r.rev_id`, args...)
 	if err != nil {
@@ -340,7 +341,8 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 	err = s.readTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT `+itemColumns+`, r.first_index FROM (
 				SELECT * FROM item_revisions r
-				WHERE r.latest AND (? = '' OR r.source_id IN (SELECT id FROM sources WHERE category = ?)) AND `+where+`
+				WHERE r.latest AND (? = '' OR r.source_id IN (SELECT id FROM sources WHERE category = ?))
+					AND r.rev_id <= (SELECT published_rev FROM sources p WHERE p.id = r.source_id) AND `+where+`
 				ORDER BY r.first_seen DESC, r.source_id, r.first_pos, r.rev_id LIMIT ?) AS r `+itemJoins+`
 			ORDER BY r.first_seen DESC, r.source_id, r.first_pos, r.rev_id`, args...)
 		if err != nil {
@@ -398,12 +400,14 @@ func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem) erro
 }
 
 // storyItemColumns is what scanStoryItem reads: an item i, its latest
-// revision r, its source s and its duplicate record d.
+// revision r, its source s and its duplicate record d. storyItemJoins
+// leaves out the items of a version not yet published (first_seq beyond
+// the source's last_seq, docs/STORAGE.md "Large versions").
 const storyItemColumns = `i.source_id, i.item_id, i.first_seen, r.title, r.description, s.title_prefix,
 	d.primary_source, d.primary_item, coalesce(i.story_seq, 0)`
 
 const storyItemJoins = `JOIN item_revisions r ON r.rev_id = i.latest_rev
-	JOIN sources s ON s.id = i.source_id
+	JOIN sources s ON s.id = i.source_id AND i.first_seq <= s.last_seq
 	LEFT JOIN duplicates d ON d.source_id = i.source_id AND d.item_id = i.item_id`
 
 func scanStoryItem(row scanner) (dynamo.StoryItem, error) {

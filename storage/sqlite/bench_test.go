@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 )
@@ -120,4 +122,55 @@ func fileSize(b *testing.B, path string) int64 {
 		b.Fatal(fmt.Errorf("size of %s: %w", path, err))
 	}
 	return fi.Size()
+}
+
+// BenchmarkWriterHold stores versions of 5,000 new items (the poller's
+// --max-items default) in one transaction, as before batches, and in
+// batches of batchRows, and reports the longest time one write
+// transaction held the writer (max-hold-ms), the longest a small write of
+// another goroutine, made in a loop meanwhile, waited for it
+// (other-wait-ms), and the time of a whole poll (ms/version).
+func BenchmarkWriterHold(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		batch int
+	}{{"one-transaction", 1 << 30}, {"batches", batchRows}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := open(b)
+			s.batch = tc.batch
+			addSource(b, s, "a")
+			var hold time.Duration
+			s.wrote = func(d time.Duration) { hold = max(hold, d) }
+			stop := make(chan struct{})
+			waited := make(chan time.Duration)
+			go func() {
+				var worst time.Duration
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						waited <- worst
+						return
+					default:
+					}
+					start := time.Now()
+					if err := s.PutSetting(context.Background(), "probe", strconv.Itoa(i)); err != nil {
+						b.Error(err)
+					}
+					worst = max(worst, time.Since(start))
+					time.Sleep(time.Millisecond)
+				}
+			}()
+			v := 0
+			for b.Loop() {
+				if res := store(b, s, "a", page("a", v, 5000, 5000)); len(res.NewItems) != 5000 {
+					b.Fatalf("version %d: %d new items", v, len(res.NewItems))
+				}
+				v++
+			}
+			close(stop)
+			b.ReportMetric(float64(hold.Microseconds())/1000, "max-hold-ms")
+			b.ReportMetric(float64((<-waited).Microseconds())/1000, "other-wait-ms")
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(v), "ms/version")
+		})
+	}
 }

@@ -28,3 +28,15 @@ func openPath(t testing.TB, path string) *Store {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) dynamo.Store { return open(t) })
 }
+
+// TestConformanceInBatches runs the suite's subtests of versions with
+// every version of more than two items written in batches of two rows
+// (recordBatched), so that the batched path keeps every promise the
+// one-transaction path keeps.
+func TestConformanceInBatches(t *testing.T) {
+	storetest.RunVersions(t, func(t *testing.T) dynamo.Store {
+		s := open(t)
+		s.batch = 2
+		return s
+	})
+}

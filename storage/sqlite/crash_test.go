@@ -158,3 +158,111 @@ func checkIntact(t *testing.T, path string, reported int) {
 		t.Fatal(err)
 	}
 }
+
+// batchCrashChildEnv names the file a re-executed test binary stores a
+// large version in, stopping for good in the middle of its batches.
+const batchCrashChildEnv = "DYNAMO_SQLITE_BATCH_CRASH_CHILD"
+
+// TestCrashDuringBatches kills (SIGKILL) a child process in the middle of
+// writing a version of 500 items in batches of 50 rows, after five batches
+// were committed. While the child waits there, and after the kill, another
+// handle on the file reads exactly the archive as it was before the
+// version; the next poll of the same page deletes what the child staged and
+// stores the version whole.
+func TestCrashDuringBatches(t *testing.T) {
+	if path := os.Getenv(batchCrashChildEnv); path != "" {
+		batchCrashChild(path)
+		return
+	}
+	path := filepath.Join(t.TempDir(), "crash.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashDuringBatches$")
+	cmd.Env = append(os.Environ(), batchCrashChildEnv+"="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start child: %v", err)
+	}
+	lines := bufio.NewScanner(out)
+	for lines.Scan() && lines.Text() != "staging" {
+	}
+	if lines.Err() != nil || lines.Text() != "staging" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the child ended before staging: %v", lines.Err())
+	}
+	s := openPath(t, path)
+	s.batch = 50
+	before := look(t, s)
+	if before.versions != 1 || len(before.archive) != 500 || before.stories != 500 || before.aggregate != 500 {
+		t.Errorf("while the child is in the middle of its batches, readers see %v; want 1 version of 500 items", before)
+	}
+	var staged int
+	if err := s.r.QueryRow(`SELECT count(*) FROM item_revisions
+		WHERE rev_id > (SELECT published_rev FROM sources WHERE id = 'a')`).Scan(&staged); err != nil || staged == 0 {
+		t.Fatalf("%d revisions staged by the child (%v): the kill would not be in the middle of its batches", staged, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatalf("kill child: %v", err)
+	}
+	cmd.Wait()
+	var check string
+	if err := s.r.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check after the kill: %s %v", check, err)
+	}
+	if now := look(t, s); !sameView(now, before) {
+		t.Errorf("after the kill, readers see %v; before it, %v", now, before)
+	}
+	next := page("a", 1, 500, 300)
+	res := store(t, s, "a", next)
+	after := look(t, s)
+	if res.Version == nil || len(res.NewItems) != 300 || after.versions != 2 || after.newest != dynamo.ContentHash(next) ||
+		len(after.archive) != 800 || after.stories != 800 {
+		t.Errorf("the version stored again after the kill: %+v, readers see %v", res.Version, after)
+	}
+	var left, orphans int
+	if err := s.r.QueryRow(`SELECT (SELECT count(*) FROM item_revisions
+			WHERE rev_id > (SELECT published_rev FROM sources WHERE id = 'a') OR NOT EXISTS (
+			SELECT 1 FROM items i WHERE i.source_id = item_revisions.source_id AND i.item_id = item_revisions.item_key)),
+		(SELECT count(*) FROM items i WHERE NOT EXISTS (
+			SELECT 1 FROM versions v WHERE v.source_id = i.source_id AND v.seq = i.first_seq))`).Scan(&left, &orphans); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 || orphans != 0 {
+		t.Errorf("after the next poll, %d revisions unpublished or of no item, %d items of no version", left, orphans)
+	}
+}
+
+// batchCrashChild stores a version of 500 items, then starts the next one
+// in batches of 50 rows and, after five batches, says "staging" and waits
+// to be killed.
+func batchCrashChild(path string) {
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(1)
+	}
+	s.batch = 50
+	src := &dynamo.Source{ID: "a", URL: "http://127.0.0.1/a", Kind: dynamo.KindHTML, CreatedAt: t0}
+	if err := s.CreateSource(context.Background(), src); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(1)
+	}
+	if _, err := storeErr(s, "a", page("a", 0, 500, 500)); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(1)
+	}
+	writes := 0
+	s.wrote = func(time.Duration) {
+		// The lease, the first transaction, then five batches.
+		if writes++; writes == 7 {
+			fmt.Println("staging")
+			time.Sleep(time.Hour)
+		}
+	}
+	_, err = storeErr(s, "a", page("a", 1, 500, 300))
+	fmt.Fprintln(os.Stderr, "child: the version was stored, not killed:", err)
+	os.Exit(1)
+}

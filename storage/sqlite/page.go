@@ -30,11 +30,14 @@ func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePa
 		if err != nil {
 			return err
 		}
-		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(arch_seq), 0) FROM items WHERE source_id = ?",
-			q.SourceID).Scan(&p.Last); err != nil {
+		// Items beyond the source's last_seq belong to a version not yet
+		// published (docs/STORAGE.md, "Large versions"), numbered above
+		// every published item: no number above Last is read.
+		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(arch_seq), 0) FROM items WHERE source_id = ? AND first_seq <= ?",
+			q.SourceID, lastSeq).Scan(&p.Last); err != nil {
 			return fmt.Errorf("last item: %w", err)
 		}
-		args := append([]any{q.SourceID, q.From, q.To}, cargs...)
+		args := append([]any{q.SourceID, q.From, min(q.To, p.Last)}, cargs...)
 		rows, err := tx.QueryContext(ctx, pageSQL(where), args...)
 		if err != nil {
 			return fmt.Errorf("items: %w", err)
@@ -92,7 +95,7 @@ func olderMatch(ctx context.Context, tx *sql.Tx, q dynamo.PageQuery, last int64,
 		return archive.OlderPlain(q, last), nil
 	}
 	var n int64
-	args := append([]any{q.SourceID, q.From}, cargs...)
+	args := append([]any{q.SourceID, min(q.From, last+1)}, cargs...)
 	err := tx.QueryRowContext(ctx, olderSQL(where), args...).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil

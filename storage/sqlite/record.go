@@ -9,59 +9,213 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// RecordPoll applies one poll in one write transaction. Writes are
-// serialized (one writer connection, IMMEDIATE transactions), so two
-// writers storing the same content cannot both create a version: the second
-// finds the first's hash, or, having lost the lease, is refused.
+// RecordPoll applies one poll. A new version of more than s.batch items is
+// written in batches first (recordBatched); every other poll is one write
+// transaction. Writes are serialized (one writer connection, IMMEDIATE
+// transactions), so two writers storing the same content cannot both
+// create a version: the second finds the first's hash, or, having lost the
+// lease, is refused.
 func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
+	if rec.Document != nil && len(rec.Document.Items) > s.batch {
+		result, err := s.recordBatched(ctx, rec, decide)
+		if err == nil {
+			return result, nil
+		}
+		if !errors.Is(err, errWriteWhole) {
+			return dynamo.PollResult{}, fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
+		}
+	}
 	var result dynamo.PollResult
 	err := s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
-		var (
-			owner, lastHash string
-			removed         bool
-			lastSeq         int
-		)
-		err := tx.QueryRowContext(ctx, "SELECT lease_owner, removed, last_seq, last_hash FROM sources WHERE id = ?",
-			rec.SourceID).Scan(&owner, &removed, &lastSeq, &lastHash)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && (removed || rec.Owner == "" || owner != rec.Owner) {
-			return dynamo.ErrLeaseLost
-		}
+		src, err := leased(ctx, tx, rec)
 		if err != nil {
 			return err
 		}
 		result = dynamo.PollResult{}
 		if doc := rec.Document; doc != nil {
 			result.Seen = len(doc.Items)
-			if hash := dynamo.ContentHash(doc); lastSeq == 0 || hash != lastHash {
-				w := &versionTx{tx: tx, source: rec.SourceID, seq: lastSeq + 1, at: rec.At}
+			if hash := dynamo.ContentHash(doc); src.lastSeq == 0 || hash != src.lastHash {
+				if err := dropStaged(ctx, tx, rec.SourceID, src.staging); err != nil {
+					return err
+				}
+				w := &versionTx{tx: tx, source: rec.SourceID, seq: src.lastSeq + 1, at: rec.At}
 				if result.Version, result.NewItems, err = archive.WriteVersion(ctx, w, w.source, w.seq, rec.At, hash, doc); err != nil {
 					return err
 				}
 				changed(rec.SourceID)
 			}
 		}
-		if rec.Stories && len(result.NewItems) > 0 {
-			if err := numberStories(ctx, tx, rec, &result); err != nil {
-				return err
-			}
-		}
-		upd := decide(result)
-		for _, d := range upd.Duplicates {
-			changed(d.Item.SourceID)
-			changed(d.Primary.SourceID)
-		}
-		return writeUpdate(ctx, tx, rec, result, upd)
+		return finishPoll(ctx, tx, rec, &result, decide, changed)
 	})
 	if err != nil {
 		return dynamo.PollResult{}, fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
 	}
 	return result, nil
+}
+
+// errWriteWhole sends recordBatched's poll to the one-transaction path:
+// its content is the version stored already, or another writer took over
+// the rows it staged.
+var errWriteWhole = errors.New("write the poll in one transaction")
+
+// recordBatched writes a new version in batches (archive.StageVersion,
+// docs/STORAGE.md "Large versions"), so that no transaction of it holds
+// the one writer for long: a first transaction checks the lease and marks
+// the source's staging as this attempt's, deleting any rows a stopped
+// attempt left; the batches store the revisions and new items hidden; a
+// last one publishes them with the version and writes the rest of the poll.
+func (s *Store) recordBatched(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
+	doc := rec.Document
+	hash := dynamo.ContentHash(doc)
+	attempt := rand.Int64N(math.MaxInt64) + 1
+	var seq int
+	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
+		src, err := leased(ctx, tx, rec)
+		if err != nil {
+			return err
+		}
+		if src.lastSeq > 0 && hash == src.lastHash {
+			return errWriteWhole
+		}
+		if err := dropStaged(ctx, tx, rec.SourceID, src.staging); err != nil {
+			return err
+		}
+		seq = src.lastSeq + 1
+		if _, err := tx.ExecContext(ctx, "UPDATE sources SET staging = ? WHERE id = ?", attempt, rec.SourceID); err != nil {
+			return fmt.Errorf("mark staging: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return dynamo.PollResult{}, err
+	}
+	b := &batches{s: s, source: rec.SourceID, attempt: attempt, seq: seq, at: rec.At}
+	st, err := archive.StageVersion(ctx, b, s.batch, rec.SourceID, seq, rec.At, hash, doc)
+	if errors.Is(err, archive.ErrStagingLost) {
+		return dynamo.PollResult{}, errWriteWhole
+	}
+	if err != nil {
+		return dynamo.PollResult{}, err
+	}
+	var result dynamo.PollResult
+	err = s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
+		src, err := leased(ctx, tx, rec)
+		if err != nil {
+			return err
+		}
+		if src.staging != attempt || src.lastSeq != seq-1 {
+			return errWriteWhole
+		}
+		result = dynamo.PollResult{Seen: len(doc.Items)}
+		w := &versionTx{tx: tx, source: rec.SourceID, seq: seq, at: rec.At}
+		if result.Version, result.NewItems, err = st.Publish(ctx, w); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE sources SET staging = 0 WHERE id = ?", rec.SourceID); err != nil {
+			return fmt.Errorf("publish version %d: %w", seq, err)
+		}
+		changed(rec.SourceID)
+		return finishPoll(ctx, tx, rec, &result, decide, changed)
+	})
+	return result, err
+}
+
+// batches is SQLite's archive.Batches: reads on a reader connection, each
+// batch a write transaction that first checks the source is still staged
+// by this attempt.
+type batches struct {
+	s       *Store
+	source  string
+	attempt int64
+	seq     int
+	at      time.Time
+}
+
+// Read implements archive.Batches.
+func (b *batches) Read(ctx context.Context, fn func(archive.VersionTx) error) error {
+	return b.s.readTx(ctx, func(tx *sql.Tx) error {
+		return fn(&versionTx{tx: tx, source: b.source, seq: b.seq, at: b.at})
+	})
+}
+
+// Batch implements archive.Batches.
+func (b *batches) Batch(ctx context.Context, fn func(archive.VersionTx) error) error {
+	return b.s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
+		var staging int64
+		err := tx.QueryRowContext(ctx, "SELECT staging FROM sources WHERE id = ?", b.source).Scan(&staging)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("read staging: %w", err)
+		}
+		if staging != b.attempt {
+			return archive.ErrStagingLost
+		}
+		return fn(&versionTx{tx: tx, source: b.source, seq: b.seq, at: b.at})
+	})
+}
+
+// leasedSource is what a poll's transaction reads of its source.
+type leasedSource struct {
+	lastSeq  int
+	lastHash string
+	staging  int64
+}
+
+// leased reads the poll's source, ErrLeaseLost unless rec.Owner holds it.
+func leased(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord) (leasedSource, error) {
+	var (
+		src     leasedSource
+		owner   string
+		removed bool
+	)
+	err := tx.QueryRowContext(ctx, "SELECT lease_owner, removed, last_seq, last_hash, staging FROM sources WHERE id = ?",
+		rec.SourceID).Scan(&owner, &removed, &src.lastSeq, &src.lastHash, &src.staging)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && (removed || rec.Owner == "" || owner != rec.Owner) {
+		return src, dynamo.ErrLeaseLost
+	}
+	return src, err
+}
+
+// dropStaged deletes the rows an unfinished batched write of the source
+// left (staging is not 0): the items stored under a sequence number the
+// source has not reached and the revisions beyond its published one.
+func dropStaged(ctx context.Context, tx *sql.Tx, source string, staging int64) error {
+	if staging == 0 {
+		return nil
+	}
+	for _, q := range []string{
+		"DELETE FROM items WHERE source_id = ?1 AND first_seq > (SELECT last_seq FROM sources WHERE id = ?1)",
+		"DELETE FROM item_revisions WHERE rev_id > (SELECT published_rev FROM sources WHERE id = ?1) AND source_id = ?1",
+		"UPDATE sources SET staging = 0 WHERE id = ?1",
+	} {
+		if _, err := tx.ExecContext(ctx, q, source); err != nil {
+			return fmt.Errorf("delete an unpublished version's rows: %w", err)
+		}
+	}
+	return nil
+}
+
+// finishPoll numbers the poll's stories, asks decide and writes its
+// answer, in the poll's last transaction.
+func finishPoll(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result *dynamo.PollResult, decide func(dynamo.PollResult) dynamo.PollUpdate, changed func(string)) error {
+	if rec.Stories && len(result.NewItems) > 0 {
+		if err := numberStories(ctx, tx, rec, result); err != nil {
+			return err
+		}
+	}
+	upd := decide(*result)
+	for _, d := range upd.Duplicates {
+		changed(d.Item.SourceID)
+		changed(d.Primary.SourceID)
+	}
+	return writeUpdate(ctx, tx, rec, *result, upd)
 }
 
 // numberStories numbers the poll's new items after every item numbered
@@ -325,7 +479,8 @@ func (w *versionTx) LastNumber(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// StoreItems implements archive.VersionTx, a statement an item changed.
+// StoreItems implements archive.VersionTx: a statement a new or moved
+// item, one for the items back on the page and one for those gone.
 func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) error {
 	for _, it := range ch.New {
 		if _, err := w.tx.ExecContext(ctx, `INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos,
@@ -339,7 +494,7 @@ func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) erro
 		// New revisions were inserted with their latest flag; a stored item
 		// whose shown revision changed moves it.
 		if _, err := w.tx.ExecContext(ctx, `UPDATE item_revisions SET latest = (rev_id = ?1)
-			WHERE source_id = ?2 AND item_key = ?3 AND (latest OR rev_id = ?1)`, m.Rev, w.source, m.Key); err != nil {
+			WHERE source_id = ?2 AND item_key = ?3 AND latest <> (rev_id = ?1)`, m.Rev, w.source, m.Key); err != nil {
 			return fmt.Errorf("store item %s: %w", m.Key, err)
 		}
 		if _, err := w.tx.ExecContext(ctx, "UPDATE items SET latest_rev = ? WHERE source_id = ? AND item_id = ?",
@@ -347,16 +502,16 @@ func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) erro
 			return fmt.Errorf("store item %s: %w", m.Key, err)
 		}
 	}
-	for _, key := range ch.Back {
-		if _, err := w.tx.ExecContext(ctx, "UPDATE items SET last_seen = NULL WHERE source_id = ? AND item_id = ?",
-			w.source, key); err != nil {
-			return fmt.Errorf("store item %s: %w", key, err)
+	if len(ch.Back) > 0 {
+		if _, err := w.tx.ExecContext(ctx, `UPDATE items SET last_seen = NULL
+			WHERE source_id = ? AND item_id IN (SELECT value FROM json_each(?))`, w.source, jsonArg(ch.Back)); err != nil {
+			return fmt.Errorf("store items back on the page: %w", err)
 		}
 	}
-	for _, key := range ch.Gone {
-		if _, err := w.tx.ExecContext(ctx, "UPDATE items SET last_seen = ? WHERE source_id = ? AND item_id = ?",
-			dbTime(ch.GoneAt), w.source, key); err != nil {
-			return fmt.Errorf("store item %s: %w", key, err)
+	if len(ch.Gone) > 0 {
+		if _, err := w.tx.ExecContext(ctx, `UPDATE items SET last_seen = ?
+			WHERE source_id = ? AND item_id IN (SELECT value FROM json_each(?))`, dbTime(ch.GoneAt), w.source, jsonArg(ch.Gone)); err != nil {
+			return fmt.Errorf("store items gone from the page: %w", err)
 		}
 	}
 	return nil
@@ -386,8 +541,8 @@ func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) err
 		return fmt.Errorf("insert version %d: %w", w.seq, err)
 	}
 	if _, err := w.tx.ExecContext(ctx, `UPDATE sources SET last_seq = ?, last_hash = ?, title = ?,
-			item_count = item_count + ? WHERE id = ?`,
-		w.seq, v.Hash, v.Title, nv.NewItems, w.source); err != nil {
+			item_count = item_count + ?, published_rev = max(published_rev, ?) WHERE id = ?`,
+		w.seq, v.Hash, v.Title, nv.NewItems, nv.Published, w.source); err != nil {
 		return fmt.Errorf("insert version %d: %w", w.seq, err)
 	}
 	return nil

@@ -43,7 +43,17 @@ type Store struct {
 	r       *sql.DB // the readers
 	applied []string
 	watch   *fanout
+	// batch is the most rows one transaction of a version written in
+	// batches stores, and the size of a version beyond which it is.
+	batch int
+	// wrote, when set (by tests), is told how long each write transaction
+	// held the writer, from its start to its commit or rollback.
+	wrote func(time.Duration)
 }
+
+// batchRows is Store.batch: a transaction of this many rows holds the
+// writer for tens of milliseconds (docs/STORAGE.md, "Large versions").
+const batchRows = 500
 
 var _ dynamo.Store = (*Store)(nil)
 
@@ -96,7 +106,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		r.Close()
 		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
 	}
-	return &Store{w: w, r: r, applied: applied, watch: newFanout()}, nil
+	return &Store{w: w, r: r, applied: applied, watch: newFanout(), batch: batchRows}, nil
 }
 
 // Applied names the migrations that Open applied, in order; it is empty when
@@ -117,6 +127,10 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx, changed func(id s
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
+	}
+	if s.wrote != nil {
+		start := time.Now() // BEGIN IMMEDIATE has taken the lock
+		defer func() { s.wrote(time.Since(start)) }()
 	}
 	defer tx.Rollback()
 	if err := fn(tx, changed); err != nil {

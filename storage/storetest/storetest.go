@@ -14,6 +14,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -23,6 +24,21 @@ import (
 // own. open must return a fresh, empty store and close it when its t ends.
 func Run(t *testing.T, open func(t *testing.T) dynamo.Store) {
 	for _, tc := range suite {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, open(t))
+		})
+	}
+}
+
+// RunVersions runs, as Run does, the subtests that store and read
+// versions (those from "Recording polls" to "Reading the archive"): for a
+// second configuration of a store that changes only how versions are
+// written.
+func RunVersions(t *testing.T, open func(t *testing.T) dynamo.Store) {
+	first := slices.IndexFunc(suite, func(tc subtest) bool { return tc.name == "VersionOnlyWhenContentChanges" })
+	last := slices.IndexFunc(suite, func(tc subtest) bool { return tc.name == "Stats" })
+	for _, tc := range suite[first : last+1] {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.run(t, open(t))

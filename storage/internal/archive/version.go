@@ -2,6 +2,8 @@ package archive
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -21,6 +23,8 @@ type VersionTx interface {
 	// keys[i], hashes[i], by RevKey.
 	Revisions(ctx context.Context, keys []string, hashes [][]byte) (map[string]int64, error)
 	// InsertRevisions stores revs and adds their ids to ids, by RevKey.
+	// Archive queries do not show them until the source's published
+	// revision reaches them (StoreVersion).
 	InsertRevisions(ctx context.Context, revs []Revision, ids map[string]int64) error
 	// Previous returns the keys of the items of version seq, in page
 	// order, and when it was seen.
@@ -28,9 +32,14 @@ type VersionTx interface {
 	// LastNumber returns the source's highest item number (NewItem.Number),
 	// 0 when it has no item.
 	LastNumber(ctx context.Context) (int64, error)
-	// StoreItems applies what the new version changes in the items.
+	// StoreItems applies what the new version changes in the items. New
+	// items are stored with the version's sequence number as their first,
+	// which readers do not show until the source's last sequence number
+	// reaches it (StoreVersion).
 	StoreItems(ctx context.Context, ch ItemChanges) error
-	// StoreVersion inserts the version and updates the source's summary.
+	// StoreVersion inserts the version and updates the source's summary,
+	// its last sequence number and its published revision (at least
+	// v.Published), which show the version's items and revisions.
 	StoreVersion(ctx context.Context, v NewVersion) error
 }
 
@@ -93,6 +102,10 @@ type NewVersion struct {
 	Revs     []int64 // the revision of each position
 	Indexes  []int   // the items' index attributes; nil when they are 1..n
 	NewItems int     // items first seen in it
+	// Published is the greatest of Revs: every revision of the source
+	// stored for this version or before it has an id no greater (ids only
+	// grow), so archive queries show the source's revisions up to it.
+	Published int64
 }
 
 // WriteVersion stores doc as version seq of source, seen at at and named by
@@ -107,66 +120,161 @@ func WriteVersion(ctx context.Context, tx VersionTx, source string, seq int, at 
 	if err := ValidDocument(doc); err != nil {
 		return nil, nil, err
 	}
-	w := &versionWriter{tx: tx, source: source, seq: seq, at: at, hash: hash, doc: doc}
-	steps := []func(context.Context) error{w.resolveKeys, w.storeRevisions, w.loadPrevious, w.storeItems}
-	for _, step := range steps {
-		if err := step(ctx); err != nil {
+	w := &versionWriter{source: source, seq: seq, at: at, hash: hash, doc: doc}
+	if err := w.plan(ctx, tx); err != nil {
+		return nil, nil, err
+	}
+	if len(w.missing) > 0 {
+		if err := tx.InsertRevisions(ctx, w.missing, w.ids); err != nil {
 			return nil, nil, err
 		}
 	}
-	v, err := w.storeVersion(ctx)
+	ch := w.changes()
+	if err := storeItems(ctx, tx, ch); err != nil {
+		return nil, nil, err
+	}
+	v, err := w.storeVersion(ctx, tx)
 	if err != nil {
 		return nil, nil, err
 	}
 	return v, w.newItems(), nil
 }
 
-// versionWriter is one WriteVersion under way.
+// Batches runs the transactions of a version written in batches
+// (StageVersion). Each call is its own transaction, so that other writes
+// run between them; the store makes every one fail with ErrStagingLost
+// once another writer has taken over the source's unpublished rows.
+type Batches interface {
+	// Read runs fn over a snapshot of the store that includes every
+	// batch run before.
+	Read(ctx context.Context, fn func(VersionTx) error) error
+	// Batch runs fn in a short write transaction of its own.
+	Batch(ctx context.Context, fn func(VersionTx) error) error
+}
+
+// ErrStagingLost is a batch's answer when another writer of the source
+// deleted the rows staged for a version (docs/STORAGE.md, "Large
+// versions"): the version must be written again, whole.
+var ErrStagingLost = errors.New("the version's staged rows were taken over by another writer")
+
+// Staged is a version whose revisions and new items are stored but not
+// yet visible: Publish makes it the source's newest version.
+type Staged struct {
+	w    *versionWriter
+	rest ItemChanges // what publishing changes in items stored before
+}
+
+// StageVersion does what WriteVersion does up to the version row, except
+// for the changes to items stored before, in transactions of at most n
+// rows each (b.Batch): first the new revisions, then the new items, stored
+// under seq. Readers see none of them until Publish, in the store's final
+// transaction, moves the source's last sequence number to seq and its
+// published revision past them. Should the process stop between batches,
+// the rows stay hidden until the next version of the source deletes them.
+func StageVersion(ctx context.Context, b Batches, n int, source string, seq int, at time.Time, hash string, doc *dynamo.Resource) (*Staged, error) {
+	if err := ValidDocument(doc); err != nil {
+		return nil, err
+	}
+	w := &versionWriter{source: source, seq: seq, at: at, hash: hash, doc: doc}
+	if err := b.Read(ctx, func(tx VersionTx) error { return w.plan(ctx, tx) }); err != nil {
+		return nil, err
+	}
+	for part := range slices.Chunk(w.missing, n) {
+		if err := b.Batch(ctx, func(tx VersionTx) error { return tx.InsertRevisions(ctx, part, w.ids) }); err != nil {
+			return nil, err
+		}
+	}
+	ch := w.changes()
+	for part := range slices.Chunk(ch.New, n) {
+		if err := b.Batch(ctx, func(tx VersionTx) error { return tx.StoreItems(ctx, ItemChanges{New: part}) }); err != nil {
+			return nil, err
+		}
+	}
+	ch.New = nil
+	return &Staged{w: w, rest: ch}, nil
+}
+
+// Publish makes the staged version visible through tx, the store's final
+// transaction, which must find the source's last sequence number still at
+// the version's predecessor: the changes to items stored before, the
+// version row and the source's summary. It returns what WriteVersion
+// returns.
+func (st *Staged) Publish(ctx context.Context, tx VersionTx) (*dynamo.Version, []dynamo.ArchivedItem, error) {
+	if err := storeItems(ctx, tx, st.rest); err != nil {
+		return nil, nil, err
+	}
+	v, err := st.w.storeVersion(ctx, tx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, st.w.newItems(), nil
+}
+
+// versionWriter is one version being stored.
 type versionWriter struct {
-	tx     VersionTx
 	source string
 	seq    int
 	at     time.Time
 	hash   string
 	doc    *dynamo.Resource
 
-	keys  []string         // the item key of each position
-	known map[string]Known // items stored before, by key
-	revs  []int64          // the revision of each position
+	keys    []string         // the item key of each position
+	known   map[string]Known // items stored before, by key
+	hashes  [][]byte         // the revision hash of each position
+	ids     map[string]int64 // the stored revisions, by RevKey
+	missing []Revision       // the revisions to insert
 
 	prevKeys   []string  // the items of the previous version
 	prevSeenAt time.Time // when the previous version was seen
+	lastNumber int64     // the source's highest item number before
 }
 
-func (w *versionWriter) resolveKeys(ctx context.Context) error {
+// plan reads what the version needs of the store: the items' keys, what is
+// known of them, the revisions stored and those to insert, and the
+// previous version.
+func (w *versionWriter) plan(ctx context.Context, tx VersionTx) error {
+	if err := w.resolveKeys(ctx, tx); err != nil {
+		return err
+	}
+	if err := w.findRevisions(ctx, tx); err != nil {
+		return err
+	}
+	var err error
+	if w.lastNumber, err = tx.LastNumber(ctx); err != nil {
+		return err
+	}
+	return w.loadPrevious(ctx, tx)
+}
+
+func (w *versionWriter) resolveKeys(ctx context.Context, tx VersionTx) error {
 	items := w.doc.Items
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
 	}
 	w.known = map[string]Known{}
-	if err := w.loadKnown(ctx, ids); err != nil {
+	if err := w.loadKnown(ctx, tx, ids); err != nil {
 		return err
 	}
 	stored := func(key string) bool { _, ok := w.known[key]; return ok }
 	var byTitle map[string][]string
 	if titles := dynamo.TitlesToMatch(items, stored); len(titles) > 0 {
 		var err error
-		if byTitle, err = w.tx.ItemsByTitle(ctx, titles); err != nil {
+		if byTitle, err = tx.ItemsByTitle(ctx, titles); err != nil {
 			return err
 		}
 	}
 	var matched []string
 	w.keys, matched = dynamo.MatchStoredItems(items, stored, byTitle)
-	return w.loadKnown(ctx, matched)
+	return w.loadKnown(ctx, tx, matched)
 }
 
 // loadKnown adds the stored items among keys to w.known.
-func (w *versionWriter) loadKnown(ctx context.Context, keys []string) error {
+func (w *versionWriter) loadKnown(ctx context.Context, tx VersionTx, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	found, err := w.tx.Known(ctx, keys)
+	found, err := tx.Known(ctx, keys)
 	if err != nil {
 		return err
 	}
@@ -176,18 +284,18 @@ func (w *versionWriter) loadKnown(ctx context.Context, keys []string) error {
 	return nil
 }
 
-// storeRevisions finds or inserts the revision of each position.
-func (w *versionWriter) storeRevisions(ctx context.Context) error {
+// findRevisions finds the stored revision of each position and lists the
+// ones to insert.
+func (w *versionWriter) findRevisions(ctx context.Context, tx VersionTx) error {
 	items := w.doc.Items
-	hashes := make([][]byte, len(items))
+	w.hashes = make([][]byte, len(items))
 	for i := range items {
-		hashes[i] = RevisionHash(&items[i])
+		w.hashes[i] = RevisionHash(&items[i])
 	}
-	ids, err := w.tx.Revisions(ctx, w.keys, hashes)
-	if err != nil {
+	var err error
+	if w.ids, err = tx.Revisions(ctx, w.keys, w.hashes); err != nil {
 		return err
 	}
-	var missing []Revision
 	queued := map[string]bool{}
 	firstPos := map[string]int{}
 	for i := range items {
@@ -195,45 +303,47 @@ func (w *versionWriter) storeRevisions(ctx context.Context) error {
 		if _, ok := firstPos[key]; !ok {
 			firstPos[key] = i
 		}
-		rk := RevKey(key, hashes[i])
-		if _, ok := ids[rk]; ok || queued[rk] {
+		rk := RevKey(key, w.hashes[i])
+		if _, ok := w.ids[rk]; ok || queued[rk] {
 			continue
 		}
 		queued[rk] = true
-		r := Revision{Key: key, Hash: hashes[i], Item: &items[i], FirstSeen: w.at, FirstPos: firstPos[key],
+		r := Revision{Key: key, Hash: w.hashes[i], Item: &items[i], FirstSeen: w.at, FirstPos: firstPos[key],
 			FirstIndex: items[firstPos[key]].Index, Latest: firstPos[key] == i}
 		if k, ok := w.known[key]; ok {
 			r.FirstSeen, r.FirstPos, r.FirstIndex = k.FirstSeen, k.FirstPos, k.FirstIndex
 		}
-		missing = append(missing, r)
-	}
-	if len(missing) > 0 {
-		if err := w.tx.InsertRevisions(ctx, missing, ids); err != nil {
-			return err
-		}
-	}
-	w.revs = make([]int64, len(items))
-	for i := range items {
-		w.revs[i] = ids[RevKey(w.keys[i], hashes[i])]
+		w.missing = append(w.missing, r)
 	}
 	return nil
 }
 
+// revs is the revision of each position, once every one is stored.
+func (w *versionWriter) revs() []int64 {
+	revs := make([]int64, len(w.doc.Items))
+	for i := range revs {
+		revs[i] = w.ids[RevKey(w.keys[i], w.hashes[i])]
+	}
+	return revs
+}
+
 // loadPrevious reads which items the previous version held and when it
 // was seen.
-func (w *versionWriter) loadPrevious(ctx context.Context) error {
+func (w *versionWriter) loadPrevious(ctx context.Context, tx VersionTx) error {
 	if w.seq == 1 {
 		return nil
 	}
 	var err error
-	w.prevKeys, w.prevSeenAt, err = w.tx.Previous(ctx, w.seq-1)
+	w.prevKeys, w.prevSeenAt, err = tx.Previous(ctx, w.seq-1)
 	return err
 }
 
-// storeItems applies the changes to the items: new ones, those whose shown
-// revision moved (the revision at an item's first position is the one the
-// archive shows), those back on the page and those that left it.
-func (w *versionWriter) storeItems(ctx context.Context) error {
+// changes lists what the version changes in the items: new ones, those
+// whose shown revision moved (the revision at an item's first position is
+// the one the archive shows), those back on the page and those that left
+// it.
+func (w *versionWriter) changes() ItemChanges {
+	revs := w.revs()
 	cur, prev := Set(w.keys), Set(w.prevKeys)
 	ch := ItemChanges{GoneAt: w.prevSeenAt}
 	done := map[string]bool{}
@@ -245,9 +355,9 @@ func (w *versionWriter) storeItems(ctx context.Context) error {
 		k, known := w.known[key]
 		switch {
 		case !known:
-			ch.New = append(ch.New, NewItem{Key: key, Rev: w.revs[i], Pos: i, Index: w.doc.Items[i].Index})
-		case k.LatestRev != w.revs[i]:
-			ch.Moved = append(ch.Moved, MovedItem{Key: key, Rev: w.revs[i]})
+			ch.New = append(ch.New, NewItem{Key: key, Rev: revs[i], Pos: i, Index: w.doc.Items[i].Index})
+		case k.LatestRev != revs[i]:
+			ch.Moved = append(ch.Moved, MovedItem{Key: key, Rev: revs[i]})
 		}
 		if known && !prev[key] {
 			ch.Back = append(ch.Back, key)
@@ -259,24 +369,23 @@ func (w *versionWriter) storeItems(ctx context.Context) error {
 			ch.Gone = append(ch.Gone, key)
 		}
 	}
+	for i := range ch.New {
+		ch.New[i].Number = w.lastNumber + int64(len(ch.New)-i)
+	}
+	return ch
+}
+
+// storeItems applies ch, unless it changes nothing.
+func storeItems(ctx context.Context, tx VersionTx, ch ItemChanges) error {
 	if len(ch.New)+len(ch.Moved)+len(ch.Back)+len(ch.Gone) == 0 {
 		return nil
 	}
-	if len(ch.New) > 0 {
-		last, err := w.tx.LastNumber(ctx)
-		if err != nil {
-			return err
-		}
-		for i := range ch.New {
-			ch.New[i].Number = last + int64(len(ch.New)-i)
-		}
-	}
-	return w.tx.StoreItems(ctx, ch)
+	return tx.StoreItems(ctx, ch)
 }
 
 // storeVersion inserts the version, counting what it added and removed
 // against the previous version.
-func (w *versionWriter) storeVersion(ctx context.Context) (*dynamo.Version, error) {
+func (w *versionWriter) storeVersion(ctx context.Context, tx VersionTx) (*dynamo.Version, error) {
 	prev, cur := Set(w.prevKeys), Set(w.keys)
 	v := &dynamo.Version{SourceID: w.source, Seq: w.seq, Index: 1, SeenAt: w.at, Hash: w.hash,
 		Title: w.doc.Channel.Title, Items: len(w.doc.Items)}
@@ -290,7 +399,11 @@ func (w *versionWriter) storeVersion(ctx context.Context) (*dynamo.Version, erro
 			v.Removed++
 		}
 	}
-	nv := NewVersion{Version: v, Doc: w.doc, Revs: w.revs, NewItems: len(w.newItems())}
+	revs := w.revs()
+	nv := NewVersion{Version: v, Doc: w.doc, Revs: revs, NewItems: len(w.newItems())}
+	if len(revs) > 0 {
+		nv.Published = slices.Max(revs)
+	}
 	plain := true
 	indexes := make([]int, len(w.doc.Items))
 	for i, it := range w.doc.Items {
@@ -300,7 +413,7 @@ func (w *versionWriter) storeVersion(ctx context.Context) (*dynamo.Version, erro
 	if !plain {
 		nv.Indexes = indexes
 	}
-	if err := w.tx.StoreVersion(ctx, nv); err != nil {
+	if err := tx.StoreVersion(ctx, nv); err != nil {
 		return nil, err
 	}
 	return v, nil
