@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -139,8 +140,11 @@ func BenchmarkWriterHold(b *testing.B) {
 			s := open(b)
 			s.batch = tc.batch
 			addSource(b, s, "a")
-			var hold time.Duration
-			s.wrote = func(d time.Duration) { hold = max(hold, d) }
+			var (
+				mu   sync.Mutex
+				hold time.Duration
+			)
+			s.wrote = func(d time.Duration) { mu.Lock(); hold = max(hold, d); mu.Unlock() }
 			stop := make(chan struct{})
 			waited := make(chan time.Duration)
 			go func() {
