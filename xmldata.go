@@ -87,6 +87,9 @@ const (
 	NamespaceDynamo  = "https://dynamo-feeds.github.io/ns/1.0"
 	NamespaceContent = "http://purl.org/rss/1.0/modules/content/"
 	NamespaceDCTerms = "http://purl.org/dc/terms/"
+	// NamespaceAggregation is RSS 1.0's mod_aggregation: an aggregated
+	// item's source (ag:source, its name; ag:sourceURL, its address).
+	NamespaceAggregation = "http://purl.org/rss/1.0/modules/aggregation/"
 )
 
 // AllEnclosures returns the item's enclosures and, after them, those that

@@ -20,9 +20,11 @@ import (
 // one story in every feed format, through parsers the project did not
 // write (python3-feedparser for RSS 1.0, RSS 2.0 and Atom; gofeed for JSON
 // Feed, which feedparser predates): the story shows once, its description
-// names the other source, and the other source is also an extension
-// element (dynamo:alsoIn) that a program can read; with dups=include both
-// copies show.
+// names the other source, and the other source is also an element a
+// program can read: dynamo:alsoIn in JSON Feed (and XMLData), and in RSS and
+// Atom, which leave Dynamo's namespace out (feed validators warn on it), a
+// dc:relation naming its collection beside the item's ag:source; with
+// dups=include both copies show, the copy naming its primary the same ways.
 func TestAggregateInEveryFormat(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, open func(testing.TB) dynamo.Store) {
@@ -62,12 +64,30 @@ func TestAggregateInEveryFormat(t *testing.T) {
 				if s := copies[0].Summary; !strings.Contains(s, "From") || !strings.Contains(s, "news") || !strings.Contains(s, "also in") || !strings.Contains(s, "echo") {
 					t.Errorf("the story's description does not name both sources: %q", s)
 				}
-				got := extensions(t, f, body, "alsoIn")
-				if len(got[bravo.title]) != 1 || got[bravo.title][0] != "echo" {
-					t.Errorf("alsoIn extensions %v, want echo on %q only", got, bravo.title)
+				xmlFormat := f != transform.JSON
+				// A collection's feed, in the format asked for (links keep it).
+				collection := func(id string) string {
+					if f == transform.RSS2 {
+						return e.http.URL + "/resources/" + id
+					}
+					return e.http.URL + "/resources/" + id + "?type=" + string(f)
+				}
+				uri, name, want := dynamo.NamespaceDynamo, "alsoIn", "echo"
+				if xmlFormat {
+					uri, name, want = dynamo.NamespaceDC, "relation", collection("echo")
+					if bytes.Contains(body, []byte(dynamo.NamespaceDynamo)) {
+						t.Errorf("%s names Dynamo's namespace, which feed validators warn on", f)
+					}
+					if src := extensions(t, f, body, dynamo.NamespaceAggregation, "sourceURL")[bravo.title]; !slices.Equal(src, []string{collection("news")}) {
+						t.Errorf("ag:sourceURL %q, want news's collection", src)
+					}
+				}
+				got := extensions(t, f, body, uri, name)
+				if len(got[bravo.title]) != 1 || got[bravo.title][0] != want {
+					t.Errorf("%s extensions %v, want %s on %q only", name, got, want, bravo.title)
 				}
 				if len(got) != 1 {
-					t.Errorf("alsoIn extensions on %d items, want 1: %v", len(got), got)
+					t.Errorf("%s extensions on %d items, want 1: %v", name, len(got), got)
 				}
 
 				body = e.get("/aggregate?max=50&dups=include&type="+string(f)).must(t, http.StatusOK, "dups=include").body
@@ -94,7 +114,15 @@ func TestAggregateInEveryFormat(t *testing.T) {
 				if s := summaries[1]; !strings.Contains(s, "From") || strings.Contains(s, "a copy") {
 					t.Errorf("the primary's description: %q", s)
 				}
-				of, rule, score := extensions(t, f, body, "duplicateOf"), extensions(t, f, body, "rule"), extensions(t, f, body, "score")
+				if xmlFormat {
+					// The copy's relation is its primary's collection, and
+					// both copies' relations are each other's.
+					if rel := extensions(t, f, body, dynamo.NamespaceDC, "relation")[bravo.title]; !slices.Equal(rel, []string{collection("news"), collection("echo")}) {
+						t.Errorf("dups=include: the copies' dc:relation %q, want news's collection, then echo's", rel)
+					}
+					return
+				}
+				of, rule, score := extensions(t, f, body, uri, "duplicateOf"), extensions(t, f, body, uri, "rule"), extensions(t, f, body, uri, "score")
 				if ids := of[bravo.title]; len(ids) != 1 || !strings.HasPrefix(ids[0], "news/") ||
 					!slices.Equal(rule[bravo.title], []string{"test-same-title"}) || !slices.Equal(score[bravo.title], []string{"1.00"}) {
 					t.Errorf("duplicateOf %v, rule %v, score %v; want one copy of a news item by test-same-title, 1.00", of, rule, score)
@@ -112,10 +140,11 @@ func parsedTitles(p verify.Parsed) []string {
 	return ts
 }
 
-// extensions reads the Dynamo extensions named name (dynamo:alsoIn…) of a
-// feed's items by item title: XML elements in Dynamo's namespace (whatever
-// their prefix), or the _dynamo object of JSON Feed items.
-func extensions(t *testing.T, f transform.Format, body []byte, name string) map[string][]string {
+// extensions reads the extensions in namespace uri named name
+// (dynamo:alsoIn, dc:relation…) of a feed's items by item title: XML
+// elements in that namespace (whatever their prefix), or in the _dynamo
+// object of JSON Feed items.
+func extensions(t *testing.T, f transform.Format, body []byte, uri, name string) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	if f == transform.JSON {
@@ -139,7 +168,7 @@ func extensions(t *testing.T, f transform.Format, body []byte, name string) map[
 				continue
 			}
 			for _, x := range it.Dynamo.Extensions {
-				if x.URI == dynamo.NamespaceDynamo && x.LocalName == name {
+				if x.URI == uri && x.LocalName == name {
 					out[it.Title] = append(out[it.Title], x.Value)
 				}
 			}
@@ -175,7 +204,7 @@ func extensions(t *testing.T, f transform.Format, body []byte, name string) map[
 				t.Fatal(err)
 			}
 			title = s
-		case inItem && start.Name.Space == dynamo.NamespaceDynamo && start.Name.Local == name:
+		case inItem && start.Name.Space == uri && start.Name.Local == name:
 			var s string
 			if err := dec.DecodeElement(&s, &start); err != nil {
 				t.Fatal(err)

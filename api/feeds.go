@@ -458,6 +458,12 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) {
 // id in this feed) and the decision that made it a copy: its rule and
 // score (dynamo:rule, dynamo:score) and the copy it was decided against
 // (dynamo:matched, when that is not the primary and is still stored).
+// RSS and Atom leave Dynamo's namespace out (feed validators warn on it),
+// so the item also says what readers of every format can read, in elements
+// the validators know: its source as mod_aggregation's ag:source (the id)
+// and ag:sourceURL (the collection's feed), and each other source carrying
+// the story (a copy: its primary's source) as a dc:relation, that source's
+// collection feed.
 func aggregatedItem(fr *feedRequest, index int, ai dynamo.AggregatedItem) dynamo.Item {
 	it := archivedItem(ai.ArchivedItem)
 	it.Index = index
@@ -466,15 +472,21 @@ func aggregatedItem(fr *feedRequest, index int, ai dynamo.AggregatedItem) dynamo
 	ext := func(name, value string) dynamo.Extension {
 		return dynamo.Extension{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: name, Value: value}
 	}
+	collection := func(sourceID string) string { return fr.link("/resources/"+url.PathEscape(sourceID), nil) }
 	link := func(sourceID string) string {
-		return fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(fr.link("/resources/"+url.PathEscape(sourceID), nil)), html.EscapeString(sourceID))
+		return fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(collection(sourceID)), html.EscapeString(sourceID))
 	}
-	exts := append(it.Extensions[:len(it.Extensions):len(it.Extensions)], ext("source", ai.SourceID))
+	relation := func(sourceID string) dynamo.Extension {
+		return dynamo.Extension{URI: dynamo.NamespaceDC, Prefix: "dc", LocalName: "relation", Value: collection(sourceID)}
+	}
+	exts := append(it.Extensions[:len(it.Extensions):len(it.Extensions)], ext("source", ai.SourceID),
+		dynamo.Extension{URI: dynamo.NamespaceAggregation, Prefix: "ag", LocalName: "source", Value: ai.SourceID},
+		dynamo.Extension{URI: dynamo.NamespaceAggregation, Prefix: "ag", LocalName: "sourceURL", Value: collection(ai.SourceID)})
 	markup, plain := "From "+link(ai.SourceID), "From "+ai.SourceID
 	if len(ai.AlsoIn) > 0 {
 		var names, plainNames []string
 		for _, k := range ai.AlsoIn {
-			exts = append(exts, ext("alsoIn", k.SourceID))
+			exts = append(exts, ext("alsoIn", k.SourceID), relation(k.SourceID))
 			names = append(names, link(k.SourceID))
 			plainNames = append(plainNames, k.SourceID)
 		}
@@ -483,7 +495,7 @@ func aggregatedItem(fr *feedRequest, index int, ai dynamo.AggregatedItem) dynamo
 	}
 	if p := ai.DuplicateOf; p != nil {
 		score := strconv.FormatFloat(ai.DuplicateScore, 'f', 2, 64)
-		exts = append(exts, ext("duplicateOf", p.SourceID+"/"+p.ItemID), ext("rule", ai.DuplicateRule), ext("score", score))
+		exts = append(exts, ext("duplicateOf", p.SourceID+"/"+p.ItemID), ext("rule", ai.DuplicateRule), ext("score", score), relation(p.SourceID))
 		copyOf := fmt.Sprintf("; a copy (rule %s, score %s) of the story first seen in ", ai.DuplicateRule, score)
 		markup += copyOf + link(p.SourceID)
 		plain += copyOf + p.SourceID

@@ -91,6 +91,32 @@ func TestValidatorRules(t *testing.T) {
 	}
 }
 
+// Dynamo's own namespace, which feed validators do not know
+// (UnknownNamespace), stays out of RSS 1.0, RSS 2.0 and Atom, declaration
+// included, while XMLData and JSON Feed keep its elements for programs;
+// the standard elements beside them (the aggregate's ag: and dc:) are
+// written in every format.
+func TestDynamoNamespaceOnlyForPrograms(t *testing.T) {
+	r := &dynamo.Resource{URL: "https://example.com/", RSSID: "agg", Channel: dynamo.Channel{Title: "All", Link: "https://example.com/"},
+		Items: []dynamo.Item{{Index: 1, ID: "news/a", Title: "A", Link: "https://example.com/a", Description: "<p>A</p>",
+			Extensions: []dynamo.Extension{
+				{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: "source", Value: "news"},
+				{URI: dynamo.NamespaceDynamo, Prefix: "dynamo", LocalName: "alsoIn", Value: "echo"},
+				{URI: dynamo.NamespaceAggregation, Prefix: "ag", LocalName: "source", Value: "news"},
+				{URI: dynamo.NamespaceDC, Prefix: "dc", LocalName: "relation", Value: "https://dynamo.example/resources/echo"},
+			}}}}
+	for _, f := range transform.Formats() {
+		doc := render(t, r, f, transform.SelfURL(selfURL))
+		own := bytes.Contains(doc, []byte(dynamo.NamespaceDynamo+`"`)) || bytes.Contains(doc, []byte("alsoIn"))
+		if program := f == transform.XMLData || f == transform.JSON; own != program {
+			t.Errorf("%s: Dynamo's namespace and elements written %v, want %v:\n%s", f, own, program, doc)
+		}
+		if !bytes.Contains(doc, []byte(dynamo.NamespaceAggregation)) || !bytes.Contains(doc, []byte("https://dynamo.example/resources/echo")) {
+			t.Errorf("%s leaves out ag:source or dc:relation:\n%s", f, doc)
+		}
+	}
+}
+
 // markup is what the validator's ContainsHTML looks for: a tag or a
 // character or entity reference.
 var markup = regexp.MustCompile(`<[a-zA-Z/!]|&#?\w+;`)

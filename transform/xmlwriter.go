@@ -132,11 +132,20 @@ func (x *xmlWriter) extension(indent string, e dynamo.Extension) {
 // replace a good atom:updated, so those stay in XMLData and JSON Feed only.
 func (x *xmlWriter) extensions(indent string, exts []dynamo.Extension, skip func(dynamo.Extension) bool) {
 	for _, e := range exts {
-		if !unparsedDate(e) && !skip(e) {
+		if !unparsedDate(e) && !ownExtension(e) && !skip(e) {
 			x.extension(indent, e)
 		}
 	}
 }
+
+// ownExtension reports an extension in Dynamo's own namespace, which RSS
+// and Atom leave out: feed validators warn on every namespace they do not
+// know, whatever its URL serves, so Dynamo's elements for programs (the
+// aggregate's dynamo:alsoIn, dynamo:duplicateOf…) are in XMLData and JSON
+// Feed, and RSS and Atom carry what they say in elements the validators
+// know (the aggregate's ag:source and dc:relation; docs/TRANSFORM.md
+// "Validator warnings").
+func ownExtension(e dynamo.Extension) bool { return e.URI == dynamo.NamespaceDynamo }
 
 // unparsedDate reports whether e is a date extension whose value is not the
 // RFC 3339 time producers normalize the dates they could parse to.
@@ -176,11 +185,12 @@ func (n *namespaces) bind(prefix, uri string) {
 // bindExtensions binds the prefixes of the channel's and the items'
 // extensions in document order, so that most extension elements need no
 // declaration of their own. Extensions in a namespace the format owns
-// (owned reports it) are never written, so they bind nothing.
+// (owned reports it) and Dynamo's own (ownExtension) are never written,
+// so they bind nothing.
 func (n *namespaces) bindExtensions(f *feed, owned func(uri string) bool) {
 	bindAll := func(exts []dynamo.Extension) {
 		for _, e := range exts {
-			if !owned(e.URI) && !unparsedDate(e) {
+			if !owned(e.URI) && !unparsedDate(e) && !ownExtension(e) {
 				n.bind(e.Prefix, e.URI)
 			}
 		}
