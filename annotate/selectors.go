@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"html"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,7 +105,7 @@ type Compiled struct {
 // for a field, from an item.
 type query interface {
 	all(doc *nethtml.Node) []match
-	first(doc, from *nethtml.Node) (match, bool)
+	first(at *cursor, from *nethtml.Node) (match, bool)
 }
 
 // match is what a selector found: an element or a text node, or a value
@@ -182,7 +183,7 @@ func (q cssQuery) all(doc *nethtml.Node) []match {
 	return out
 }
 
-func (q cssQuery) first(_, from *nethtml.Node) (match, bool) {
+func (q cssQuery) first(_ *cursor, from *nethtml.Node) (match, bool) {
 	n := cascadia.Query(from, q.m)
 	return match{node: n}, n != nil
 }
@@ -191,7 +192,7 @@ func (q cssQuery) first(_, from *nethtml.Node) (match, bool) {
 type selfQuery struct{}
 
 func (selfQuery) all(*nethtml.Node) []match { return nil }
-func (selfQuery) first(_, from *nethtml.Node) (match, bool) {
+func (selfQuery) first(_ *cursor, from *nethtml.Node) (match, bool) {
 	return match{node: from}, true
 }
 
@@ -210,8 +211,8 @@ func (q xpathQuery) all(doc *nethtml.Node) []match {
 	return out
 }
 
-func (q xpathQuery) first(doc, from *nethtml.Node) (match, bool) {
-	nav := navigatorAt(doc, from)
+func (q xpathQuery) first(at *cursor, from *nethtml.Node) (match, bool) {
+	nav := at.navigatorAt(from)
 	switch v := q.e.Evaluate(nav).(type) {
 	case *xpath.NodeIterator:
 		for v.MoveNext() {
@@ -243,26 +244,77 @@ func navMatch(n xpath.NodeNavigator) (match, bool) {
 	return match{}, false
 }
 
+// cursor keeps a navigator rooted at the document, moved from one item
+// to the next: items come in page order, so it moves on among siblings,
+// where a navigator started at the root for every item would pass every
+// earlier sibling of each of the item's ancestors, quadratic in a long
+// list.
+type cursor struct {
+	doc *nethtml.Node
+	nav *htmlquery.NodeNavigator
+}
+
 // navigatorAt returns a navigator on n whose root is the document's, so
 // that absolute paths in a field's expression start at the page, as in
 // FreshRSS, and not at the item.
-func navigatorAt(doc, n *nethtml.Node) *htmlquery.NodeNavigator {
-	nav := htmlquery.CreateXPathNavigator(doc)
-	var chain []*nethtml.Node
-	for a := n; a != nil && a != doc; a = a.Parent {
+func (c *cursor) navigatorAt(n *nethtml.Node) *htmlquery.NodeNavigator {
+	var chain []*nethtml.Node // n and its ancestors below the document
+	a := n
+	for ; a != nil && a != c.doc; a = a.Parent {
 		chain = append(chain, a)
 	}
-	for i := len(chain) - 1; i >= 0; i-- {
+	if a == nil { // not in the document
+		return htmlquery.CreateXPathNavigator(n)
+	}
+	if c.nav == nil {
+		c.nav = htmlquery.CreateXPathNavigator(c.doc)
+	}
+	nav := c.nav
+	if len(chain) == 0 {
+		nav.MoveToRoot()
+		return nav.Copy().(*htmlquery.NodeNavigator)
+	}
+	// k is the level to move to next: the navigator is on a child of
+	// chain[k] (of the document when k is len(chain)), and looks among
+	// its siblings for chain[k-1].
+	k := len(chain)
+	if nav.Current() == c.doc {
 		if !nav.MoveToChild() {
 			return htmlquery.CreateXPathNavigator(n)
 		}
-		for nav.Current() != chain[i] {
-			if !nav.MoveToNext() {
+	} else {
+		for {
+			p := nav.Current().Parent
+			if p == c.doc {
+				break
+			}
+			// Not at n itself: from inside n, the navigator climbs to it.
+			if i := slices.Index(chain[1:], p); i >= 0 {
+				k = i + 1
+				break
+			}
+			nav.MoveToParent()
+		}
+	}
+	for k > 0 {
+		target := chain[k-1]
+		for nav.Current() != target && nav.MoveToNext() {
+		}
+		if nav.Current() != target { // it lies before: look from the first sibling
+			nav.MoveToParent()
+			nav.MoveToChild()
+			for nav.Current() != target && nav.MoveToNext() {
+			}
+			if nav.Current() != target {
 				return htmlquery.CreateXPathNavigator(n)
 			}
 		}
+		k--
+		if k > 0 && !nav.MoveToChild() {
+			return htmlquery.CreateXPathNavigator(n)
+		}
 	}
-	return nav
+	return nav.Copy().(*htmlquery.NodeNavigator)
 }
 
 // domOf builds the x/net/html tree the selector engines read from the
@@ -342,7 +394,7 @@ func Follow(raw []byte, c *Compiled, opts Options) (*Followed, error) {
 	}
 	t := buildTree(p.text, maphash.MakeSeed(), func(body string) []existingTag { return wrapper.CommentTags(body) }, true)
 	doc, back, made := domOf(p, t)
-	f := follower{p: p, t: t, doc: doc, back: back, made: made, c: c, g: newGuard(p.text), lines: newLineCounter(p.text),
+	f := follower{p: p, t: t, doc: doc, back: back, made: made, c: c, g: newGuard(p.text), lines: newLineCounter(p.text), cursor: cursor{doc: doc},
 		chooser: &chooser{p: p, loc: opts.Location}}
 	if f.chooser.loc == nil {
 		f.chooser.loc = time.UTC
@@ -383,7 +435,8 @@ type follower struct {
 	lines    *lineCounter
 	chooser  *chooser
 	warnings []dynamo.Warning
-	used     map[string][][2]int // spans taken, by field
+	used     map[string][]takenSpan // spans taken, by field, in page order
+	cursor   cursor
 }
 
 func (f *follower) warn(line int, format string, args ...any) {
@@ -437,7 +490,7 @@ func (f *follower) itemSpans(item *node, index string, position int) []span {
 			continue
 		}
 		from := f.nodeOf(item)
-		m, ok := q.first(f.doc, from)
+		m, ok := q.first(&f.cursor, from)
 		if !ok {
 			if name == "title" || name == "link" {
 				f.warn(line, "item %d: the %s selector matches nothing in it", position, name)
@@ -461,18 +514,35 @@ func (f *follower) itemSpans(item *node, index string, position int) []span {
 
 func (f *follower) nodeOf(n *node) *nethtml.Node { return f.made[n] }
 
+// takenSpan is a field's span taken by an item, and how many were
+// taken before it.
+type takenSpan struct{ start, end, seq int }
+
 // taken records a field's span, and reports a clash with one taken by an
-// earlier item (then the offset of that one).
+// earlier item (then the offset of the earliest such). The spans taken
+// do not overlap, so in the order of their starts their ends are in order
+// too, and those that may clash are found by a binary search.
 func (f *follower) taken(name string, start, end int) (int, bool) {
 	if f.used == nil {
-		f.used = map[string][][2]int{}
+		f.used = map[string][]takenSpan{}
 	}
-	for _, u := range f.used[name] {
-		if start < u[1] && u[0] < end || start == u[0] && end == u[1] {
-			return u[0], true
+	spans := f.used[name]
+	clash := -1
+	for j := sort.Search(len(spans), func(j int) bool { return spans[j].end >= start }); j < len(spans) && spans[j].start <= end; j++ {
+		u := spans[j]
+		if start < u.end && u.start < end || start == u.start && end == u.end {
+			if clash < 0 || u.seq < spans[clash].seq {
+				clash = j
+			}
 		}
 	}
-	f.used[name] = append(f.used[name], [2]int{start, end})
+	if clash >= 0 {
+		return spans[clash].start, true
+	}
+	k := sort.Search(len(spans), func(k int) bool {
+		return spans[k].start > start || spans[k].start == start && spans[k].end > end
+	})
+	f.used[name] = slices.Insert(spans, k, takenSpan{start, end, len(spans)})
 	return 0, false
 }
 
