@@ -100,7 +100,14 @@ func ResolveLink(base *url.URL, ref string) (link, problem string) {
 	if unsafeSchemes[strings.ToLower(u.Scheme)] {
 		return "", fmt.Sprintf("is a %s: URL, which feeds do not carry", strings.ToLower(u.Scheme))
 	}
-	return URI(u.String()), ""
+	// A host may hold characters a URI must escape ("<" or '"', which
+	// url.Parse lets through) but where an escape of an ASCII character
+	// is not a host any more: such a link has no form a reader can use.
+	link = URI(u.String())
+	if _, err := url.Parse(link); err != nil {
+		return "", fmt.Sprintf("%q is not a URL", Truncate(ref, 80))
+	}
+	return link, ""
 }
 
 // URI percent-encodes what a URL may still hold that an RFC 3986 URI may

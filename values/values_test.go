@@ -27,6 +27,10 @@ func TestResolveLink(t *testing.T) {
 		{"", "", "is empty"},
 		{"JavaScript:alert(1)", "", "is a javascript: URL, which feeds do not carry"},
 		{"http://%zz", "", `"http://%zz" is not a URL`},
+		// url.Parse takes '>' in a host; escaped, it is not a host.
+		{"p://D->http://x/", "", `"p://D->http://x/" is not a URL`},
+		{"http://a<b/", "", `"http://a<b/" is not a URL`},
+		{"http://café.example/", "http://caf%C3%A9.example/", ""},
 	} {
 		link, problem := ResolveLink(base, tc.ref)
 		if link != tc.link || problem != tc.problem {
