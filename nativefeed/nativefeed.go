@@ -90,7 +90,7 @@ func Parse(body []byte, contentType string, opts Options) (res *Result, err erro
 		text = dropEncodingDecl(stripIllegal(text, rep))
 		f, err = parseXMLSalvaging(fixMarkup(text, rep), rep)
 	case kindJSON:
-		f, err = parseJSON(repairJSON(toUTF8(body, contentType, false, rep), rep))
+		f, err = parseJSON(repairJSON(stripIllegal(toUTF8(body, contentType, false, rep), rep), rep))
 	default:
 		return nil, notFeed(root)
 	}

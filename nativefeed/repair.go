@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -438,37 +439,66 @@ func isName(s string) bool {
 
 // repairJSON escapes raw control characters inside JSON strings, which
 // JSON forbids but hand-built JSON feeds carry (a literal tab or newline
-// pasted into content_text).
+// pasted into content_text), and removes the escapes of characters XML
+// does not allow (\u0000, \ufffe), which XMLData could not carry: what
+// stripIllegal does to an XML feed's text. It expects the text through
+// stripIllegal already, so that the raw control characters left are tabs
+// and line breaks.
 func repairJSON(text string, rep *repairs) string {
 	var sb strings.Builder
-	inString, escaped, n := false, false, 0
+	copied, changed := 0, false // text[:copied] is in sb once changed
+	escaped, removed := 0, 0
+	inString := false
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
+		case !inString:
+			inString = c == '"'
 		case c == '"':
-			inString = !inString
-		case inString && c < 0x20:
-			if n == 0 {
-				sb.Grow(len(text) + 16)
-				sb.WriteString(text[:i])
+			inString = false
+		case c == '\\':
+			if r, ok := unicodeEscape(text[i+1:]); ok && !legalXMLChar(r) && !utf16.IsSurrogate(r) {
+				if !changed {
+					sb.Grow(len(text))
+					changed = true
+				}
+				sb.WriteString(text[copied:i])
+				copied = i + 6
+				removed++
 			}
-			n++
+			i++ // the escaped character
+		case c < 0x20:
+			if !changed {
+				sb.Grow(len(text) + 16)
+				changed = true
+			}
+			sb.WriteString(text[copied:i])
 			fmt.Fprintf(&sb, `\u%04x`, c)
-			continue
-		}
-		if n > 0 {
-			sb.WriteByte(c)
+			copied = i + 1
+			escaped++
 		}
 	}
-	if n == 0 {
+	if !changed {
 		return text
 	}
-	rep.add("control characters inside JSON strings, escaped: %d", n)
+	sb.WriteString(text[copied:])
+	if escaped > 0 {
+		rep.add("control characters inside JSON strings, escaped: %d", escaped)
+	}
+	if removed > 0 {
+		rep.add("escapes of characters that XML does not allow (control characters), removed: %d", removed)
+	}
 	return sb.String()
+}
+
+// unicodeEscape reads the character of a \uXXXX escape from what follows
+// its backslash.
+func unicodeEscape(s string) (rune, bool) {
+	if len(s) < 5 || s[0] != 'u' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s[1:5], 16, 32)
+	return rune(n), err == nil
 }
 
 // salvage cuts a feed that breaks off or breaks down (a truncated

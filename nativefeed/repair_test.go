@@ -79,6 +79,8 @@ func TestRepairs(t *testing.T) {
 		{name: "declared entity left alone", body: `<!DOCTYPE rss [<!ENTITY site "Example">]>` + rssDoc("", "A &site; B", ""), title: "A &site; B"},
 		{name: "json control characters", body: `{"version": "https://jsonfeed.org/version/1", "title": "J", "items": [{"id": "1", "title": "a` + "\t" + `b", "content_text": "line` + "\n" + `two"}]}`,
 			title: "a b", text: "line two", warning: "control characters inside JSON strings"},
+		{name: "json escapes of characters XML does not allow", body: `{"version": "https://jsonfeed.org/version/1", "title": "J", "items": [{"id": "1", "title": "a\u0000b\\u0001\uFFFE \ud83d\ude00", "content_text": "x` + "\x01" + `y"}]}`,
+			title: `ab\u0001 😀`, text: "xy", warning: "escapes of characters that XML does not allow (control characters), removed: 2"},
 		{name: "json in windows-1252", body: `{"version": "https://jsonfeed.org/version/1", "title": "J", "items": [{"id": "1", "title": "` + win1252("Café") + `"}]}`,
 			title: "Café", warning: "read as windows-1252"},
 	}
