@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dynamo-feeds/dynamo/values"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
@@ -487,6 +488,34 @@ func (g *guard) spanSafe(start, end int) bool {
 	return true
 }
 
+// descriptionEmpty says whether the wrapper would read an item's description
+// as empty: it leaves out of a description the content of the annotations
+// nested in it, so a description that holds nothing but the item's date
+// (or title, or link) would be an empty one, and a warning.
+func descriptionEmpty(text string, it itemChoice) bool {
+	s, e := it.desc.start, it.desc.end
+	if !it.desc.isText() {
+		s, e = it.desc.inner()
+	}
+	ts, te := it.title.inner()
+	nested := [][2]int{{ts, te}, {it.dateStart, it.dateEnd}}
+	if it.link != nil {
+		nested = append(nested, [2]int{it.link.start, it.link.open})
+	}
+	sort.Slice(nested, func(i, j int) bool { return nested[i][0] < nested[j][0] })
+	var rest strings.Builder
+	at := s
+	for _, n := range nested {
+		if n[1] > n[0] && n[0] >= at && n[1] <= e {
+			rest.WriteString(text[at:n[0]])
+			at = n[1]
+		}
+	}
+	rest.WriteString(text[at:e])
+	html, _ := values.Description(rest.String(), nil, nil)
+	return html == ""
+}
+
 // itemSpans lays out the annotations of the chosen items. A field whose
 // annotation cannot be inserted safely is left out; an item whose title
 // cannot be is left out with a note.
@@ -516,6 +545,9 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 		}
 		if it.dateEnd > it.dateStart && !g.spanSafe(it.dateStart, it.dateEnd) {
 			it.dateStart, it.dateEnd = 0, 0
+		}
+		if it.desc != nil && descriptionEmpty(g.text, it) {
+			it.desc = nil
 		}
 		kept = append(kept, it)
 		index, has := ex.inRecord(it.rec)
