@@ -39,11 +39,12 @@ func (s *Server) archivePage(ctx context.Context, fr *feedRequest, src *dynamo.S
 		if p, err = s.cfg.Store.Page(ctx, q); err != nil {
 			return nil, fmt.Errorf("read page %d of %s: %w", n, src.ID, err)
 		}
-		if !current || p.Last < q.To {
+		if !current || n == p.Last/pageSize+1 {
 			break
 		}
-		// Items arrived since the summary was read: the current page is
-		// further on.
+		// The summary was read before items arrived (or from a replica
+		// that saw another moment): the current page is where the store's
+		// own count says.
 		n = p.Last/pageSize + 1
 	}
 	if !current && p.Last < n*pageSize {

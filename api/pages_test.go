@@ -230,7 +230,8 @@ func countdown(from int, keep func(int) bool) []int {
 	return out
 }
 
-// TestArchivedFeedWalk reads a collection of 25,000 items as an archived feed
+// TestArchivedFeedWalk reads a collection of 25,000 items (2,500 under the
+// race detector: archiveStories) as an archived feed
 // (RFC 5005 §4) in every feed format: from the subscription document along
 // prev-archive to the first archive page, every item comes once, no page has
 // more than 100, and the archive pages keep their bytes and ETags when new
@@ -295,10 +296,10 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 	e := newEnv(t, store)
 	e.addSource("big", "/big.html")
 	e.addSource("small", "/small.html")
-	seedStories(t, e.store, "big", 0, 25_000, time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC))
+	seedStories(t, e.store, "big", 0, archiveStories, time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC))
 	seedStories(t, e.store, "small", 0, 1_050, time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC))
 	seeded()
-	all := countdown(24_999, nil)
+	all := countdown(archiveStories-1, nil)
 
 	var rss2 []archivedDoc
 	for _, f := range []transform.Format{transform.RSS2, transform.RSS1, transform.Atom, transform.JSON} {
@@ -307,8 +308,8 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 			path += "&type=" + string(f)
 		}
 		docs := e.walk(path, f)
-		if len(docs) != 251 || len(docs[0].stories) != 0 {
-			t.Fatalf("%s: %d documents, the first with %d items; want the empty subscription document and 250 pages", f, len(docs), len(docs[0].stories))
+		if len(docs) != archiveStories/100+1 || len(docs[0].stories) != 0 {
+			t.Fatalf("%s: %d documents, the first with %d items; want the empty subscription document and %d pages", f, len(docs), len(docs[0].stories), archiveStories/100)
 		}
 		checkStories(t, string(f), storiesOf(docs), all)
 		if f == transform.RSS2 {
@@ -317,9 +318,9 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 	}
 	oldest := e.get("/resources/big?page=1&type=atom").must(t, http.StatusOK, "page 1")
 	verify.Atom(t, oldest.body)
-	verify.Feed(t, e.get("/resources/big?page=125&type=rss1").body, "rss10")
-	verify.Feed(t, e.get("/resources/big?page=250").body, "rss20")
-	e.get("/resources/big?page=251").must(t, http.StatusNotFound, "a page not full yet")
+	verify.Feed(t, e.get("/resources/big?page="+strconv.Itoa(archiveStories/200)+"&type=rss1").body, "rss10")
+	verify.Feed(t, e.get("/resources/big?page="+strconv.Itoa(archiveStories/100)).body, "rss20")
+	e.get("/resources/big?page="+strconv.Itoa(archiveStories/100+1)).must(t, http.StatusNotFound, "a page not full yet")
 
 	// A reader we did not write walks the same way (a smaller
 	// collection: feedparser takes a quarter of a second per page).
@@ -344,9 +345,9 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 	if len(pages) != 11 || len(pages[0].IDs) != 50 || len(read) != 1_050 {
 		t.Fatalf("feedparser walked %d documents (the first with %d entries), %d entries; want 11 (50), 1050", len(pages), len(pages[0].IDs), len(read))
 	}
-	// New items fill the subscription document and start page 251;
-	// pages 1-250 keep their bytes, ETags, and answer 304.
-	seedStories(t, e.store, "big", 25_000, 150, time.Date(2026, 5, 2, 8, 0, 0, 0, time.UTC))
+	// New items fill the subscription document and start a page; the
+	// archive pages keep their bytes, ETags, and answer 304.
+	seedStories(t, e.store, "big", archiveStories, 150, time.Date(2026, 5, 2, 8, 0, 0, 0, time.UTC))
 	waitFor(t, "the new items", func() error {
 		if d := readArchived(t, e.get("/resources/big?page=current").body, transform.RSS2); len(d.stories) != 50 {
 			return fmt.Errorf("%d items in the subscription document: %w", len(d.stories), errNotYet)
@@ -354,14 +355,14 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 		return nil
 	})
 	after := e.walk("/resources/big?page=current", transform.RSS2)
-	checkStories(t, "after 150 more", storiesOf(after), countdown(25_149, nil))
-	if len(after) != 252 {
-		t.Fatalf("after 150 more: %d documents, want 252", len(after))
+	checkStories(t, "after 150 more", storiesOf(after), countdown(archiveStories+149, nil))
+	if len(after) != archiveStories/100+2 {
+		t.Fatalf("after 150 more: %d documents, want %d", len(after), archiveStories/100+2)
 	}
 	for i, d := range rss2[1:] {
 		now := after[i+2]
 		if now.etag != d.etag || !bytes.Equal(now.body, d.body) {
-			t.Fatalf("archive page %d changed after new items arrived: ETag %s, was %s", 250-i, now.etag, d.etag)
+			t.Fatalf("archive page %d changed after new items arrived: ETag %s, was %s", archiveStories/100-i, now.etag, d.etag)
 		}
 	}
 	page := strings.TrimPrefix(rss2[1].prev, e.http.URL)
@@ -370,12 +371,13 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 	// Keyword and XPath queries page the same way: only the pages with a
 	// match are linked.
 	bridges := e.walk("/resources/big?page=current&title=bridge", transform.RSS2)
-	checkStories(t, "title=bridge", storiesOf(bridges), countdown(25_149, func(n int) bool { return n%250 == 0 }))
-	if len(bridges) != 102 {
-		t.Errorf("title=bridge walked %d documents, want the subscription document and the 101 pages with a match", len(bridges))
+	matches := countdown(archiveStories+149, func(n int) bool { return n%250 == 0 })
+	checkStories(t, "title=bridge", storiesOf(bridges), matches)
+	if len(bridges) != len(matches)+1 {
+		t.Errorf("title=bridge walked %d documents, want the subscription document and the %d pages with a match", len(bridges), len(matches))
 	}
 	xp := "/resources/big?page=current&xpath=" + url.QueryEscape("//item[contains(title, '77')]")
-	checkStories(t, "xpath", storiesOf(e.walk(xp, transform.RSS2)), countdown(25_149, func(n int) bool { return strings.Contains(strconv.Itoa(n), "77") }))
+	checkStories(t, "xpath", storiesOf(e.walk(xp, transform.RSS2)), countdown(archiveStories+149, func(n int) bool { return strings.Contains(strconv.Itoa(n), "77") }))
 
 	for _, bad := range []string{"page=0", "page=x", "page=1&max=5", "page=1&index=1", "page=current&since=2026-01-01"} {
 		e.get("/resources/big?"+bad).must(t, http.StatusBadRequest, bad)
