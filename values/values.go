@@ -24,12 +24,31 @@ import (
 
 // CollapseSpace trims s, collapses each run of white space to a space and
 // removes bidi embedding and override controls: the form of every
-// single-line text (sanitize.SingleLine).
-func CollapseSpace(s string) string { return sanitize.SingleLine(s) }
+// single-line text (sanitize.SingleLine). It also removes the characters
+// XML does not allow (C0 controls, U+FFFE, U+FFFF), which XMLData cannot
+// carry: a page or feed has them raw or as references (&#1;).
+func CollapseSpace(s string) string {
+	if strings.IndexFunc(s, notXMLChar) >= 0 {
+		s = strings.Map(func(r rune) rune {
+			if notXMLChar(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	return sanitize.SingleLine(s)
+}
+
+// notXMLChar reports whether XML 1.0 forbids r. Invalid UTF-8, read as
+// U+FFFD, is allowed.
+func notXMLChar(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF
+}
 
 // PlainText returns the text of an HTML fragment: tags stripped, entities
-// decoded, white space collapsed. Content without markup, the common case
-// for titles, skips the tokenizer.
+// decoded, white space collapsed, without the characters XML does not
+// allow. Content without markup, the common case for titles, skips the
+// tokenizer.
 func PlainText(fragment string) string {
 	switch {
 	case !strings.ContainsAny(fragment, "<&"):
@@ -39,7 +58,11 @@ func PlainText(fragment string) string {
 		// entities decoded as UnescapeString decodes them.
 		return CollapseSpace(html.UnescapeString(fragment))
 	}
-	return sanitize.Text(fragment)
+	text := sanitize.Text(fragment)
+	if strings.IndexFunc(text, notXMLChar) >= 0 {
+		return CollapseSpace(text)
+	}
+	return text
 }
 
 // Sanitizer makes a description's safe HTML, URLs resolved against base,

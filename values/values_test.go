@@ -56,7 +56,9 @@ func TestDescriptionAndPlainText(t *testing.T) {
 	if !called {
 		t.Error("Description did not use the sanitizer it was given")
 	}
-	for in, want := range map[string]string{"Tom &amp; Jerry": "Tom & Jerry", "<b>bold</b>  move": "bold move", " a\n b ": "a b"} {
+	for in, want := range map[string]string{"Tom &amp; Jerry": "Tom & Jerry", "<b>bold</b>  move": "bold move", " a\n b ": "a b",
+		// Characters XML does not allow, raw or referred to, are removed.
+		"a\x01b": "ab", "&#1I6; x": "I6; x", "a <b>&#1;</b> b&#xFFFE;": "a b", "caf\xe9": "caf\uFFFD"} {
 		if got := PlainText(in); got != want {
 			t.Errorf("PlainText(%q) = %q, want %q", in, got, want)
 		}
