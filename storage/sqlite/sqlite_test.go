@@ -361,8 +361,7 @@ func TestNoWriteWhileUnchanged(t *testing.T) {
 // independent of the archive's size.
 func TestArchiveQueryUsesIndex(t *testing.T) {
 	s := open(t)
-	rows, err := s.r.Query(`EXPLAIN QUERY PLAN SELECT * FROM item_revisions r WHERE r.source_id = ? AND r.latest
-		ORDER BY r.first_seen DESC, r.first_pos, r.rev_id LIMIT 10`, "a")
+	rows, err := s.r.Query(`EXPLAIN QUERY PLAN `+archiveItemsSQL("1"), "a", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,8 +376,8 @@ func TestArchiveQueryUsesIndex(t *testing.T) {
 		plan = append(plan, detail)
 	}
 	joined := strings.Join(plan, "; ")
-	if !strings.Contains(joined, "item_revisions_archive") || strings.Contains(joined, "TEMP B-TREE") {
-		t.Errorf("archive query plan %q does not read item_revisions_archive in order", joined)
+	if !strings.Contains(joined, "item_revisions_archive") || strings.Contains(joined, "TEMP B-TREE") || strings.Contains(joined, "MATERIALIZE") {
+		t.Errorf("archive query plan %q does not read item_revisions_archive in order, joining as it goes", joined)
 	}
 }
 
