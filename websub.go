@@ -53,9 +53,13 @@ type WebSubStore interface {
 	// whose next attempt is due at now and that nobody holds, leased to
 	// owner until now+ttl.
 	LeaseDeliveries(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration) ([]HubSubscription, error)
-	// FinishDelivery records an attempt on a leased subscription and
-	// releases it; ErrLeaseLost if owner no longer holds it.
-	FinishDelivery(ctx context.Context, d DeliveryResult) error
+	// FinishDeliveries records attempts on leased subscriptions, each of
+	// a different subscription, and releases them, in one write: a hub
+	// delivering to many subscribers records their outcomes together
+	// rather than one write each. It returns the IDs of the results not
+	// recorded because their owner no longer holds the lease (another
+	// process took the delivery over after the lease ended).
+	FinishDeliveries(ctx context.Context, results []DeliveryResult) (lost []int64, err error)
 	// ExpireHubSubscriptions removes the subscriptions whose lease ended at
 	// or before now (WebSub §5.3.1: hubs enforce lease expirations) and
 	// returns how many.
@@ -158,4 +162,39 @@ type DeliveryResult struct {
 	// stays: a later change is delivered again (WebSub §7).
 	Err   string
 	Retry time.Time
+}
+
+// The outcomes of a delivery attempt (DeliveryResult.Outcome).
+const (
+	DeliveryDelivered = "delivered"
+	DeliveryRetry     = "retry"
+	DeliveryGivenUp   = "given_up"
+)
+
+// Outcome is what the attempt comes to: delivered (Delivered set), to be
+// retried (Retry set) or given up.
+func (d DeliveryResult) Outcome() string {
+	switch {
+	case d.Delivered != "":
+		return DeliveryDelivered
+	case d.Retry.IsZero():
+		return DeliveryGivenUp
+	}
+	return DeliveryRetry
+}
+
+// LeasesLost is the IDs of results missing from recorded, the IDs a
+// store's FinishDeliveries wrote: the results whose lease was lost.
+func LeasesLost(results []DeliveryResult, recorded []int64) []int64 {
+	done := make(map[int64]bool, len(recorded))
+	for _, id := range recorded {
+		done[id] = true
+	}
+	var lost []int64
+	for _, d := range results {
+		if !done[d.ID] {
+			lost = append(lost, d.ID)
+		}
+	}
+	return lost
 }

@@ -110,7 +110,17 @@ type Hub struct {
 	// for a change: the deliveries it owes send it without rendering the
 	// topic once per subscriber.
 	latest sync.Map // topic → Content
+	// outcomes carries the deliveries' results to record, which records
+	// them together; slots holds a token for each delivery under way, and
+	// a delivery's token is given back once its outcome is recorded, so
+	// that the delivery loop's count of free workers is never ahead of
+	// the store.
+	outcomes chan dynamo.DeliveryResult
+	slots    chan struct{}
 }
+
+// recordBatch bounds the delivery outcomes recorded in one write.
+const recordBatch = 256
 
 // NewHub checks cfg and returns a Hub; Run must run for it to verify and
 // deliver.
@@ -172,6 +182,8 @@ func NewHub(cfg HubConfig) (*Hub, error) {
 		limits:   newLimiter(cfg.Now),
 		wake:     make(chan struct{}, 1),
 		verifies: make(chan func(), 256),
+		outcomes: make(chan dynamo.DeliveryResult, cfg.Workers),
+		slots:    make(chan struct{}, cfg.Workers),
 		rnd:      rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x5eed)),
 	}, nil
 }
@@ -388,7 +400,15 @@ func (h *Hub) Run(ctx context.Context) error {
 		defer wg.Done()
 		h.queueChanges(ctx, changes)
 	}()
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		h.record(context.WithoutCancel(ctx))
+	}()
 	h.deliverLoop(ctx)
+	// Every delivery ended and sent its outcome: record the last ones.
+	close(h.outcomes)
+	<-recorded
 	wg.Wait()
 	return nil
 }
@@ -479,10 +499,10 @@ func (h *Hub) deliverLoop(ctx context.Context) {
 	ticker := time.NewTicker(h.cfg.Tick)
 	defer ticker.Stop()
 	var (
-		wg       sync.WaitGroup
-		slots    = make(chan struct{}, h.cfg.Workers)
-		finished = make(chan struct{}, 1)
-		expired  time.Time
+		wg           sync.WaitGroup
+		slots        = h.slots
+		leaseAtLeast = max(1, h.cfg.Workers/4)
+		expired      time.Time
 	)
 	defer wg.Wait()
 	for {
@@ -495,7 +515,10 @@ func (h *Hub) deliverLoop(ctx context.Context) {
 				h.cfg.Logger.Info("websub hub: leases ended", "subscriptions", n)
 			}
 		}
-		if free := cap(slots) - len(slots); free > 0 && ctx.Err() == nil {
+		// Leasing is a write too: while deliveries are under way, more are
+		// leased only once a quarter of the workers are free, so that a
+		// fan-out leases in batches rather than one delivery a write.
+		if free := cap(slots) - len(slots); (free >= leaseAtLeast || len(slots) == 0) && ctx.Err() == nil {
 			due, err := h.cfg.Store.LeaseDeliveries(ctx, h.cfg.Owner, now, free, 2*time.Minute)
 			if err != nil && ctx.Err() == nil {
 				h.cfg.Logger.Warn("websub hub: lease deliveries", "err", err)
@@ -505,12 +528,12 @@ func (h *Hub) deliverLoop(ctx context.Context) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					h.deliver(context.WithoutCancel(ctx), sub)
-					<-slots
-					select {
-					case finished <- struct{}{}:
-					default:
+					if res, ok := h.deliver(context.WithoutCancel(ctx), sub); ok {
+						h.outcomes <- res // record gives the token back
+						return
 					}
+					<-slots
+					h.nudge()
 				}()
 			}
 			if len(due) == free {
@@ -521,17 +544,17 @@ func (h *Hub) deliverLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
-		case <-h.wake:
-		case <-finished:
+		case <-h.wake: // a change queued, or outcomes recorded
 		}
 	}
 }
 
 // deliver sends the topic's current representation to one subscriber
-// (§7), signed when it gave a secret (§7.1), and records the outcome: a
-// failure is retried with exponential back-off and jitter, and given up
-// after MaxAttempts; a 410 ends the subscription.
-func (h *Hub) deliver(ctx context.Context, sub dynamo.HubSubscription) {
+// (§7), signed when it gave a secret (§7.1), and returns the outcome to
+// record: a failure is retried with exponential back-off and jitter, and
+// given up after MaxAttempts. A 410 ends the subscription, and leaves
+// nothing to record (false).
+func (h *Hub) deliver(ctx context.Context, sub dynamo.HubSubscription) (dynamo.DeliveryResult, bool) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	log := h.cfg.Logger.With("topic", sub.Topic, "callback", sub.Callback)
@@ -546,7 +569,7 @@ func (h *Hub) deliver(ctx context.Context, sub dynamo.HubSubscription) {
 			if err := h.cfg.Store.DeleteHubSubscription(ctx, sub.Topic, sub.Callback); err != nil {
 				log.Error("websub hub: end subscription", "err", err)
 			}
-			return
+			return res, false
 		}
 	}
 	res.At = h.cfg.Now()
@@ -564,8 +587,62 @@ func (h *Hub) deliver(ctx context.Context, sub dynamo.HubSubscription) {
 		h.cfg.Observer.Delivery("retry")
 		log.Info("websub hub: delivery failed; will retry", "attempt", sub.Attempts+1, "retry", res.Retry, "err", err)
 	}
-	if err := h.cfg.Store.FinishDelivery(ctx, res); err != nil {
-		log.Error("websub hub: record delivery", "err", err)
+	return res, true
+}
+
+// record writes the deliveries' outcomes as they come, together: while one
+// write is under way the outcomes that follow gather, and the next write
+// records them all, so that a fan-out to many subscribers costs a few
+// writes rather than one each. An outcome is recorded only after its
+// delivery was made, so a process that stops in between leaves the
+// delivery leased until the lease ends, and then it is made again (at
+// least once, as WebSub §7 expects subscribers to tolerate).
+func (h *Hub) record(ctx context.Context) {
+	var held *dynamo.DeliveryResult // the next batch's first
+	for {
+		batch := make([]dynamo.DeliveryResult, 0, recordBatch)
+		if held != nil {
+			batch, held = append(batch, *held), nil
+		} else {
+			res, ok := <-h.outcomes
+			if !ok {
+				return
+			}
+			batch = append(batch, res)
+		}
+		ids := map[int64]bool{batch[0].ID: true}
+	gather:
+		for len(batch) < recordBatch {
+			select {
+			case res, ok := <-h.outcomes:
+				if !ok {
+					break gather
+				}
+				if ids[res.ID] {
+					// One write records one outcome a subscription.
+					held = &res
+					break gather
+				}
+				ids[res.ID] = true
+				batch = append(batch, res)
+			default:
+				break gather
+			}
+		}
+		lost, err := h.cfg.Store.FinishDeliveries(ctx, batch)
+		// The deliveries are released and their workers free: more may be
+		// leased, a change owed meanwhile to these subscribers among them.
+		for range batch {
+			<-h.slots
+		}
+		h.nudge()
+		if err != nil {
+			h.cfg.Logger.Error("websub hub: record deliveries; they will be made again when their leases end", "deliveries", len(batch), "err", err)
+			continue
+		}
+		if len(lost) > 0 {
+			h.cfg.Logger.Warn("websub hub: deliveries not recorded: their leases ended and another process took them over", "subscriptions", lost)
+		}
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dynamo-feeds/dynamo"
 )
@@ -177,8 +176,12 @@ func (s *Store) HubSubscriptions(ctx context.Context) ([]dynamo.HubSubscription,
 
 // QueueDeliveries owes the subscriptions of topic the representation etag.
 func (s *Store) QueueDeliveries(ctx context.Context, topic, etag string, now time.Time) (int, error) {
+	// The rows are locked in the order of their ids, as FinishDeliveries
+	// locks them, so that the two never wait on each other in a cycle.
 	tag, err := s.pool.Exec(ctx, `UPDATE hub_subscriptions SET pending_etag = $2, attempts = 0, next_attempt = $3
-		WHERE topic = $1 AND delivered_etag <> $2 AND pending_etag <> $2`, topic, etag, stamp(now))
+		WHERE id IN (SELECT id FROM hub_subscriptions WHERE topic = $1 AND delivered_etag <> $2 AND pending_etag <> $2
+			ORDER BY id FOR UPDATE)
+		AND delivered_etag <> $2 AND pending_etag <> $2`, topic, etag, stamp(now))
 	if err != nil {
 		return 0, fmt.Errorf("queue deliveries of %s: %w", topic, err)
 	}
@@ -202,44 +205,68 @@ func (s *Store) LeaseDeliveries(ctx context.Context, owner string, now time.Time
 	return list, nil
 }
 
-// FinishDelivery records an attempt and releases the lease.
-func (s *Store) FinishDelivery(ctx context.Context, d dynamo.DeliveryResult) error {
+// FinishDeliveries records attempts and releases their leases, in one
+// statement over the results' columns as arrays.
+func (s *Store) FinishDeliveries(ctx context.Context, results []dynamo.DeliveryResult) ([]int64, error) {
+	if len(results) == 0 {
+		return nil, nil
+	}
+	n := len(results)
 	var (
-		tag pgconn.CommandTag
-		err error
+		ids                                  = make([]int64, n)
+		owners, outcomes, pending, delivered = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		errs                                 = make([]string, n)
+		at, retry                            = make([]time.Time, n), make([]time.Time, n)
 	)
-	switch {
-	case d.Delivered != "":
-		// What was delivered is no longer owed; a newer change queued
-		// meanwhile still is.
-		tag, err = s.pool.Exec(ctx, `UPDATE hub_subscriptions SET delivered_etag = $3,
-				pending_etag = CASE WHEN pending_etag IN ($4, $3) THEN '' ELSE pending_etag END,
-				attempts = 0, deliveries = deliveries + 1, last_delivery = $5, last_error = '',
-				lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
-			WHERE id = $1 AND lease_owner = $2`, d.ID, d.Owner, d.Delivered, d.Pending, stamp(d.At))
-	case d.Retry.IsZero():
-		tag, err = s.pool.Exec(ctx, `UPDATE hub_subscriptions SET
-				pending_etag = CASE WHEN pending_etag = $3 THEN '' ELSE pending_etag END,
-				attempts = 0, failures = failures + 1, last_error = $4,
-				lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
-			WHERE id = $1 AND lease_owner = $2`, d.ID, d.Owner, d.Pending, d.Err)
-	default:
-		tag, err = s.pool.Exec(ctx, `UPDATE hub_subscriptions SET attempts = attempts + 1, next_attempt = $3,
-				last_error = $4, lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
-			WHERE id = $1 AND lease_owner = $2`, d.ID, d.Owner, stamp(d.Retry), d.Err)
+	for i, d := range results {
+		ids[i], owners[i], outcomes[i], pending[i], delivered[i] = d.ID, d.Owner, d.Outcome(), d.Pending, d.Delivered
+		errs[i], at[i], retry[i] = d.Err, stamp(d.At), stamp(d.Retry)
 	}
+	var recorded []int64
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// Lock the rows in the order of their ids, as QueueDeliveries
+		// and ExpireHubSubscriptions do, so that none of them waits on
+		// another in a cycle (a deadlock would abort one).
+		if _, err := tx.Exec(ctx, "SELECT id FROM hub_subscriptions WHERE id = ANY($1) ORDER BY id FOR UPDATE", ids); err != nil {
+			return err
+		}
+		// Delivered: what was delivered is no longer owed (a newer
+		// change queued meanwhile still is). Given up: counted, the
+		// change no longer owed. Retry: counted as an attempt, tried
+		// again at its time.
+		rows, err := tx.Query(ctx, `UPDATE hub_subscriptions AS h SET
+			delivered_etag = CASE WHEN r.outcome = 'delivered' THEN r.delivered ELSE h.delivered_etag END,
+			pending_etag = CASE
+				WHEN r.outcome = 'delivered' AND h.pending_etag IN (r.pending, r.delivered) THEN ''
+				WHEN r.outcome = 'given_up' AND h.pending_etag = r.pending THEN ''
+				ELSE h.pending_etag END,
+			attempts = CASE WHEN r.outcome = 'retry' THEN h.attempts + 1 ELSE 0 END,
+			next_attempt = CASE WHEN r.outcome = 'retry' THEN r.retry ELSE h.next_attempt END,
+			deliveries = h.deliveries + CASE WHEN r.outcome = 'delivered' THEN 1 ELSE 0 END,
+			failures = h.failures + CASE WHEN r.outcome = 'given_up' THEN 1 ELSE 0 END,
+			last_delivery = CASE WHEN r.outcome = 'delivered' THEN r.at ELSE h.last_delivery END,
+			last_error = CASE WHEN r.outcome = 'delivered' THEN '' ELSE r.err END,
+			lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
+		FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[])
+			AS r(id, owner, outcome, pending, delivered, err, at, retry)
+		WHERE h.id = r.id AND h.lease_owner = r.owner
+		RETURNING h.id`, ids, owners, outcomes, pending, delivered, errs, at, retry)
+		if err != nil {
+			return err
+		}
+		recorded, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("finish delivery to hub subscription %d: %w", d.ID, err)
+		return nil, fmt.Errorf("finish %d deliveries: %w", n, err)
 	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("finish delivery to hub subscription %d: %w", d.ID, dynamo.ErrLeaseLost)
-	}
-	return nil
+	return dynamo.LeasesLost(results, recorded), nil
 }
 
 // ExpireHubSubscriptions removes the subscriptions whose lease ended.
 func (s *Store) ExpireHubSubscriptions(ctx context.Context, now time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, "DELETE FROM hub_subscriptions WHERE expires <= $1", stamp(now))
+	tag, err := s.pool.Exec(ctx, `DELETE FROM hub_subscriptions
+		WHERE id IN (SELECT id FROM hub_subscriptions WHERE expires <= $1 ORDER BY id FOR UPDATE) AND expires <= $1`, stamp(now))
 	if err != nil {
 		return 0, fmt.Errorf("expire hub subscriptions: %w", err)
 	}

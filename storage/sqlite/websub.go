@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -213,38 +215,71 @@ func (s *Store) LeaseDeliveries(ctx context.Context, owner string, now time.Time
 	return list, nil
 }
 
-// FinishDelivery records an attempt and releases the lease.
-func (s *Store) FinishDelivery(ctx context.Context, d dynamo.DeliveryResult) error {
-	var (
-		res sql.Result
-		err error
-	)
-	switch {
-	case d.Delivered != "":
-		// What was delivered is no longer owed; a newer change queued
-		// meanwhile still is.
-		res, err = s.w.ExecContext(ctx, `UPDATE hub_subscriptions SET delivered_etag = ?3,
-				pending_etag = CASE WHEN pending_etag IN (?4, ?3) THEN '' ELSE pending_etag END,
-				attempts = 0, deliveries = deliveries + 1, last_delivery = ?5, last_error = '',
-				lease_owner = '', lease_expires = ?6
-			WHERE id = ?1 AND lease_owner = ?2`, d.ID, d.Owner, d.Delivered, d.Pending, dbTime(d.At), zeroTime)
-	case d.Retry.IsZero():
-		res, err = s.w.ExecContext(ctx, `UPDATE hub_subscriptions SET
-				pending_etag = CASE WHEN pending_etag = ?3 THEN '' ELSE pending_etag END,
-				attempts = 0, failures = failures + 1, last_error = ?4, lease_owner = '', lease_expires = ?5
-			WHERE id = ?1 AND lease_owner = ?2`, d.ID, d.Owner, d.Pending, d.Err, zeroTime)
-	default:
-		res, err = s.w.ExecContext(ctx, `UPDATE hub_subscriptions SET attempts = attempts + 1, next_attempt = ?3,
-				last_error = ?4, lease_owner = '', lease_expires = ?5
-			WHERE id = ?1 AND lease_owner = ?2`, d.ID, d.Owner, dbTime(d.Retry), d.Err, zeroTime)
+// finishChunk bounds the results one statement of FinishDeliveries
+// records: eight parameters each, well under SQLite's limit of 32,766.
+const finishChunk = 100
+
+// FinishDeliveries records attempts and releases their leases in one
+// transaction, one statement over the results as a table of values per
+// hundred results.
+func (s *Store) FinishDeliveries(ctx context.Context, results []dynamo.DeliveryResult) ([]int64, error) {
+	if len(results) == 0 {
+		return nil, nil
 	}
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("finish delivery to hub subscription %d: %w", d.ID, err)
+		return nil, fmt.Errorf("finish %d deliveries: begin: %w", len(results), err)
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return fmt.Errorf("finish delivery to hub subscription %d: %w", d.ID, dynamo.ErrLeaseLost)
+	defer tx.Rollback()
+	var recorded []int64
+	for chunk := range slices.Chunk(results, finishChunk) {
+		values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
+		args := make([]any, 0, 8*len(chunk))
+		for _, d := range chunk {
+			args = append(args, d.ID, d.Owner, d.Outcome(), d.Pending, d.Delivered, d.Err, dbTime(d.At), dbTime(d.Retry))
+		}
+		// Delivered: what was delivered is no longer owed (a newer change
+		// queued meanwhile still is). Given up: counted, the change no
+		// longer owed. Retry: counted as an attempt, tried again at its
+		// time.
+		rows, err := tx.QueryContext(ctx, `WITH r(id, owner, outcome, pending, delivered, err, at, retry) AS (VALUES `+values+`)
+			UPDATE hub_subscriptions AS h SET
+				delivered_etag = CASE WHEN r.outcome = 'delivered' THEN r.delivered ELSE h.delivered_etag END,
+				pending_etag = CASE
+					WHEN r.outcome = 'delivered' AND h.pending_etag IN (r.pending, r.delivered) THEN ''
+					WHEN r.outcome = 'given_up' AND h.pending_etag = r.pending THEN ''
+					ELSE h.pending_etag END,
+				attempts = CASE WHEN r.outcome = 'retry' THEN h.attempts + 1 ELSE 0 END,
+				next_attempt = CASE WHEN r.outcome = 'retry' THEN r.retry ELSE h.next_attempt END,
+				deliveries = h.deliveries + CASE WHEN r.outcome = 'delivered' THEN 1 ELSE 0 END,
+				failures = h.failures + CASE WHEN r.outcome = 'given_up' THEN 1 ELSE 0 END,
+				last_delivery = CASE WHEN r.outcome = 'delivered' THEN r.at ELSE h.last_delivery END,
+				last_error = CASE WHEN r.outcome = 'delivered' THEN '' ELSE r.err END,
+				lease_owner = '', lease_expires = ?
+			FROM r WHERE h.id = r.id AND h.lease_owner = r.owner
+			RETURNING id`, append(args, zeroTime)...)
+		if err != nil {
+			return nil, fmt.Errorf("finish %d deliveries: %w", len(results), err)
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("finish %d deliveries: %w", len(results), err)
+			}
+			recorded = append(recorded, id)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("finish %d deliveries: %w", len(results), err)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("finish %d deliveries: %w", len(results), err)
+		}
 	}
-	return nil
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("finish %d deliveries: commit: %w", len(results), err)
+	}
+	return dynamo.LeasesLost(results, recorded), nil
 }
 
 // ExpireHubSubscriptions removes the subscriptions whose lease ended.

@@ -118,4 +118,6 @@ var suite = []subtest{
 	{"HubSubscriptionRenewal", testHubSubscriptionRenewal},
 	{"HubDeliveries", testHubDeliveries},
 	{"ConcurrentLeaseDeliveries", testConcurrentLeaseDeliveries},
+	{"FinishDeliveriesBatch", testFinishDeliveriesBatch},
+	{"DeliveriesConcurrentWrites", testDeliveriesConcurrentWrites},
 }

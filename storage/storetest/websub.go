@@ -191,6 +191,12 @@ func testHubDeliveries(t *testing.T, s dynamo.Store) {
 		}
 		return list
 	}
+	finish := func(d dynamo.DeliveryResult) {
+		t.Helper()
+		if lost, err := s.FinishDeliveries(ctx, []dynamo.DeliveryResult{d}); err != nil || len(lost) != 0 {
+			t.Fatalf("FinishDeliveries(%+v) = %v, %v; want it recorded", d, lost, err)
+		}
+	}
 	queue(`"e1"`, false) // already delivered
 	lease("p1", t0, 0)
 	queue(`"e2"`, true)
@@ -201,38 +207,30 @@ func testHubDeliveries(t *testing.T, s dynamo.Store) {
 	}
 	lease("p2", t0, 0) // held
 	// A retry, due in a minute.
-	if err := s.FinishDelivery(ctx, dynamo.DeliveryResult{ID: sub.ID, Owner: "p2", Pending: `"e2"`, Err: "x", Retry: t0}); !errors.Is(err, dynamo.ErrLeaseLost) {
-		t.Fatalf("FinishDelivery by another owner: %v, want ErrLeaseLost", err)
+	if lost, err := s.FinishDeliveries(ctx, []dynamo.DeliveryResult{{ID: sub.ID, Owner: "p2", Pending: `"e2"`, Err: "x", Retry: t0}}); err != nil || fmt.Sprint(lost) != fmt.Sprint([]int64{sub.ID}) {
+		t.Fatalf("FinishDeliveries by another owner: %v, %v; want its lease lost", lost, err)
 	}
-	if err := s.FinishDelivery(ctx, dynamo.DeliveryResult{ID: sub.ID, Owner: "p1", At: t0, Pending: `"e2"`, Err: "HTTP 500", Retry: t0.Add(time.Minute)}); err != nil {
-		t.Fatal(err)
-	}
+	finish(dynamo.DeliveryResult{ID: sub.ID, Owner: "p1", At: t0, Pending: `"e2"`, Err: "HTTP 500", Retry: t0.Add(time.Minute)})
 	lease("p2", t0.Add(30*time.Second), 0)
 	got = lease("p2", t0.Add(time.Minute), 1)
 	if got[0].Attempts != 1 || got[0].LastError != "HTTP 500" {
 		t.Errorf("after a failure: %+v", got[0])
 	}
 	// Delivered: owed nothing more.
-	if err := s.FinishDelivery(ctx, dynamo.DeliveryResult{ID: sub.ID, Owner: "p2", At: t0.Add(time.Minute), Pending: `"e2"`, Delivered: `"e2"`}); err != nil {
-		t.Fatal(err)
-	}
+	finish(dynamo.DeliveryResult{ID: sub.ID, Owner: "p2", At: t0.Add(time.Minute), Pending: `"e2"`, Delivered: `"e2"`})
 	lease("p1", t0.Add(time.Hour), 0)
 	queue(`"e2"`, false)
 	// A change queued while a delivery is under way stays owed.
 	queue(`"e3"`, true)
 	lease("p1", t0.Add(time.Hour), 1)
 	queue(`"e4"`, true)
-	if err := s.FinishDelivery(ctx, dynamo.DeliveryResult{ID: sub.ID, Owner: "p1", At: t0.Add(time.Hour), Pending: `"e3"`, Delivered: `"e3"`}); err != nil {
-		t.Fatal(err)
-	}
+	finish(dynamo.DeliveryResult{ID: sub.ID, Owner: "p1", At: t0.Add(time.Hour), Pending: `"e3"`, Delivered: `"e3"`})
 	got = lease("p1", t0.Add(time.Hour), 1)
 	if got[0].PendingETag != `"e4"` || got[0].DeliveredETag != `"e3"` || got[0].Deliveries != 2 {
 		t.Fatalf("after a change under way: %+v", got[0])
 	}
 	// Given up: counted, not owed, the subscription kept.
-	if err := s.FinishDelivery(ctx, dynamo.DeliveryResult{ID: sub.ID, Owner: "p1", At: t0.Add(time.Hour), Pending: `"e4"`, Err: "gave up"}); err != nil {
-		t.Fatal(err)
-	}
+	finish(dynamo.DeliveryResult{ID: sub.ID, Owner: "p1", At: t0.Add(time.Hour), Pending: `"e4"`, Err: "gave up"})
 	lease("p1", t0.Add(2*time.Hour), 0)
 	list, err := s.HubSubscriptions(ctx)
 	if err == nil && len(list) == 2 && list[1].PendingETag != "" {
@@ -290,4 +288,124 @@ func testConcurrentLeaseDeliveries(t *testing.T, s dynamo.Store) {
 	if len(seen) != subs {
 		t.Errorf("%d of %d deliveries leased", len(seen), subs)
 	}
+}
+
+// testFinishDeliveriesBatch: one call records 150 outcomes of every kind
+// (more than one statement's worth for SQLite), each as a call of its own
+// would, and reports the results whose lease was lost.
+func testFinishDeliveriesBatch(t *testing.T, s dynamo.Store) {
+	ctx := context.Background()
+	const subs = 150
+	topic := "https://d.example/resources/many"
+	for i := range subs {
+		if err := s.PutHubSubscription(ctx, newHubSubscription(topic, fmt.Sprintf("https://sub.example/%d", i), `"e1"`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.QueueDeliveries(ctx, topic, `"e2"`, t0); err != nil || n != subs {
+		t.Fatalf("QueueDeliveries = %d, %v; want %d", n, err, subs)
+	}
+	leased, err := s.LeaseDeliveries(ctx, "p1", t0, subs, time.Minute)
+	if err != nil || len(leased) != subs {
+		t.Fatalf("LeaseDeliveries = %d, %v; want %d", len(leased), err, subs)
+	}
+	// By callback number: delivered, to be retried, given up, and a result
+	// of an owner that does not hold the lease.
+	kind := map[int64]int{}
+	var (
+		results  []dynamo.DeliveryResult
+		wantLost []int64
+	)
+	for i, sub := range leased {
+		d := dynamo.DeliveryResult{ID: sub.ID, Owner: "p1", At: t0.Add(time.Second), Pending: `"e2"`}
+		switch kind[sub.ID] = i % 4; i % 4 {
+		case 0:
+			d.Delivered = `"e2"`
+		case 1:
+			d.Err, d.Retry = "HTTP 503", t0.Add(time.Minute)
+		case 2:
+			d.Err = "given up"
+		case 3:
+			d.Owner, d.Err, d.Retry = "p2", "x", t0
+			wantLost = append(wantLost, sub.ID)
+		}
+		results = append(results, d)
+	}
+	lost, err := s.FinishDeliveries(ctx, results)
+	if err != nil || fmt.Sprint(lost) != fmt.Sprint(wantLost) {
+		t.Fatalf("FinishDeliveries lost %d results (%v); want %d", len(lost), err, len(wantLost))
+	}
+	list, err := s.HubSubscriptions(ctx)
+	if err != nil || len(list) != subs {
+		t.Fatalf("HubSubscriptions = %d, %v", len(list), err)
+	}
+	for _, h := range list {
+		var ok bool
+		switch kind[h.ID] {
+		case 0:
+			ok = h.DeliveredETag == `"e2"` && h.PendingETag == "" && h.Deliveries == 1 && h.LastDelivery.Equal(t0.Add(time.Second)) && h.LastError == "" && h.LeaseOwner == ""
+		case 1:
+			ok = h.PendingETag == `"e2"` && h.Attempts == 1 && h.NextAttempt.Equal(t0.Add(time.Minute)) && h.LastError == "HTTP 503" && h.LeaseOwner == ""
+		case 2:
+			ok = h.PendingETag == "" && h.Failures == 1 && h.Deliveries == 0 && h.LastError == "given up" && h.LeaseOwner == ""
+		case 3:
+			ok = h.PendingETag == `"e2"` && h.Attempts == 0 && h.LastError == "" && h.LeaseOwner == "p1"
+		}
+		if !ok {
+			t.Fatalf("outcome %d recorded as %+v", kind[h.ID], h)
+		}
+	}
+	if lost, err := s.FinishDeliveries(ctx, nil); err != nil || lost != nil {
+		t.Errorf("FinishDeliveries(nil) = %v, %v", lost, err)
+	}
+}
+
+// testDeliveriesConcurrentWrites: recording a batch of outcomes while
+// changes are queued for the same subscriptions, as a hub fanning out to
+// many subscribers does when the next change comes, never fails: both lock
+// the subscriptions in the same order, so neither waits on the other in a
+// cycle (a PostgreSQL deadlock would abort one of them).
+func testDeliveriesConcurrentWrites(t *testing.T, s dynamo.Store) {
+	ctx := context.Background()
+	const subs, rounds = 400, 10
+	topic := "https://d.example/resources/busy"
+	for i := range subs {
+		if err := s.PutHubSubscription(ctx, newHubSubscription(topic, fmt.Sprintf("https://sub.example/%d", i), `"e0"`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.QueueDeliveries(ctx, topic, `"e1"`, t0); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range rounds {
+			if _, err := s.QueueDeliveries(ctx, topic, fmt.Sprintf(`"q%d"`, i), t0); err != nil {
+				t.Errorf("QueueDeliveries while outcomes are recorded: %v", err)
+				return
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for range rounds {
+			leased, err := s.LeaseDeliveries(ctx, "p1", t0, subs, time.Minute)
+			if err != nil {
+				t.Errorf("LeaseDeliveries: %v", err)
+				return
+			}
+			// Outcomes come in the order deliveries end, not the store's.
+			results := make([]dynamo.DeliveryResult, len(leased))
+			for i, sub := range leased {
+				results[len(leased)-1-i] = dynamo.DeliveryResult{ID: sub.ID, Owner: "p1", At: t0, Pending: sub.PendingETag, Delivered: sub.PendingETag}
+			}
+			if _, err := s.FinishDeliveries(ctx, results); err != nil {
+				t.Errorf("FinishDeliveries while changes are queued: %v", err)
+				return
+			}
+		}
+	}()
+	wg.Wait()
 }
