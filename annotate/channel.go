@@ -21,6 +21,7 @@ var (
 func channelSpans(p *page, t *treeBuilder, list *candidate, ex *existing, g *guard) ([]span, []string) {
 	var spans []span
 	var notes []string
+	var titleAt *node // the element annotated as the channel's title
 	title := ""
 	for _, n := range t.all {
 		if n.tag == "title" {
@@ -53,6 +54,7 @@ func channelSpans(p *page, t *treeBuilder, list *candidate, ex *existing, g *gua
 			return outside(n) && !wrapper.CrossesBlocks(p.text[s:e])
 		}
 		if n := findChannelElement(p, t, siteNameHints, 3, 120, titleOK, true); n != nil {
+			titleAt = n
 			s, e := n.inner()
 			spans = append(spans, span{start: s, end: e, open: openComment("channel:title", "", ""), close: closeComment("channel:title")})
 			notes = append(notes, fmt.Sprintf("channel title: %q, from <%s> (the page has no <title>)", p.textOf(n), n.tag))
@@ -66,7 +68,13 @@ func channelSpans(p *page, t *treeBuilder, list *candidate, ex *existing, g *gua
 	case t.metaDescription != "":
 		notes = append(notes, fmt.Sprintf("channel description: the page's <meta name=\"description\">, %q (the wrapper's default)", t.metaDescription))
 	default:
-		if n := findChannelElement(p, t, taglineHints, 10, 300, outside, false); n != nil {
+		// Not the title's element, nor one in or around it: the wrapper
+		// leaves a nested annotation's content out of a value, which
+		// would leave the title empty (FuzzSuggest finding).
+		descOK := func(n *node) bool {
+			return outside(n) && (titleAt == nil || !isAncestor(n, titleAt) && !isAncestor(titleAt, n))
+		}
+		if n := findChannelElement(p, t, taglineHints, 10, 300, descOK, false); n != nil {
 			s, e := n.inner()
 			spans = append(spans, span{start: s, end: e, open: openComment("channel:description", "", ""), close: closeComment("channel:description")})
 			notes = append(notes, fmt.Sprintf("channel description: %q, from <%s class=%q>", p.textOf(n), n.tag, n.class))
