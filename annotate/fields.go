@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dynamo-feeds/dynamo/dates"
+	"github.com/dynamo-feeds/dynamo/values"
 )
 
 // fieldChoice is what each item of a list gets: its title, link,
@@ -617,9 +618,19 @@ func usableHref(href string) bool {
 		strings.HasPrefix(h, "data:") || strings.HasPrefix(h, "vbscript:") {
 		return false
 	}
-	_, err := url.Parse(urlBreaks.Replace(strings.TrimSpace(html.UnescapeString(href))))
-	return err == nil
+	ref := urlBreaks.Replace(strings.TrimSpace(html.UnescapeString(href)))
+	if _, err := url.Parse(ref); err != nil {
+		return false
+	}
+	// Nor one the wrapper refuses: a host holding '>' or '"', which
+	// url.Parse takes, is no host once escaped (FuzzSuggest finding).
+	_, problem := values.ResolveLink(linkBase, ref)
+	return problem == ""
 }
+
+// linkBase stands for the page's URL in usableHref: what it refuses is in
+// the link itself.
+var linkBase, _ = url.Parse("https://example.com/")
 
 // urlBreaks removes what the URL standard drops anywhere in a URL.
 var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
