@@ -457,8 +457,13 @@ func newGuard(text string) *guard {
 	return g
 }
 
-// safe reports whether a comment may be inserted at offset at.
+// safe reports whether a comment may be inserted at offset at. Not just
+// after a "<": the wrapper would read "<<!-- …" as markup, and the value
+// around it as empty (FuzzSuggest finding).
 func (g *guard) safe(at int) bool {
+	if at > 0 && at <= len(g.text) && g.text[at-1] == '<' {
+		return false
+	}
 	for _, u := range g.unsafe {
 		if u[0] > at {
 			break
