@@ -539,6 +539,13 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 		if it.link != nil && !g.spanSafe(it.link.start, it.link.open) {
 			it.link = nil
 		}
+		// A link annotated inside the title cuts the title's value in two,
+		// which the wrapper checks for block-level markup apiece: either
+		// may cross blocks where the whole does not (FuzzSuggest finding).
+		if l := it.link; l != nil && l.start >= ts && l.open <= te &&
+			(wrapper.CrossesBlocks(g.text[ts:l.start]) || wrapper.CrossesBlocks(g.text[l.open:te])) {
+			it.link = nil
+		}
 		if it.desc != nil {
 			s, e := it.desc.start, it.desc.end
 			if !it.desc.isText() {
