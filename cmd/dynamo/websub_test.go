@@ -19,6 +19,12 @@ import (
 	"github.com/dynamo-feeds/dynamo/websub"
 )
 
+// websubWait bounds each wait for a subscription, a verification or a
+// delivery: a bound for what never happens when Dynamo is right, long
+// enough that the race detector on two loaded cores cannot reach it (how
+// soon deliveries arrive is BenchmarkHubFanOut's to measure).
+const websubWait = time.Minute
+
 // wireOrigin serves an RSS feed whose items the test sets.
 type wireOrigin struct {
 	srv *httptest.Server
@@ -155,12 +161,12 @@ func TestServeWebSubHubDeliversNewVersions(t *testing.T) {
 		if q.Get("hub.topic") != topic || q.Get("hub.lease_seconds") != "864000" {
 			t.Errorf("verification %v: want topic %s and the default lease of 10 days", q, topic)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(websubWait):
 		t.Fatal("no verification of intent")
 	}
 	// Wait until the subscription is stored: a version stored before
 	// would be what the subscriber subscribed to.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(websubWait)
 	for !strings.Contains(admin(t, http.MethodGet, base+"/api/websub", token, ""), peer.srv.URL+"/cb") {
 		if time.Now().After(deadline) {
 			t.Fatal("the subscription is not listed")
@@ -184,7 +190,7 @@ func TestServeWebSubHubDeliversNewVersions(t *testing.T) {
 		if l := websub.Discover([]string{d.link}, nil, "", ""); l.Hub != hub || l.Self != topic {
 			t.Errorf("delivery Link %q", d.link)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(websubWait):
 		t.Fatal("no delivery of the new version")
 	}
 }
@@ -217,7 +223,7 @@ func TestServeWebSubDynamoToDynamo(t *testing.T) {
 			Pushes            int
 		} `json:"websub"`
 	}
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(websubWait)
 	for {
 		getJSON(t, b+"/api/sources/mirror", &detail)
 		if detail.WebSub != nil && detail.WebSub.State == "active" {
@@ -243,7 +249,7 @@ func TestServeWebSubDynamoToDynamo(t *testing.T) {
 		if detail.Summary.Versions == 2 {
 			break
 		}
-		if time.Now().After(deadline.Add(5 * time.Second)) {
+		if time.Now().After(deadline.Add(websubWait)) {
 			t.Fatalf("B did not store the pushed version: %+v", detail)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -276,7 +282,7 @@ func TestServeWebSubDynamoToDynamo(t *testing.T) {
 		t.Fatal("A does not list B")
 	}
 	for subscribers() != 0 {
-		if time.Now().After(deadline.Add(10 * time.Second)) {
+		if time.Now().After(deadline.Add(websubWait)) {
 			t.Fatalf("A still lists B: %s", admin(t, http.MethodGet, a+"/api/websub", token, ""))
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -317,11 +323,11 @@ func TestServeWebSubSeveralProcesses(t *testing.T) {
 		}
 		select {
 		case <-peer.verification:
-		case <-time.After(15 * time.Second):
+		case <-time.After(websubWait):
 			t.Fatal("no verification")
 		}
 	}
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(websubWait)
 	for {
 		var st struct{ Subscribers []struct{ Callback string } }
 		if err := json.Unmarshal([]byte(admin(t, http.MethodGet, first+"/api/websub", token, "")), &st); err != nil {
@@ -347,7 +353,7 @@ func TestServeWebSubSeveralProcesses(t *testing.T) {
 				if want := "Story " + ids[0]; !strings.Contains(string(d.body), want) {
 					t.Errorf("round %d: the delivery lacks %q", round, want)
 				}
-			case <-time.After(15 * time.Second):
+			case <-time.After(websubWait):
 				t.Fatalf("round %d: no delivery", round)
 			}
 		}
