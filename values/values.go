@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 
@@ -39,10 +40,12 @@ func CollapseSpace(s string) string {
 	return sanitize.SingleLine(s)
 }
 
-// notXMLChar reports whether XML 1.0 forbids r. Invalid UTF-8, read as
-// U+FFFD, is allowed.
+// notXMLChar reports whether XML 1.0 forbids r and it is no white space:
+// a vertical tab or form feed, forbidden too, is white space that
+// sanitize.SingleLine turns into a space ("Nov\v30, 2023" stays a date).
+// Invalid UTF-8, read as U+FFFD, is allowed.
 func notXMLChar(r rune) bool {
-	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF
+	return r < 0x20 && !unicode.IsSpace(r) || r == 0xFFFE || r == 0xFFFF
 }
 
 // PlainText returns the text of an HTML fragment: tags stripped, entities

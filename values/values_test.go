@@ -58,7 +58,7 @@ func TestDescriptionAndPlainText(t *testing.T) {
 	}
 	for in, want := range map[string]string{"Tom &amp; Jerry": "Tom & Jerry", "<b>bold</b>  move": "bold move", " a\n b ": "a b",
 		// Characters XML does not allow, raw or referred to, are removed.
-		"a\x01b": "ab", "&#1I6; x": "I6; x", "a <b>&#1;</b> b&#xFFFE;": "a b", "caf\xe9": "caf\uFFFD"} {
+		"a\x01b": "ab", "&#1I6; x": "I6; x", "a <b>&#1;</b> b&#xFFFE;": "a b", "caf\xe9": "caf\uFFFD", "Nov\v30,\f2023": "Nov 30, 2023", "<b>a\vb</b>": "a b"} {
 		if got := PlainText(in); got != want {
 			t.Errorf("PlainText(%q) = %q, want %q", in, got, want)
 		}
