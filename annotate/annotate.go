@@ -17,7 +17,6 @@ package annotate
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"sort"
 	"strconv"
 	"strings"
@@ -128,7 +127,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	t := buildTree(p.text, maphash.MakeSeed(), func(body string) []existingTag { return wrapper.CommentTags(body) }, false)
+	t := p.tree(func(body string) []existingTag { return wrapper.CommentTags(body) }, false)
 	cands := findCandidates(t)
 	for _, c := range cands {
 		c.prescore()

@@ -2,7 +2,6 @@ package annotate
 
 import (
 	"fmt"
-	"hash/maphash"
 	"strconv"
 	"strings"
 
@@ -44,7 +43,7 @@ func (r *Result) Selectors() (Selectors, string, error) {
 	// The selectors need every attribute, which the suggester does not:
 	// the page is read again keeping them, and records are matched by
 	// their offsets.
-	t := buildTree(r.page.text, maphash.MakeSeed(), nil, true)
+	t := r.page.tree(nil, true)
 	doc, back, _ := domOf(r.page, t)
 	heads := map[int]bool{}
 	for _, rec := range r.best.records {

@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"errors"
+	"hash/maphash"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -443,4 +444,18 @@ func (p *page) byteOffsets(start, end, fromRune, toRune int) (int, int, bool) {
 		return start + fromRune, start + toRune, true
 	}
 	return 0, 0, false
+}
+
+// tree builds the page's tree with each link's href as the wrapper reads
+// it, decoded from the page's encoding: byte 0xA0 of a windows-1252 page is
+// a no-break space, which the wrapper trims, so that such a link is empty
+// for both (FuzzSuggest finding).
+func (p *page) tree(readComment func(body string) []existingTag, keepAttrs bool) *treeBuilder {
+	t := buildTree(p.text, maphash.MakeSeed(), readComment, keepAttrs)
+	for _, n := range t.all {
+		if n.href != "" {
+			n.href = p.decode(n.href)
+		}
+	}
+	return t
 }

@@ -3,7 +3,6 @@ package annotate
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"html"
 	"slices"
 	"sort"
@@ -392,7 +391,7 @@ func Follow(raw []byte, c *Compiled, opts Options) (*Followed, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := buildTree(p.text, maphash.MakeSeed(), func(body string) []existingTag { return wrapper.CommentTags(body) }, true)
+	t := p.tree(func(body string) []existingTag { return wrapper.CommentTags(body) }, true)
 	doc, back, made := domOf(p, t)
 	f := follower{p: p, t: t, doc: doc, back: back, made: made, c: c, g: newGuard(p.text), lines: newLineCounter(p.text), cursor: cursor{doc: doc},
 		chooser: &chooser{p: p, loc: opts.Location}}
