@@ -469,9 +469,9 @@ func isHeading(tag string) bool {
 func visibleBytes(s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\r', '\f':
-		default:
+		// Below the space are white space and the controls the wrapper
+		// drops (XML forbids them): neither is text a reader sees.
+		if s[i] > ' ' {
 			n++
 		}
 	}
