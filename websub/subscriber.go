@@ -202,6 +202,12 @@ func (s *Subscriber) Run(ctx context.Context) error {
 			s.reconcile = true
 			s.mu.Unlock()
 		case <-ticker.C:
+			// A safety net beside the change notifications: a tick also
+			// looks for sources deleted, paused or moved, so that a
+			// missed notification costs a tick, not a stale subscription.
+			s.mu.Lock()
+			s.reconcile = true
+			s.mu.Unlock()
 		case <-s.wake:
 		}
 	}
