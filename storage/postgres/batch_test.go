@@ -3,11 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/storetest"
 )
 
 // pageOf is a document of items first..first+n-1 of source a, newest first.
@@ -19,65 +19,10 @@ func pageOf(at time.Time, first, n int) *dynamo.Resource {
 	return doc("a", at, items...)
 }
 
-// view is what readers see of source a: its versions, the newest one's
-// hash, the archive's items, the items a detector of stories and an
-// aggregate read, and the first archived page.
-type view struct {
-	versions      int
-	newest        string
-	archive       []string
-	stories, aggr int
-	paged         int   // items on the archived page of numbers 1 to 1000
-	last          int64 // the highest item number that page names
-}
-
-func look(t *testing.T, s *Store) view {
+// look is what readers see of source a (storetest.View).
+func look(t *testing.T, s *Store) storetest.View {
 	t.Helper()
-	ctx := context.Background()
-	var v view
-	vs, err := s.Versions(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.versions = len(vs)
-	if len(vs) > 0 {
-		v.newest = vs[0].Hash
-		doc, _, err := s.Document(ctx, "a", 1)
-		if err != nil || dynamo.ContentHash(doc) != vs[0].Hash {
-			t.Fatalf("the newest version does not rebuild to its hash: %v", err)
-		}
-	}
-	items, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, it := range items {
-		v.archive = append(v.archive, it.Item.ID)
-	}
-	if err := s.StoryItems(ctx, t0.Add(-time.Hour), func(dynamo.StoryItem) error { v.stories++; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	agg, err := s.Aggregate(ctx, dynamo.AggregateQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.aggr = len(agg)
-	page, err := s.Page(ctx, dynamo.PageQuery{SourceID: "a", From: 1, To: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.paged, v.last = len(page.Items), page.Last
-	return v
-}
-
-func (v view) same(o view) bool {
-	return v.versions == o.versions && v.newest == o.newest && slices.Equal(v.archive, o.archive) &&
-		v.stories == o.stories && v.aggr == o.aggr && v.paged == o.paged && v.last == o.last
-}
-
-func (v view) String() string {
-	return fmt.Sprintf("%d versions (newest %.8s), %d archived, %d story items, %d aggregated, %d paged (last %d)",
-		v.versions, v.newest, len(v.archive), v.stories, v.aggr, v.paged, v.last)
+	return storetest.Look(t, s, "a", t0.Add(-time.Hour))
 }
 
 // TestBatchedVersionIsHiddenUntilPublished writes a version of 100 items,
@@ -98,9 +43,9 @@ func TestBatchedVersionIsHiddenUntilPublished(t *testing.T) {
 	var writes, hidden int
 	s.wrote = func(time.Duration) {
 		writes++
-		if now := look(t, s); now.same(before) {
+		if now := look(t, s); now.Same(before) {
 			hidden++
-		} else if now.versions != before.versions+1 {
+		} else if now.Versions != before.Versions+1 {
 			t.Errorf("after transaction %d of the version, readers see %v; before it they saw %v", writes, now, before)
 		}
 	}
@@ -112,7 +57,7 @@ func TestBatchedVersionIsHiddenUntilPublished(t *testing.T) {
 		t.Errorf("%d transactions, %d of them leaving the version hidden; want %d and %d", writes, hidden, want, want-1)
 	}
 	after := look(t, s)
-	if res.Version == nil || len(res.NewItems) != 90 || after.versions != 2 || len(after.archive) != 190 || after.stories != 190 || after.aggr != 190 || after.paged != 190 || after.last != 190 {
+	if res.Version == nil || len(res.NewItems) != 90 || after.Versions != 2 || len(after.Archive) != 190 || after.Stories != 190 || after.Aggregate != 190 || after.Paged != 190 || after.Last != 190 {
 		t.Errorf("after the version: %v, result %+v", after, res)
 	}
 	var staged, staging int
@@ -155,13 +100,13 @@ func TestStoppedBatchedVersion(t *testing.T) {
 		WHERE rev_id > (SELECT published_rev FROM sources WHERE id = 'a')`).Scan(&left); err != nil || left == 0 {
 		t.Fatalf("%d revisions left beyond the published one (%v): the stop was not between batches", left, err)
 	}
-	if now := look(t, s); !now.same(before) {
+	if now := look(t, s); !now.Same(before) {
 		t.Errorf("after the stop, readers see %v; before it, %v", now, before)
 	}
 	res := record(t, s, "a", at, next)
 	after := look(t, s)
-	if res.Version == nil || len(res.NewItems) != 300 || after.versions != 2 || len(after.archive) != 800 ||
-		after.stories != 800 || after.paged != 800 || after.last != 800 {
+	if res.Version == nil || len(res.NewItems) != 300 || after.Versions != 2 || len(after.Archive) != 800 ||
+		after.Stories != 800 || after.Paged != 800 || after.Last != 800 {
 		t.Errorf("the version stored again: %+v, readers see %v", res.Version, after)
 	}
 	var unpublished, orphans int

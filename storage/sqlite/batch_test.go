@@ -2,74 +2,17 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/storetest"
 )
 
-// view is what readers see of source a: its versions, the newest one's
-// hash, the archive's items, the items a detector of stories and an
-// aggregate read, and the first archived page.
-type view struct {
-	versions  int
-	newest    string
-	archive   []string
-	stories   int
-	aggregate int
-	paged     int   // items on the archived page of numbers 1 to 1000
-	last      int64 // the highest item number that page names
-}
-
-func look(t *testing.T, s *Store) view {
+// look is what readers see of source a (storetest.View).
+func look(t *testing.T, s *Store) storetest.View {
 	t.Helper()
-	ctx := context.Background()
-	var v view
-	vs, err := s.Versions(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.versions = len(vs)
-	if len(vs) > 0 {
-		v.newest = vs[0].Hash
-		doc, _, err := s.Document(ctx, "a", 1)
-		if err != nil || dynamo.ContentHash(doc) != vs[0].Hash {
-			t.Fatalf("the newest version does not rebuild to its hash: %v", err)
-		}
-	}
-	items, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, it := range items {
-		v.archive = append(v.archive, it.Item.ID)
-	}
-	if err := s.StoryItems(ctx, t0.Add(-time.Hour), func(dynamo.StoryItem) error { v.stories++; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	agg, err := s.Aggregate(ctx, dynamo.AggregateQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.aggregate = len(agg)
-	page, err := s.Page(ctx, dynamo.PageQuery{SourceID: "a", From: 1, To: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v.paged, v.last = len(page.Items), page.Last
-	return v
-}
-
-func (v view) String() string {
-	return fmt.Sprintf("%d versions (newest %.8s), %d archived, %d story items, %d aggregated, %d paged (last %d)",
-		v.versions, v.newest, len(v.archive), v.stories, v.aggregate, v.paged, v.last)
-}
-
-func sameView(a, b view) bool {
-	return a.versions == b.versions && a.newest == b.newest && slices.Equal(a.archive, b.archive) &&
-		a.stories == b.stories && a.aggregate == b.aggregate && a.paged == b.paged && a.last == b.last
+	return storetest.Look(t, s, "a", t0.Add(-time.Hour))
 }
 
 // TestBatchedVersionIsHiddenUntilPublished writes a version of 100 items,
@@ -89,9 +32,9 @@ func TestBatchedVersionIsHiddenUntilPublished(t *testing.T) {
 	var writes, hidden int
 	s.wrote = func(time.Duration) {
 		writes++
-		if now := look(t, s); sameView(now, before) {
+		if now := look(t, s); now.Same(before) {
 			hidden++
-		} else if now.versions != before.versions+1 {
+		} else if now.Versions != before.Versions+1 {
 			t.Errorf("after write %d of the version, readers see %v; before it they saw %v", writes, now, before)
 		}
 	}
@@ -103,7 +46,7 @@ func TestBatchedVersionIsHiddenUntilPublished(t *testing.T) {
 		t.Errorf("%d write transactions, %d of them leaving the version hidden; want %d and %d", writes, hidden, want, want-1)
 	}
 	after := look(t, s)
-	if res.Version == nil || len(res.NewItems) != 90 || after.versions != 2 || len(after.archive) != 190 || after.stories != 190 || after.aggregate != 190 || after.paged != 190 || after.last != 190 {
+	if res.Version == nil || len(res.NewItems) != 90 || after.Versions != 2 || len(after.Archive) != 190 || after.Stories != 190 || after.Aggregate != 190 || after.Paged != 190 || after.Last != 190 {
 		t.Errorf("after the version: %v, result %+v", after, res)
 	}
 	var staged, staging int
@@ -139,12 +82,12 @@ func TestBatchedVersionTakenOver(t *testing.T) {
 	big := page("a", 1, 100, 50)
 	res := store(t, s, "a", big)
 	v := look(t, s)
-	if res.Version == nil || res.Version.Seq != 3 || v.versions != 3 || v.newest != dynamo.ContentHash(big) {
+	if res.Version == nil || res.Version.Seq != 3 || v.Versions != 3 || v.Newest != dynamo.ContentHash(big) {
 		t.Fatalf("the large version after the small one: result %+v, readers see %v", res.Version, v)
 	}
 	// 100 + 5 new in the small version + 50 new in the large one.
-	if len(v.archive) != 155 || len(res.NewItems) != 50 {
-		t.Errorf("%d items archived, %d new in the large version; want 155 and 50", len(v.archive), len(res.NewItems))
+	if len(v.Archive) != 155 || len(res.NewItems) != 50 {
+		t.Errorf("%d items archived, %d new in the large version; want 155 and 50", len(v.Archive), len(res.NewItems))
 	}
 	for seq := 1; seq <= 3; seq++ {
 		doc, _, err := s.Document(context.Background(), "a", 4-seq)

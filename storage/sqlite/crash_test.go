@@ -196,7 +196,7 @@ func TestCrashDuringBatches(t *testing.T) {
 	s := openPath(t, path)
 	s.batch = 50
 	before := look(t, s)
-	if before.versions != 1 || len(before.archive) != 500 || before.stories != 500 || before.aggregate != 500 {
+	if before.Versions != 1 || len(before.Archive) != 500 || before.Stories != 500 || before.Aggregate != 500 {
 		t.Errorf("while the child is in the middle of its batches, readers see %v; want 1 version of 500 items", before)
 	}
 	var staged int
@@ -212,14 +212,14 @@ func TestCrashDuringBatches(t *testing.T) {
 	if err := s.r.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 		t.Fatalf("integrity_check after the kill: %s %v", check, err)
 	}
-	if now := look(t, s); !sameView(now, before) {
+	if now := look(t, s); !now.Same(before) {
 		t.Errorf("after the kill, readers see %v; before it, %v", now, before)
 	}
 	next := page("a", 1, 500, 300)
 	res := store(t, s, "a", next)
 	after := look(t, s)
-	if res.Version == nil || len(res.NewItems) != 300 || after.versions != 2 || after.newest != dynamo.ContentHash(next) ||
-		len(after.archive) != 800 || after.stories != 800 {
+	if res.Version == nil || len(res.NewItems) != 300 || after.Versions != 2 || after.Newest != dynamo.ContentHash(next) ||
+		len(after.Archive) != 800 || after.Stories != 800 {
 		t.Errorf("the version stored again after the kill: %+v, readers see %v", res.Version, after)
 	}
 	var left, orphans int
