@@ -2,13 +2,8 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
@@ -18,21 +13,10 @@ import (
 func (s *Store) lastSeq(ctx context.Context, sourceID string) (int, error) {
 	var n int
 	err := s.pool.QueryRow(ctx, "SELECT last_seq FROM sources WHERE id = $1", sourceID).Scan(&n)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("collection %s: %w", sourceID, dynamo.ErrNotFound)
-	}
 	if err != nil {
-		return 0, fmt.Errorf("collection %s: %w", sourceID, err)
+		return 0, fmt.Errorf("collection %s: %w", sourceID, notFound(err))
 	}
 	return n, nil
-}
-
-// seqOf turns a version index (1 = newest) into a sequence number.
-func seqOf(sourceID string, index, last int) (int, error) {
-	if index < 1 || index > last {
-		return 0, fmt.Errorf("version %d of %s: %w", index, sourceID, dynamo.ErrNotFound)
-	}
-	return last - index + 1, nil
 }
 
 // Versions lists a collection's versions, newest first.
@@ -41,17 +25,8 @@ func (s *Store) Versions(ctx context.Context, sourceID string) ([]dynamo.Version
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT seq, seen_at, hash, title, item_count, added, removed
-		FROM versions WHERE source_id = $1 ORDER BY seq DESC`, sourceID)
-	if err != nil {
-		return nil, fmt.Errorf("versions of %s: %w", sourceID, err)
-	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.Version, error) {
-		v := dynamo.Version{SourceID: sourceID}
-		err := row.Scan(&v.Seq, &v.SeenAt, &v.Hash, &v.Title, &v.Items, &v.Added, &v.Removed)
-		v.SeenAt, v.Index = v.SeenAt.UTC(), last-v.Seq+1
-		return v, err
-	})
+	rows, err := s.pool.Query(ctx, `SELECT `+archive.VersionColumns+` FROM versions WHERE source_id = $1 ORDER BY seq DESC`, sourceID)
+	list, err := collect(rows, err, func(row archive.Scanner) (dynamo.Version, error) { return archive.ScanVersion(row, sourceID, last) })
 	if err != nil {
 		return nil, fmt.Errorf("versions of %s: %w", sourceID, err)
 	}
@@ -64,28 +39,18 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 	if err != nil {
 		return nil, nil, err
 	}
-	seq, err := seqOf(sourceID, index, last)
+	seq, err := archive.SeqOf(sourceID, index, last)
 	if err != nil {
 		return nil, nil, err
 	}
-	doc := &dynamo.Resource{}
 	v := &dynamo.Version{SourceID: sourceID, Seq: seq, Index: index}
-	var channel, revs []byte
+	var revs []byte
 	var indexes []int32
-	err = s.pool.QueryRow(ctx, `SELECT url, rss_id, stamp, channel, seen_at, hash, title, item_count, added, removed,
-			revs, indexes
-		FROM versions WHERE source_id = $1 AND seq = $2`, sourceID, seq).Scan(
-		&doc.URL, &doc.RSSID, &doc.Timestamp, &channel, &v.SeenAt, &v.Hash, &v.Title, &v.Items, &v.Added, &v.Removed,
-		&revs, &indexes)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil, fmt.Errorf("version %d of %s: %w", index, sourceID, dynamo.ErrNotFound)
-	}
+	doc, err := archive.ScanHead(s.pool.QueryRow(ctx, `SELECT url, rss_id, stamp, channel, seen_at, hash, title, item_count,
+			added, removed, revs, indexes
+		FROM versions WHERE source_id = $1 AND seq = $2`, sourceID, seq), v, &revs, &indexes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
-	}
-	doc.Timestamp, v.SeenAt = doc.Timestamp.UTC(), v.SeenAt.UTC()
-	if err := json.Unmarshal(channel, &doc.Channel); err != nil {
-		return nil, nil, fmt.Errorf("version %d of %s: channel: %w", index, sourceID, err)
+		return nil, nil, fmt.Errorf("version %d of %s: %w", index, sourceID, notFound(err))
 	}
 	q, err := versionQuery(sourceID, revs, indexes, nil, 0)
 	if err != nil {
@@ -100,17 +65,6 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 	}
 	return doc, v, nil
 }
-
-// itemColumns is what scanItem reads: the revision r, the item i, its
-// duplicate record d and the item's index attribute.
-const itemColumns = `r.source_id, r.item_key, r.doc_id, r.title, r.link, r.description, r.plain_text,
-	r.image, r.extensions, r.media, r.id_from_content, i.first_seen, coalesce(i.last_seen, s.last_version_at),
-	d.primary_source, d.primary_item, coalesce(d.rule, ''), coalesce(d.score, 0), d.matched_source, d.matched_item`
-
-// itemJoins joins a revision r to its source, item and duplicate record.
-const itemJoins = `JOIN sources s ON s.id = r.source_id
-	JOIN items i ON i.source_id = r.source_id AND i.item_id = r.item_key
-	LEFT JOIN duplicates d ON d.source_id = r.source_id AND d.item_id = r.item_key`
 
 type query struct {
 	sql  string
@@ -128,9 +82,9 @@ func versionQuery(sourceID string, packed []byte, indexes []int32, conds []dynam
 	if err != nil {
 		return query{}, err
 	}
-	return query{`SELECT ` + itemColumns + `, coalesce(($4::int[])[u.pos], u.pos)
+	return query{`SELECT ` + archive.ItemColumns + `, coalesce(($4::int[])[u.pos], u.pos)
 		FROM unnest($3::int8[]) WITH ORDINALITY AS u(rev, pos)
-		JOIN item_revisions r ON r.rev_id = u.rev ` + itemJoins + `
+		JOIN item_revisions r ON r.rev_id = u.rev ` + archive.ItemJoins + `
 		WHERE r.source_id = $1 AND ` + where + `
 		ORDER BY u.pos LIMIT $2`, args}, nil
 }
@@ -145,54 +99,7 @@ func limitArg(limit int) any {
 
 func (s *Store) queryItems(ctx context.Context, q query) ([]dynamo.ArchivedItem, error) {
 	rows, err := s.pool.Query(ctx, q.sql, q.args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.ArchivedItem, error) { return scanItem(row) })
-}
-
-func scanItem(row pgx.Row) (dynamo.ArchivedItem, error) {
-	var (
-		a                  dynamo.ArchivedItem
-		key                string
-		docID, psrc, pitem *string
-		msrc, mitem        *string
-		image, extensions  []byte
-		mediaJSON          []byte
-		index              int64
-	)
-	it := &a.Item
-	err := row.Scan(&a.SourceID, &key, &docID, &it.Title, &it.Link, &it.Description, &it.Text,
-		&image, &extensions, &mediaJSON, &it.IDFromContent, &a.FirstSeen, &a.LastSeen,
-		&psrc, &pitem, &a.DuplicateRule, &a.DuplicateScore, &msrc, &mitem, &index)
-	if err != nil {
-		return a, err
-	}
-	it.ID, it.Index = key, int(index)
-	if docID != nil {
-		it.ID = *docID
-	}
-	if image != nil {
-		if err := json.Unmarshal(image, &it.Image); err != nil {
-			return a, fmt.Errorf("item %s image: %w", key, err)
-		}
-	}
-	if extensions != nil {
-		if err := json.Unmarshal(extensions, &it.Extensions); err != nil {
-			return a, fmt.Errorf("item %s extensions: %w", key, err)
-		}
-	}
-	if err := archive.ReadMedia(mediaJSON, it); err != nil {
-		return a, err
-	}
-	if psrc != nil && pitem != nil {
-		a.DuplicateOf = &dynamo.ItemKey{SourceID: *psrc, ItemID: *pitem}
-	}
-	if msrc != nil && mitem != nil {
-		a.DuplicateMatched = &dynamo.ItemKey{SourceID: *msrc, ItemID: *mitem}
-	}
-	a.FirstSeen, a.LastSeen = a.FirstSeen.UTC(), a.LastSeen.UTC()
-	return a, nil
+	return collect(rows, err, archive.ScanItem)
 }
 
 // Items answers archive and version queries: conditions run in the
@@ -224,7 +131,7 @@ func (s *Store) Items(ctx context.Context, q dynamo.ItemQuery) ([]dynamo.Archive
 // versionItemsQuery compiles a query on version q.Version of a collection
 // of last versions.
 func (s *Store) versionItemsQuery(ctx context.Context, q dynamo.ItemQuery, last int) (query, error) {
-	seq, err := seqOf(q.SourceID, q.Version, last)
+	seq, err := archive.SeqOf(q.SourceID, q.Version, last)
 	if err != nil {
 		return query{}, err
 	}
@@ -232,11 +139,8 @@ func (s *Store) versionItemsQuery(ctx context.Context, q dynamo.ItemQuery, last 
 	var indexes []int32
 	err = s.pool.QueryRow(ctx, "SELECT revs, indexes FROM versions WHERE source_id = $1 AND seq = $2",
 		q.SourceID, seq).Scan(&revs, &indexes)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return query{}, fmt.Errorf("version %d: %w", q.Version, dynamo.ErrNotFound)
-	}
 	if err != nil {
-		return query{}, fmt.Errorf("version %d: %w", q.Version, err)
+		return query{}, fmt.Errorf("version %d: %w", q.Version, notFound(err))
 	}
 	return versionQuery(q.SourceID, revs, indexes, q.Conditions, q.Max)
 }
@@ -247,13 +151,13 @@ func archiveQuery(q dynamo.ItemQuery) (query, error) {
 	if err != nil {
 		return query{}, err
 	}
-	where, args = seenBetween(where, args, q.Since, q.Until)
+	where, args = archive.SeenBetween(where, args, q.Since, q.Until, stampArg, archive.NumberedParam)
 	// The joins come after the limit, so that they cost per item answered
 	// rather than per item matched.
-	return query{`SELECT ` + itemColumns + `, r.first_index FROM (
+	return query{`SELECT ` + archive.ItemColumns + `, r.first_index FROM (
 			SELECT * FROM item_revisions r WHERE r.source_id = $1 AND r.latest
 				AND r.rev_id <= (SELECT published_rev FROM sources WHERE id = $1) AND ` + where + `
-			ORDER BY ` + archiveOrder(q.Conditions, false) + ` LIMIT $2) AS r ` + itemJoins + `
+			ORDER BY ` + archiveOrder(q.Conditions, false) + ` LIMIT $2) AS r ` + archive.ItemJoins + `
 		ORDER BY r.first_seen DESC, r.first_pos`, args}, nil
 }
 
@@ -265,23 +169,20 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}
-	where, args = seenBetween(where, args, q.Since, q.Until)
+	where, args = archive.SeenBetween(where, args, q.Since, q.Until, stampArg, archive.NumberedParam)
 	if !q.IncludeDuplicates {
 		where += " AND NOT EXISTS (SELECT 1 FROM duplicates d WHERE d.source_id = r.source_id AND d.item_id = r.item_key)"
 	}
-	items, err := s.queryItems(ctx, query{`SELECT ` + itemColumns + `, r.first_index FROM (
+	items, err := s.queryItems(ctx, query{`SELECT ` + archive.ItemColumns + `, r.first_index FROM (
 			SELECT * FROM item_revisions r
 			WHERE r.latest AND ($1 = '' OR r.source_id IN (SELECT id FROM sources WHERE category = $1))
 				AND r.rev_id <= (SELECT published_rev FROM sources p WHERE p.id = r.source_id) AND ` + where + `
-			ORDER BY ` + archiveOrder(q.Conditions, true) + ` LIMIT $2) AS r ` + itemJoins + `
+			ORDER BY ` + archiveOrder(q.Conditions, true) + ` LIMIT $2) AS r ` + archive.ItemJoins + `
 		ORDER BY r.first_seen DESC, r.source_id, r.first_pos`, args})
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}
-	out := make([]dynamo.AggregatedItem, len(items))
-	for i, it := range items {
-		out[i].ArchivedItem = it
-	}
+	out := archive.Aggregated(items)
 	if err := s.alsoIn(ctx, out); err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}
@@ -293,11 +194,8 @@ func (s *Store) alsoIn(ctx context.Context, items []dynamo.AggregatedItem) error
 	if len(items) == 0 {
 		return nil
 	}
-	byKey := map[dynamo.ItemKey]*dynamo.AggregatedItem{}
 	var srcs, ids []string
-	for i := range items {
-		k := dynamo.ItemKey{SourceID: items[i].SourceID, ItemID: items[i].Item.ID}
-		byKey[k] = &items[i]
+	for _, k := range archive.ItemKeys(items) {
 		srcs, ids = append(srcs, k.SourceID), append(ids, k.ItemID)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT d.primary_source, d.primary_item, d.source_id, d.item_id
@@ -306,63 +204,22 @@ func (s *Store) alsoIn(ctx context.Context, items []dynamo.AggregatedItem) error
 	if err != nil {
 		return fmt.Errorf("duplicates: %w", err)
 	}
-	var p, dup dynamo.ItemKey
-	_, err = pgx.ForEachRow(rows, []any{&p.SourceID, &p.ItemID, &dup.SourceID, &dup.ItemID}, func() error {
-		if it := byKey[p]; it != nil {
-			it.AlsoIn = append(it.AlsoIn, dup)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("duplicates: %w", err)
-	}
-	return nil
-}
-
-// storyItemColumns is what scanStoryItem reads: an item i, its latest
-// revision r, its source s and its duplicate record d. storyItemJoins
-// leaves out the items of a version not yet published (first_seq beyond
-// the source's last_seq, docs/STORAGE.md "Large versions").
-const storyItemColumns = `i.source_id, i.item_id, i.first_seen, r.title, r.description, s.title_prefix,
-	d.primary_source, d.primary_item, coalesce(i.story_seq, 0)`
-
-const storyItemJoins = `JOIN item_revisions r ON r.rev_id = i.latest_rev
-	JOIN sources s ON s.id = i.source_id AND i.first_seq <= s.last_seq
-	LEFT JOIN duplicates d ON d.source_id = i.source_id AND d.item_id = i.item_id`
-
-func scanStoryItem(row pgx.Row) (dynamo.StoryItem, error) {
-	var it dynamo.StoryItem
-	var psrc, pitem *string
-	err := row.Scan(&it.Key.SourceID, &it.Key.ItemID, &it.FirstSeen, &it.Title, &it.Description, &it.TitlePrefix,
-		&psrc, &pitem, &it.Seq)
-	if psrc != nil && pitem != nil {
-		it.DuplicateOf = &dynamo.ItemKey{SourceID: *psrc, ItemID: *pitem}
-	}
-	it.FirstSeen = it.FirstSeen.UTC()
-	return it, err
+	defer rows.Close()
+	return archive.AlsoIn(items, rows)
 }
 
 // StoryItems calls fn for every item first seen at or after since, oldest
 // first: items numbered by RecordPoll in their numbers' order (the order
 // their polls decided them), after those never numbered.
 func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.StoryItem) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT `+storyItemColumns+` FROM items i `+storyItemJoins+`
+	rows, err := s.pool.Query(ctx, `SELECT `+archive.StoryItemColumns+` FROM items i `+archive.StoryItemJoins+`
 		WHERE i.first_seen >= $1
 		ORDER BY i.story_seq IS NOT NULL, i.story_seq, i.first_seen, i.source_id, i.first_pos`, since)
 	if err != nil {
 		return fmt.Errorf("story items: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		it, err := scanStoryItem(rows)
-		if err != nil {
-			return fmt.Errorf("story items: %w", err)
-		}
-		if err := fn(it); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := archive.Each(rows, archive.ScanStoryItem, fn); err != nil {
 		return fmt.Errorf("story items: %w", err)
 	}
 	return nil
@@ -370,18 +227,3 @@ func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.
 
 // Stats counts the store from the sources' summaries.
 func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) { return archive.Stats(ctx, s) }
-
-// seenBetween adds to a WHERE clause on item_revisions r the bounds of when
-// the items were first seen: at or after since, before until; a zero time
-// is no bound. The placeholders number after args.
-func seenBetween(where string, args []any, since, until time.Time) (string, []any) {
-	if !since.IsZero() {
-		args = append(args, stamp(since))
-		where += " AND r.first_seen >= $" + strconv.Itoa(len(args))
-	}
-	if !until.IsZero() {
-		args = append(args, stamp(until))
-		where += " AND r.first_seen < $" + strconv.Itoa(len(args))
-	}
-	return where, args
-}

@@ -46,7 +46,7 @@ func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePa
 		if err != nil {
 			return fmt.Errorf("items: %w", err)
 		}
-		p.Items, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.ArchivedItem, error) { return scanItem(row) })
+		p.Items, err = collect(rows, nil, archive.ScanItem)
 		if err != nil {
 			return fmt.Errorf("items: %w", err)
 		}
@@ -82,8 +82,8 @@ func pageQuery(q dynamo.PageQuery) (query, error) {
 	if err != nil {
 		return query{}, err
 	}
-	return query{`SELECT ` + itemColumns + `, p.arch_seq
-		FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + itemJoins + `
+	return query{`SELECT ` + archive.ItemColumns + `, p.arch_seq
+		FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + archive.ItemJoins + `
 		WHERE p.source_id = $1 AND p.arch_seq BETWEEN $2 AND $3 AND ` + where + `
 		ORDER BY p.arch_seq DESC`, args}, nil
 }

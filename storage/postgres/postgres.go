@@ -13,6 +13,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 // Store is a dynamo.Store backed by a PostgreSQL database.
@@ -113,4 +115,21 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// notFound is err, with the driver's "no rows" read as dynamo.ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return dynamo.ErrNotFound
+	}
+	return err
+}
+
+// collect reads every row of a query's result with scan, and closes it.
+func collect[T any](rows pgx.Rows, err error, scan func(archive.Scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return archive.Collect(rows, scan)
 }

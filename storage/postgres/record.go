@@ -247,14 +247,14 @@ func numberStories(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, result
 	if err != nil {
 		return fmt.Errorf("number new items: %w", err)
 	}
-	rows, err := tx.Query(ctx, `SELECT `+storyItemColumns+` FROM items i `+storyItemJoins+`
+	rows, err := tx.Query(ctx, `SELECT `+archive.StoryItemColumns+` FROM items i `+archive.StoryItemJoins+`
 		WHERE i.story_seq > $1 AND i.first_seen >= $4 AND NOT (i.source_id = $2 AND i.item_id = ANY($3))
 		ORDER BY i.story_seq`,
 		rec.StoriesAfter, rec.SourceID, keys, stamp(rec.StoriesSince))
 	if err != nil {
 		return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
 	}
-	result.StoredSince, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.StoryItem, error) { return scanStoryItem(row) })
+	result.StoredSince, err = collect(rows, nil, archive.ScanStoryItem)
 	if err != nil {
 		return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
 	}
@@ -283,7 +283,7 @@ func stateArgs(rec dynamo.PollRecord, at time.Time, result dynamo.PollResult, up
 		logAt = at
 	}
 	return []any{rec.SourceID, st.ETag, st.LastModified, st.BodyHash, stamp(st.LastPoll), stamp(st.NextPoll),
-		stamp(st.LastChange), string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule),
+		stamp(st.LastChange), string(st.LastStatus), st.Errors, st.LastError, archive.ScheduleArg(st.Schedule),
 		versionAt, string(upd.Log.Status), archive.WarningsText(st.Warnings),
 		stamp(logAt), int64(upd.Log.Duration), upd.Log.NewItems, upd.Log.Error, upd.Log.HTTPStatus, upd.Log.Bytes}
 }

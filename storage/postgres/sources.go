@@ -2,11 +2,8 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,104 +12,37 @@ import (
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// sourceColumns is what scanSource reads, in its order.
-const sourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category, s.title_prefix,
-	s.subscribers, s.timezone, s.paused, s.created_at,
-	s.etag, s.last_modified, s.body_hash, s.last_poll, s.next_poll, s.last_change,
-	s.last_status, s.errors, s.last_error, s.schedule,
-	s.title, s.last_seq, s.item_count,
-	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
-	s.last_version_at, s.poll_counts, s.lease_owner, s.lease_expires,
-	s.selectors, s.poll_warnings, s.ignore_robots, s.user_title`
+// sourceColumns is what archive.ScanSource reads: the shared columns,
+// then the poll counts, kept as one jsonb column.
+const sourceColumns = archive.SourceColumns + ", s.poll_counts"
 
-func scanSource(row pgx.Row) (dynamo.Source, error) {
-	var (
-		s          dynamo.Source
-		interval   int64
-		kind       string
-		status     string
-		schedule   []byte
-		polls      map[string]int
-		duplicates int64
-		selectors  string
-		warnings   string
-	)
-	st, sum := &s.State, &s.Summary
-	err := row.Scan(&s.ID, &s.URL, &kind, &interval, &s.Policy, &s.Category, &s.TitlePrefix,
-		&s.Subscribers, &s.Timezone, &s.Paused, &s.CreatedAt,
-		&st.ETag, &st.LastModified, &st.BodyHash, &st.LastPoll, &st.NextPoll, &st.LastChange,
-		&status, &st.Errors, &st.LastError, &schedule,
-		&sum.Title, &sum.Versions, &sum.Items, &duplicates,
-		&sum.LastVersionAt, &polls, &sum.LeaseOwner, &sum.LeaseExpires,
-		&selectors, &warnings, &s.IgnoreRobots, &s.Title)
-	if err != nil {
-		return s, err
-	}
-	if err := s.SetSelectorsText(selectors); err != nil {
-		return s, err
-	}
-	if st.Warnings, err = archive.ParseWarnings(warnings); err != nil {
-		return s, fmt.Errorf("source %s: %w", s.ID, err)
-	}
-	s.Kind = dynamo.SourceKind(kind)
-	s.Interval = dynamo.Duration(interval)
-	st.LastStatus = dynamo.PollStatus(status)
-	if schedule != nil {
-		st.Schedule = json.RawMessage(schedule)
-	}
-	sum.Duplicates = int(duplicates)
-	if len(polls) > 0 {
-		sum.Polls = polls
-	}
-	for _, t := range []*time.Time{&s.CreatedAt, &st.LastPoll, &st.NextPoll, &st.LastChange, &sum.LastVersionAt, &sum.LeaseExpires} {
-		*t = t.UTC()
-	}
-	return s, nil
-}
-
+// collectSources reads the rows of sourceColumns.
 func collectSources(rows pgx.Rows) ([]dynamo.Source, error) {
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.Source, error) { return scanSource(row) })
+	defer rows.Close()
+	return archive.Collect(rows, archive.ScanSource)
 }
 
 // stamp prepares a time for storage: PostgreSQL keeps microseconds.
 func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// scheduleArg stores an empty schedule as NULL.
-func scheduleArg(raw json.RawMessage) any {
-	if len(raw) == 0 {
-		return nil
-	}
-	return string(raw)
-}
+// stampArg is stamp as the shared code's writers take it (archive.SubscriptionArgs).
+func stampArg(t time.Time) any { return stamp(t) }
 
 // CreateSource stores a new source, or revives a removed one with its
 // archive. A zero CreatedAt is set to now.
 func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
-	if src.ID == "" {
-		return fmt.Errorf("create source: empty id: %w", dynamo.ErrInvalid)
+	if err := archive.PrepareNew(src); err != nil {
+		return err
 	}
-	if src.CreatedAt.IsZero() {
-		src.CreatedAt = time.Now()
-	}
-	src.CreatedAt = stamp(src.CreatedAt)
-	st := src.State
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO sources (id, url, kind, interval_ns, policy, category, title_prefix,
-				subscribers, timezone, paused, created_at,
-				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule,
-				selectors, poll_warnings, ignore_robots, user_title)
+		tag, err := tx.Exec(ctx, `INSERT INTO sources (`+archive.NewSourceColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
 			ON CONFLICT (id) DO UPDATE SET url = $2, kind = $3, interval_ns = $4, policy = $5, category = $6,
 				title_prefix = $7, subscribers = $8, timezone = $9, paused = $10, created_at = $11,
 				etag = $12, last_modified = $13, body_hash = $14, last_poll = $15, next_poll = $16,
 				last_change = $17, last_status = $18, errors = $19, last_error = $20, schedule = $21,
 				selectors = $22, poll_warnings = $23, ignore_robots = $24, user_title = $25, removed = false, lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
-			WHERE sources.removed`,
-			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category, src.TitlePrefix,
-			src.Subscribers, src.Timezone, src.Paused, src.CreatedAt,
-			st.ETag, st.LastModified, st.BodyHash, stamp(st.LastPoll), stamp(st.NextPoll), stamp(st.LastChange),
-			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule),
-			src.SelectorsText(), archive.WarningsText(st.Warnings), src.IgnoreRobots, src.Title)
+			WHERE sources.removed`, archive.NewSourceArgs(src, stampArg)...)
 		if err != nil {
 			return err
 		}
@@ -129,12 +59,9 @@ func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
 
 // Source returns one source, active or removed with its archive kept.
 func (s *Store) Source(ctx context.Context, id string) (*dynamo.Source, error) {
-	src, err := scanSource(s.pool.QueryRow(ctx, "SELECT "+sourceColumns+" FROM sources s WHERE s.id = $1", id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("source %s: %w", id, dynamo.ErrNotFound)
-	}
+	src, err := archive.ScanSource(s.pool.QueryRow(ctx, "SELECT "+sourceColumns+" FROM sources s WHERE s.id = $1", id))
 	if err != nil {
-		return nil, fmt.Errorf("source %s: %w", id, err)
+		return nil, fmt.Errorf("source %s: %w", id, notFound(err))
 	}
 	return &src, nil
 }
@@ -162,16 +89,7 @@ func (s *Store) EachSource(ctx context.Context, collections bool, fn func(*dynam
 		return fmt.Errorf("list %s: %w", what, err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		src, err := scanSource(rows)
-		if err != nil {
-			return fmt.Errorf("list %s: %w", what, err)
-		}
-		if err := fn(&src); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := archive.Each(rows, archive.ScanSource, func(src dynamo.Source) error { return fn(&src) }); err != nil {
 		return fmt.Errorf("list %s: %w", what, err)
 	}
 	return nil
@@ -188,9 +106,7 @@ func (s *Store) UpdateSource(ctx context.Context, src *dynamo.Source) error {
 				etag = CASE WHEN url = $2 THEN etag ELSE '' END,
 				last_modified = CASE WHEN url = $2 THEN last_modified ELSE '' END,
 				body_hash = CASE WHEN url = $2 THEN body_hash ELSE '' END
-			WHERE id = $1 AND NOT removed`,
-			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category,
-			src.TitlePrefix, src.Subscribers, src.Timezone, src.Paused, src.SelectorsText(), src.IgnoreRobots, src.Title)
+			WHERE id = $1 AND NOT removed`, archive.ConfigArgs(src)...)
 		if err != nil {
 			return err
 		}
@@ -258,8 +174,8 @@ const leaseDue = `WITH due AS (
 // is not handed out again until its lease expires, so that a poll still in
 // flight is not started twice.
 func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration, hosts dynamo.LeaseHosts) ([]dynamo.Source, error) {
-	if owner == "" {
-		return nil, fmt.Errorf("lease due sources: empty owner: %w", dynamo.ErrInvalid)
+	if err := archive.CheckOwner("lease due sources", owner); err != nil {
+		return nil, err
 	}
 	if limit <= 0 {
 		return nil, nil
@@ -276,7 +192,7 @@ func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit
 	if err != nil {
 		return nil, fmt.Errorf("lease due sources: %w", err)
 	}
-	sortByNextPoll(list)
+	archive.SortByNextPoll(list)
 	return list, nil
 }
 
@@ -295,21 +211,10 @@ func (s *Store) leaseDueByHost(ctx context.Context, owner string, now time.Time,
 		if err != nil {
 			return err
 		}
-		var ids, urls []string
-		for rows.Next() {
-			var id, url string
-			if err := rows.Scan(&id, &url); err != nil {
-				rows.Close()
-				return err
-			}
-			ids, urls = append(ids, id), append(urls, url)
-		}
-		if err := rows.Err(); err != nil {
+		chosen, err := archive.PickDue(rows, hosts, limit)
+		rows.Close()
+		if err != nil {
 			return err
-		}
-		var chosen []string
-		for _, i := range hosts.Pick(urls, limit) {
-			chosen = append(chosen, ids[i])
 		}
 		if len(chosen) == 0 {
 			return nil
@@ -325,28 +230,19 @@ func (s *Store) leaseDueByHost(ctx context.Context, owner string, now time.Time,
 	if err != nil {
 		return nil, fmt.Errorf("lease due sources: %w", err)
 	}
-	sortByNextPoll(list)
+	archive.SortByNextPoll(list)
 	return list, nil
-}
-
-func sortByNextPoll(list []dynamo.Source) {
-	slices.SortFunc(list, func(a, b dynamo.Source) int {
-		if c := a.State.NextPoll.Compare(b.State.NextPoll); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
 }
 
 // LeaseSource leases one active source now, due or not.
 func (s *Store) LeaseSource(ctx context.Context, id, owner string, now time.Time, ttl time.Duration) (*dynamo.Source, error) {
-	if owner == "" {
-		return nil, fmt.Errorf("lease source %s: empty owner: %w", id, dynamo.ErrInvalid)
+	if err := archive.CheckOwner("lease source "+id, owner); err != nil {
+		return nil, err
 	}
 	now = stamp(now)
 	// One statement, so one round trip: a poll now costs as little as a
 	// scheduled one. Only when it leases nothing is the reason looked up.
-	src, err := scanSource(s.pool.QueryRow(ctx, `UPDATE sources s SET lease_owner = $2, lease_expires = $4
+	src, err := archive.ScanSource(s.pool.QueryRow(ctx, `UPDATE sources s SET lease_owner = $2, lease_expires = $4
 		WHERE s.id = $1 AND NOT s.removed AND (s.lease_owner IN ('', $2) OR s.lease_expires <= $3)
 		RETURNING `+sourceColumns, id, owner, now, stamp(now.Add(ttl))))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -398,11 +294,8 @@ func (s *Store) SetNextPolls(ctx context.Context, next map[string]time.Time) err
 func (s *Store) Setting(ctx context.Context, key string) (string, error) {
 	var v string
 	err := s.pool.QueryRow(ctx, "SELECT value FROM settings WHERE key = $1", key).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", fmt.Errorf("setting %s: %w", key, dynamo.ErrNotFound)
-	}
 	if err != nil {
-		return "", fmt.Errorf("setting %s: %w", key, err)
+		return "", fmt.Errorf("setting %s: %w", key, notFound(err))
 	}
 	return v, nil
 }
@@ -445,19 +338,13 @@ func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo
 	if limit <= 0 {
 		limit = archive.PollLogLimit
 	}
-	rows, err := s.pool.Query(ctx, `SELECT source_id, at, status, duration_ns, new_items, error, http_status, bytes FROM poll_log
+	rows, err := s.pool.Query(ctx, `SELECT `+archive.PollColumns+` FROM poll_log
 		WHERE source_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, sourceID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
 	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.PollLogEntry, error) {
-		var e dynamo.PollLogEntry
-		var status string
-		var d int64
-		err := row.Scan(&e.SourceID, &e.At, &status, &d, &e.NewItems, &e.Error, &e.HTTPStatus, &e.Bytes)
-		e.At, e.Status, e.Duration = e.At.UTC(), dynamo.PollStatus(status), time.Duration(d)
-		return e, err
-	})
+	defer rows.Close()
+	list, err := archive.Collect(rows, archive.ScanPoll)
 	if err != nil {
 		return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
 	}

@@ -2,45 +2,29 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// subColumns is what scanSubscription reads, in its order.
-const subColumns = `source_id, source_url, hub, topic, state, token, secret, lease_seconds, lease_ends,
-	requested_at, verified_at, last_push, pushes, attempts, last_error, next_action`
-
-func scanSubscription(row pgx.Row) (dynamo.Subscription, error) {
-	var s dynamo.Subscription
-	var state string
-	err := row.Scan(&s.SourceID, &s.SourceURL, &s.Hub, &s.Topic, &state, &s.Token, &s.Secret, &s.LeaseSeconds,
-		&s.LeaseEnds, &s.RequestedAt, &s.VerifiedAt, &s.LastPush, &s.Pushes, &s.Attempts, &s.LastError, &s.NextAction)
-	s.State = dynamo.SubscriptionState(state)
-	for _, t := range []*time.Time{&s.LeaseEnds, &s.RequestedAt, &s.VerifiedAt, &s.LastPush, &s.NextAction} {
-		*t = t.UTC()
-	}
-	return s, err
-}
-
+// collectSubscriptions reads the rows of archive.SubscriptionColumns.
 func collectSubscriptions(rows pgx.Rows) ([]dynamo.Subscription, error) {
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.Subscription, error) { return scanSubscription(row) })
+	defer rows.Close()
+	return archive.Collect(rows, archive.ScanSubscription)
 }
 
 // PutSubscription stores a source's subscription to its hub.
 func (s *Store) PutSubscription(ctx context.Context, sub *dynamo.Subscription) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO websub_subscriptions (`+subColumns+`)
+	_, err := s.pool.Exec(ctx, `INSERT INTO websub_subscriptions (`+archive.SubscriptionColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 		ON CONFLICT (source_id) DO UPDATE SET source_url = $2, hub = $3, topic = $4, state = $5, token = $6,
 			secret = $7, lease_seconds = $8, lease_ends = $9, requested_at = $10, verified_at = $11,
 			last_push = $12, pushes = $13, attempts = $14, last_error = $15, next_action = $16`,
-		sub.SourceID, sub.SourceURL, sub.Hub, sub.Topic, string(sub.State), sub.Token, sub.Secret, sub.LeaseSeconds,
-		stamp(sub.LeaseEnds), stamp(sub.RequestedAt), stamp(sub.VerifiedAt), stamp(sub.LastPush), sub.Pushes,
-		sub.Attempts, sub.LastError, stamp(sub.NextAction))
+		archive.SubscriptionArgs(sub, stampArg)...)
 	if err != nil {
 		return fmt.Errorf("put subscription of %s: %w", sub.SourceID, err)
 	}
@@ -58,19 +42,16 @@ func (s *Store) SubscriptionByToken(ctx context.Context, token string) (*dynamo.
 }
 
 func (s *Store) oneSubscription(ctx context.Context, column, value string) (*dynamo.Subscription, error) {
-	sub, err := scanSubscription(s.pool.QueryRow(ctx, "SELECT "+subColumns+" FROM websub_subscriptions WHERE "+column+" = $1", value))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("subscription: %w", dynamo.ErrNotFound)
-	}
+	sub, err := archive.ScanSubscription(s.pool.QueryRow(ctx, "SELECT "+archive.SubscriptionColumns+" FROM websub_subscriptions WHERE "+column+" = $1", value))
 	if err != nil {
-		return nil, fmt.Errorf("subscription: %w", err)
+		return nil, fmt.Errorf("subscription: %w", notFound(err))
 	}
 	return &sub, nil
 }
 
 // Subscriptions lists every subscription to a hub, by source id.
 func (s *Store) Subscriptions(ctx context.Context) ([]dynamo.Subscription, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+subColumns+" FROM websub_subscriptions ORDER BY source_id")
+	rows, err := s.pool.Query(ctx, "SELECT "+archive.SubscriptionColumns+" FROM websub_subscriptions ORDER BY source_id")
 	if err != nil {
 		return nil, fmt.Errorf("list subscriptions: %w", err)
 	}
@@ -96,7 +77,7 @@ func (s *Store) ClaimSubscriptions(ctx context.Context, now, until time.Time, li
 	rows, err := s.pool.Query(ctx, `UPDATE websub_subscriptions SET next_action = $2
 		WHERE source_id IN (SELECT source_id FROM websub_subscriptions WHERE next_action <= $1
 			ORDER BY next_action LIMIT $3 FOR UPDATE SKIP LOCKED)
-		RETURNING `+subColumns, stamp(now), stamp(until), limit)
+		RETURNING `+archive.SubscriptionColumns, stamp(now), stamp(until), limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim subscriptions: %w", err)
 	}
@@ -117,24 +98,10 @@ func (s *Store) NotePush(ctx context.Context, sourceID string, at time.Time) err
 	return nil
 }
 
-// hubColumns is what scanHubSubscription reads, in its order.
-const hubColumns = `id, topic, callback, secret, lease_seconds, expires, created_at, verified_at,
-	delivered_etag, pending_etag, attempts, next_attempt, deliveries, failures, last_delivery, last_error,
-	lease_owner, lease_expires`
-
-func scanHubSubscription(row pgx.Row) (dynamo.HubSubscription, error) {
-	var h dynamo.HubSubscription
-	err := row.Scan(&h.ID, &h.Topic, &h.Callback, &h.Secret, &h.LeaseSeconds, &h.Expires, &h.CreatedAt, &h.VerifiedAt,
-		&h.DeliveredETag, &h.PendingETag, &h.Attempts, &h.NextAttempt, &h.Deliveries, &h.Failures, &h.LastDelivery,
-		&h.LastError, &h.LeaseOwner, &h.LeaseExpires)
-	for _, t := range []*time.Time{&h.Expires, &h.CreatedAt, &h.VerifiedAt, &h.NextAttempt, &h.LastDelivery, &h.LeaseExpires} {
-		*t = t.UTC()
-	}
-	return h, err
-}
-
+// collectHubSubscriptions reads the rows of archive.HubColumns.
 func collectHubSubscriptions(rows pgx.Rows) ([]dynamo.HubSubscription, error) {
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (dynamo.HubSubscription, error) { return scanHubSubscription(row) })
+	defer rows.Close()
+	return archive.Collect(rows, archive.ScanHubSubscription)
 }
 
 // PutHubSubscription stores a verified subscription to a topic. A renewal
@@ -163,7 +130,7 @@ func (s *Store) DeleteHubSubscription(ctx context.Context, topic, callback strin
 
 // HubSubscriptions lists the subscriptions to Dynamo's topics.
 func (s *Store) HubSubscriptions(ctx context.Context) ([]dynamo.HubSubscription, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+hubColumns+" FROM hub_subscriptions ORDER BY topic, callback")
+	rows, err := s.pool.Query(ctx, "SELECT "+archive.HubColumns+" FROM hub_subscriptions ORDER BY topic, callback")
 	if err != nil {
 		return nil, fmt.Errorf("list hub subscriptions: %w", err)
 	}
@@ -194,7 +161,7 @@ func (s *Store) LeaseDeliveries(ctx context.Context, owner string, now time.Time
 		WHERE id IN (SELECT id FROM hub_subscriptions
 			WHERE pending_etag <> '' AND next_attempt <= $1 AND (lease_owner = '' OR lease_expires <= $1)
 			ORDER BY next_attempt LIMIT $4 FOR UPDATE SKIP LOCKED)
-		RETURNING `+hubColumns, stamp(now), owner, stamp(now.Add(ttl)), limit)
+		RETURNING `+archive.HubColumns, stamp(now), owner, stamp(now.Add(ttl)), limit)
 	if err != nil {
 		return nil, fmt.Errorf("lease deliveries: %w", err)
 	}
@@ -230,22 +197,8 @@ func (s *Store) FinishDeliveries(ctx context.Context, results []dynamo.DeliveryR
 		if _, err := tx.Exec(ctx, "SELECT id FROM hub_subscriptions WHERE id = ANY($1) ORDER BY id FOR UPDATE", ids); err != nil {
 			return err
 		}
-		// Delivered: what was delivered is no longer owed (a newer
-		// change queued meanwhile still is). Given up: counted, the
-		// change no longer owed. Retry: counted as an attempt, tried
-		// again at its time.
-		rows, err := tx.Query(ctx, `UPDATE hub_subscriptions AS h SET
-			delivered_etag = CASE WHEN r.outcome = 'delivered' THEN r.delivered ELSE h.delivered_etag END,
-			pending_etag = CASE
-				WHEN r.outcome = 'delivered' AND h.pending_etag IN (r.pending, r.delivered) THEN ''
-				WHEN r.outcome = 'given_up' AND h.pending_etag = r.pending THEN ''
-				ELSE h.pending_etag END,
-			attempts = CASE WHEN r.outcome = 'retry' THEN h.attempts + 1 ELSE 0 END,
-			next_attempt = CASE WHEN r.outcome = 'retry' THEN r.retry ELSE h.next_attempt END,
-			deliveries = h.deliveries + CASE WHEN r.outcome = 'delivered' THEN 1 ELSE 0 END,
-			failures = h.failures + CASE WHEN r.outcome = 'given_up' THEN 1 ELSE 0 END,
-			last_delivery = CASE WHEN r.outcome = 'delivered' THEN r.at ELSE h.last_delivery END,
-			last_error = CASE WHEN r.outcome = 'delivered' THEN '' ELSE r.err END,
+		// What each outcome does is archive.FinishDelivery.
+		rows, err := tx.Query(ctx, `UPDATE hub_subscriptions AS h SET `+archive.FinishDelivery+`,
 			lease_owner = '', lease_expires = '0001-01-01 00:00:00+00'
 		FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[])
 			AS r(id, owner, outcome, pending, delivered, err, at, retry)

@@ -3,9 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -17,11 +14,8 @@ import (
 func (s *Store) lastSeq(ctx context.Context, q querier, sourceID string) (int, error) {
 	var n int
 	err := q.QueryRowContext(ctx, "SELECT last_seq FROM sources WHERE id = ?", sourceID).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("collection %s: %w", sourceID, dynamo.ErrNotFound)
-	}
 	if err != nil {
-		return 0, fmt.Errorf("collection %s: %w", sourceID, err)
+		return 0, fmt.Errorf("collection %s: %w", sourceID, notFound(err))
 	}
 	return n, nil
 }
@@ -43,14 +37,6 @@ func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return fn(tx)
 }
 
-// seqOf turns a version index (1 = newest) into a sequence number.
-func seqOf(sourceID string, index, last int) (int, error) {
-	if index < 1 || index > last {
-		return 0, fmt.Errorf("version %d of %s: %w", index, sourceID, dynamo.ErrNotFound)
-	}
-	return last - index + 1, nil
-}
-
 // Versions lists a collection's versions, newest first.
 func (s *Store) Versions(ctx context.Context, sourceID string) ([]dynamo.Version, error) {
 	var list []dynamo.Version
@@ -59,23 +45,9 @@ func (s *Store) Versions(ctx context.Context, sourceID string) ([]dynamo.Version
 		if err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT seq, seen_at, hash, title, item_count, added, removed
-			FROM versions WHERE source_id = ? ORDER BY seq DESC`, sourceID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			v := dynamo.Version{SourceID: sourceID}
-			var seen int64
-			var hash []byte
-			if err := rows.Scan(&v.Seq, &seen, &hash, &v.Title, &v.Items, &v.Added, &v.Removed); err != nil {
-				return err
-			}
-			v.SeenAt, v.Index, v.Hash = goTime(seen), last-v.Seq+1, hex.EncodeToString(hash)
-			list = append(list, v)
-		}
-		return rows.Err()
+		rows, err := tx.QueryContext(ctx, `SELECT `+archive.VersionColumns+` FROM versions WHERE source_id = ? ORDER BY seq DESC`, sourceID)
+		list, err = collect(rows, err, func(row archive.Scanner) (dynamo.Version, error) { return archive.ScanVersion(row, sourceID, last) })
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("versions of %s: %w", sourceID, err)
@@ -86,11 +58,9 @@ func (s *Store) Versions(ctx context.Context, sourceID string) ([]dynamo.Version
 // storedVersion is a version row with its packed item list.
 type storedVersion struct {
 	dynamo.Version
-	url, rssID string
-	stamp      int64
-	channel    string // JSON
-	revs       []int64
-	indexes    []int // nil: 1..n
+	doc     *dynamo.Resource // without its items
+	revs    []int64
+	indexes []int // nil: 1..n
 }
 
 // version reads version index (1 = newest) of a collection.
@@ -99,26 +69,19 @@ func (s *Store) version(ctx context.Context, tx *sql.Tx, sourceID string, index 
 	if err != nil {
 		return nil, err
 	}
-	seq, err := seqOf(sourceID, index, last)
+	seq, err := archive.SeqOf(sourceID, index, last)
 	if err != nil {
 		return nil, err
 	}
 	v := &storedVersion{Version: dynamo.Version{SourceID: sourceID, Seq: seq, Index: index}}
-	var seen int64
 	var revs, indexes []byte
-	var hash []byte
-	err = tx.QueryRowContext(ctx, `SELECT v.url, v.rss_id, v.stamp, c.body, v.seen_at, v.hash, v.title, v.item_count,
-			v.added, v.removed, v.revs, v.indexes
+	v.doc, err = archive.ScanHead(tx.QueryRowContext(ctx, `SELECT v.url, v.rss_id, v.stamp, c.body, v.seen_at, v.hash, v.title,
+			v.item_count, v.added, v.removed, v.revs, v.indexes
 		FROM versions v JOIN channels c ON c.channel_id = v.channel_id
-		WHERE v.source_id = ? AND v.seq = ?`, sourceID, seq).Scan(
-		&v.url, &v.rssID, &v.stamp, &v.channel, &seen, &hash, &v.Title, &v.Items, &v.Added, &v.Removed, &revs, &indexes)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("version %d of %s: %w", index, sourceID, dynamo.ErrNotFound)
-	}
+		WHERE v.source_id = ? AND v.seq = ?`, sourceID, seq), &v.Version, &revs, &indexes)
 	if err != nil {
-		return nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
+		return nil, fmt.Errorf("version %d of %s: %w", index, sourceID, notFound(err))
 	}
-	v.SeenAt, v.Hash = goTime(seen), hex.EncodeToString(hash)
 	if v.revs, err = archive.UnpackRevs(revs); err != nil {
 		return nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
 	}
@@ -137,10 +100,7 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 		if err != nil {
 			return err
 		}
-		doc = &dynamo.Resource{URL: v.url, RSSID: v.rssID, Timestamp: goTime(v.stamp)}
-		if err := json.Unmarshal([]byte(v.channel), &doc.Channel); err != nil {
-			return fmt.Errorf("version %d of %s: channel: %w", index, sourceID, err)
-		}
+		doc = v.doc
 		items, err := versionItems(ctx, tx, v, nil, 0)
 		if err != nil {
 			return fmt.Errorf("version %d of %s: %w", index, sourceID, err)
@@ -156,18 +116,6 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 	}
 	return doc, ver, nil
 }
-
-// itemColumns is what scanItem reads: the revision r, the item i, its
-// duplicate record d, then one column the caller adds (the item's index
-// attribute or its position in the version).
-const itemColumns = `r.source_id, r.item_key, r.doc_id, r.title, r.link, r.description, r.plain_text,
-	r.image, r.extensions, r.media, r.id_from_content, i.first_seen, coalesce(i.last_seen, s.last_version_at),
-	d.primary_source, d.primary_item, coalesce(d.rule, ''), coalesce(d.score, 0), d.matched_source, d.matched_item`
-
-// itemJoins joins a revision r to its source, item and duplicate record.
-const itemJoins = `JOIN sources s ON s.id = r.source_id
-	JOIN items i ON i.source_id = r.source_id AND i.item_id = r.item_key
-	LEFT JOIN duplicates d ON d.source_id = r.source_id AND d.item_id = r.item_key`
 
 // limitArg turns "0 means no limit" into SQLite's LIMIT -1.
 func limitArg(limit int) int {
@@ -189,15 +137,12 @@ func versionItems(ctx context.Context, tx *sql.Tx, v *storedVersion, conds []dyn
 	}
 	args := append([]any{jsonArg(v.revs), v.SourceID}, cargs...)
 	args = append(args, limitArg(limit))
-	rows, err := tx.QueryContext(ctx, `SELECT `+itemColumns+`, r.pos FROM (
+	rows, err := tx.QueryContext(ctx, `SELECT `+archive.ItemColumns+`, r.pos FROM (
 			SELECT p.key AS pos, r.* FROM json_each(?) AS p CROSS JOIN item_revisions r ON r.rev_id = p.value
 			WHERE r.source_id = ? AND `+where+`
-			ORDER BY p.key LIMIT ?) AS r `+itemJoins+`
+			ORDER BY p.key LIMIT ?) AS r `+archive.ItemJoins+`
 		ORDER BY r.pos`, args...)
-	if err != nil {
-		return nil, err
-	}
-	items, err := collectItems(rows)
+	items, err := collect(rows, err, archive.ScanItem)
 	if err != nil {
 		return nil, err
 	}
@@ -210,66 +155,6 @@ func versionItems(ctx context.Context, tx *sql.Tx, v *storedVersion, conds []dyn
 		}
 	}
 	return items, nil
-}
-
-func collectItems(rows *sql.Rows) ([]dynamo.ArchivedItem, error) {
-	defer rows.Close()
-	var items []dynamo.ArchivedItem
-	for rows.Next() {
-		a, err := scanItem(rows)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, a)
-	}
-	return items, rows.Err()
-}
-
-func scanItem(row scanner) (dynamo.ArchivedItem, error) {
-	var (
-		a                  dynamo.ArchivedItem
-		key                string
-		docID, psrc, pitem sql.NullString
-		msrc, mitem        sql.NullString
-		image, extensions  sql.NullString
-		mediaJSON          sql.NullString
-		first, last        int64
-		extra              int64
-	)
-	it := &a.Item
-	err := row.Scan(&a.SourceID, &key, &docID, &it.Title, &it.Link, &it.Description, &it.Text,
-		&image, &extensions, &mediaJSON, &it.IDFromContent, &first, &last,
-		&psrc, &pitem, &a.DuplicateRule, &a.DuplicateScore, &msrc, &mitem, &extra)
-	if err != nil {
-		return a, err
-	}
-	it.ID, it.Index = key, int(extra)
-	if docID.Valid {
-		it.ID = docID.String
-	}
-	if image.Valid {
-		if err := json.Unmarshal([]byte(image.String), &it.Image); err != nil {
-			return a, fmt.Errorf("item %s image: %w", key, err)
-		}
-	}
-	if extensions.Valid {
-		if err := json.Unmarshal([]byte(extensions.String), &it.Extensions); err != nil {
-			return a, fmt.Errorf("item %s extensions: %w", key, err)
-		}
-	}
-	if mediaJSON.Valid {
-		if err := archive.ReadMedia([]byte(mediaJSON.String), it); err != nil {
-			return a, err
-		}
-	}
-	if msrc.Valid && mitem.Valid {
-		a.DuplicateMatched = &dynamo.ItemKey{SourceID: msrc.String, ItemID: mitem.String}
-	}
-	if psrc.Valid && pitem.Valid {
-		a.DuplicateOf = &dynamo.ItemKey{SourceID: psrc.String, ItemID: pitem.String}
-	}
-	a.FirstSeen, a.LastSeen = goTime(first), goTime(last)
-	return a, nil
 }
 
 // Items answers archive and version queries, with the conditions evaluated
@@ -309,14 +194,11 @@ func archiveItems(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery) ([]dynamo
 	if err != nil {
 		return nil, err
 	}
-	where, cargs = seenBetween(where, cargs, q.Since, q.Until)
+	where, cargs = archive.SeenBetween(where, cargs, q.Since, q.Until, dbTimeArg, anonParam)
 	args := append([]any{q.SourceID}, cargs...)
 	args = append(args, limitArg(q.Max))
 	rows, err := tx.QueryContext(ctx, archiveItemsSQL(where), args...)
-	if err != nil {
-		return nil, err
-	}
-	return collectItems(rows)
+	return collect(rows, err, archive.ScanItem)
 }
 
 // archiveItemsSQL is archiveItems' query, with where the conditions on r;
@@ -327,7 +209,7 @@ func archiveItems(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery) ([]dynamo
 // goes, and stops at the limit, where the subquery's rows were copied out,
 // joined and sorted again (TestArchiveQueryUsesIndex).
 func archiveItemsSQL(where string) string {
-	return `SELECT ` + itemColumns + `, r.first_index FROM item_revisions r ` + itemJoins + `
+	return `SELECT ` + archive.ItemColumns + `, r.first_index FROM item_revisions r ` + archive.ItemJoins + `
 		WHERE r.source_id = ?1 AND r.latest
 			AND r.rev_id <= (SELECT published_rev FROM sources WHERE id = ?1) AND ` + where + `
 		ORDER BY r.first_seen DESC, r.first_pos, r.rev_id LIMIT ?`
@@ -341,7 +223,7 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}
-	where, cargs = seenBetween(where, cargs, q.Since, q.Until)
+	where, cargs = archive.SeenBetween(where, cargs, q.Since, q.Until, dbTimeArg, anonParam)
 	if !q.IncludeDuplicates {
 		where += " AND NOT EXISTS (SELECT 1 FROM duplicates d WHERE d.source_id = r.source_id AND d.item_id = r.item_key)"
 	}
@@ -349,23 +231,17 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 	args = append(args, limitArg(q.Max))
 	var out []dynamo.AggregatedItem
 	err = s.readTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+itemColumns+`, r.first_index FROM (
+		rows, err := tx.QueryContext(ctx, `SELECT `+archive.ItemColumns+`, r.first_index FROM (
 				SELECT * FROM item_revisions r
 				WHERE r.latest AND (? = '' OR r.source_id IN (SELECT id FROM sources WHERE category = ?))
 					AND r.rev_id <= (SELECT published_rev FROM sources p WHERE p.id = r.source_id) AND `+where+`
-				ORDER BY r.first_seen DESC, r.source_id, r.first_pos, r.rev_id LIMIT ?) AS r `+itemJoins+`
+				ORDER BY r.first_seen DESC, r.source_id, r.first_pos, r.rev_id LIMIT ?) AS r `+archive.ItemJoins+`
 			ORDER BY r.first_seen DESC, r.source_id, r.first_pos, r.rev_id`, args...)
+		items, err := collect(rows, err, archive.ScanItem)
 		if err != nil {
 			return err
 		}
-		items, err := collectItems(rows)
-		if err != nil {
-			return err
-		}
-		out = make([]dynamo.AggregatedItem, len(items))
-		for i, it := range items {
-			out[i].ArchivedItem = it
-		}
+		out = archive.Aggregated(items)
 		return alsoIn(ctx, tx, out)
 	})
 	if err != nil {
@@ -379,12 +255,9 @@ func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem) erro
 	if len(items) == 0 {
 		return nil
 	}
-	byKey := map[dynamo.ItemKey]*dynamo.AggregatedItem{}
-	keys := make([][2]string, len(items))
-	for i := range items {
-		k := dynamo.ItemKey{SourceID: items[i].SourceID, ItemID: items[i].Item.ID}
-		byKey[k] = &items[i]
-		keys[i] = [2]string{k.SourceID, k.ItemID}
+	var keys [][2]string
+	for _, k := range archive.ItemKeys(items) {
+		keys = append(keys, [2]string{k.SourceID, k.ItemID})
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT d.primary_source, d.primary_item, d.source_id, d.item_id
 		FROM json_each(?) AS p
@@ -394,43 +267,7 @@ func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem) erro
 		return fmt.Errorf("duplicates: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var p, dup dynamo.ItemKey
-		if err := rows.Scan(&p.SourceID, &p.ItemID, &dup.SourceID, &dup.ItemID); err != nil {
-			return fmt.Errorf("duplicates: %w", err)
-		}
-		if it := byKey[p]; it != nil {
-			it.AlsoIn = append(it.AlsoIn, dup)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("duplicates: %w", err)
-	}
-	return nil
-}
-
-// storyItemColumns is what scanStoryItem reads: an item i, its latest
-// revision r, its source s and its duplicate record d. storyItemJoins
-// leaves out the items of a version not yet published (first_seq beyond
-// the source's last_seq, docs/STORAGE.md "Large versions").
-const storyItemColumns = `i.source_id, i.item_id, i.first_seen, r.title, r.description, s.title_prefix,
-	d.primary_source, d.primary_item, coalesce(i.story_seq, 0)`
-
-const storyItemJoins = `JOIN item_revisions r ON r.rev_id = i.latest_rev
-	JOIN sources s ON s.id = i.source_id AND i.first_seq <= s.last_seq
-	LEFT JOIN duplicates d ON d.source_id = i.source_id AND d.item_id = i.item_id`
-
-func scanStoryItem(row scanner) (dynamo.StoryItem, error) {
-	var it dynamo.StoryItem
-	var psrc, pitem sql.NullString
-	var first int64
-	err := row.Scan(&it.Key.SourceID, &it.Key.ItemID, &first, &it.Title, &it.Description, &it.TitlePrefix,
-		&psrc, &pitem, &it.Seq)
-	if psrc.Valid && pitem.Valid {
-		it.DuplicateOf = &dynamo.ItemKey{SourceID: psrc.String, ItemID: pitem.String}
-	}
-	it.FirstSeen = goTime(first)
-	return it, err
+	return archive.AlsoIn(items, rows)
 }
 
 // StoryItems calls fn for every item first seen at or after since, oldest
@@ -439,23 +276,14 @@ func scanStoryItem(row scanner) (dynamo.StoryItem, error) {
 // rows on one reader connection, so fn may use the store (other readers,
 // or the writer, which WAL lets commit while this read is open).
 func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.StoryItem) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+storyItemColumns+` FROM items i `+storyItemJoins+`
+	rows, err := s.r.QueryContext(ctx, `SELECT `+archive.StoryItemColumns+` FROM items i `+archive.StoryItemJoins+`
 		WHERE i.first_seen >= ?
 		ORDER BY i.story_seq IS NOT NULL, i.story_seq, i.first_seen, i.source_id, i.first_pos`, dbTime(since))
 	if err != nil {
 		return fmt.Errorf("story items: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		it, err := scanStoryItem(rows)
-		if err != nil {
-			return fmt.Errorf("story items: %w", err)
-		}
-		if err := fn(it); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := archive.Each(rows, archive.ScanStoryItem, fn); err != nil {
 		return fmt.Errorf("story items: %w", err)
 	}
 	return nil
@@ -464,17 +292,6 @@ func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.
 // Stats counts the store from the sources' summaries.
 func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) { return archive.Stats(ctx, s) }
 
-// seenBetween adds to a WHERE clause on item_revisions r the bounds of when
-// the items were first seen: at or after since, before until; a zero time
-// is no bound.
-func seenBetween(where string, args []any, since, until time.Time) (string, []any) {
-	if !since.IsZero() {
-		where += " AND r.first_seen >= ?"
-		args = append(args, dbTime(since))
-	}
-	if !until.IsZero() {
-		where += " AND r.first_seen < ?"
-		args = append(args, dbTime(until))
-	}
-	return where, args
-}
+// anonParam is SQLite's placeholder for an argument in the order given,
+// for archive.SeenBetween.
+func anonParam(int) string { return "?" }

@@ -42,7 +42,7 @@ func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePa
 		if err != nil {
 			return fmt.Errorf("items: %w", err)
 		}
-		if p.Items, err = collectItems(rows); err != nil {
+		if p.Items, err = collect(rows, nil, archive.ScanItem); err != nil {
 			return fmt.Errorf("items: %w", err)
 		}
 		for i := range p.Items {
@@ -73,8 +73,8 @@ func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePa
 // first revision matches where, highest number first: a range of the
 // items_arch_seq index.
 func pageSQL(where string) string {
-	return `SELECT ` + itemColumns + `, p.arch_seq
-		FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + itemJoins + `
+	return `SELECT ` + archive.ItemColumns + `, p.arch_seq
+		FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + archive.ItemJoins + `
 		WHERE p.source_id = ? AND p.arch_seq BETWEEN ? AND ? AND ` + where + `
 		ORDER BY p.arch_seq DESC`
 }

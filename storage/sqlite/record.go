@@ -238,14 +238,14 @@ func numberStories(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, resul
 		}
 	}
 	result.StoriesSeq = last
-	rows, err := tx.QueryContext(ctx, `SELECT `+storyItemColumns+` FROM items i `+storyItemJoins+`
+	rows, err := tx.QueryContext(ctx, `SELECT `+archive.StoryItemColumns+` FROM items i `+archive.StoryItemJoins+`
 		WHERE i.story_seq > ? AND i.first_seen >= ? ORDER BY i.story_seq`, rec.StoriesAfter, dbTime(rec.StoriesSince))
 	if err != nil {
 		return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		it, err := scanStoryItem(rows)
+		it, err := archive.ScanStoryItem(rows)
 		if err != nil {
 			return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
 		}
@@ -271,7 +271,7 @@ func writeUpdate(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result 
 			lease_owner = '', lease_expires = ?, last_version_at = coalesce(?, last_version_at), poll_warnings = ?
 		WHERE id = ?`,
 		st.ETag, st.LastModified, st.BodyHash, dbTime(st.LastPoll), dbTime(st.NextPoll), dbTime(st.LastChange),
-		string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule), zeroTime, versionAt,
+		string(st.LastStatus), st.Errors, st.LastError, archive.ScheduleArg(st.Schedule), zeroTime, versionAt,
 		archive.WarningsText(st.Warnings), rec.SourceID)
 	if err != nil {
 		return fmt.Errorf("write poll state: %w", err)
@@ -459,10 +459,7 @@ func (w *versionTx) Previous(ctx context.Context, seq int) ([]string, time.Time,
 	}
 	rows, err := w.tx.QueryContext(ctx, "SELECT item_key FROM item_revisions WHERE rev_id IN (SELECT value FROM json_each(?))",
 		jsonArg(revs))
-	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("read previous version: %w", err)
-	}
-	keys, err := collectStrings(rows)
+	keys, err := collect(rows, err, archive.Value[string])
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("read previous version: %w", err)
 	}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,111 +11,27 @@ import (
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// sourceColumns is what scanSource reads, from the sources table s.
-const sourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category, s.title_prefix,
-	s.subscribers, s.timezone, s.paused, s.created_at,
-	s.etag, s.last_modified, s.body_hash, s.last_poll, s.next_poll, s.last_change,
-	s.last_status, s.errors, s.last_error, s.schedule,
-	s.title, s.last_seq, s.item_count,
-	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
-	s.last_version_at,
-	(SELECT json_group_object(p.status, p.n) FROM poll_counts p WHERE p.source_id = s.id),
-	s.lease_owner, s.lease_expires, s.selectors, s.poll_warnings, s.ignore_robots, s.user_title`
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanSource(row scanner) (dynamo.Source, error) {
-	var (
-		s                                  dynamo.Source
-		interval                           int64
-		kind, status                       string
-		paused, ignoreRobots               bool
-		schedule                           []byte
-		polls                              string
-		created, lastPoll, nextPoll, lastC int64
-		lastVersion, leaseExpires          int64
-		selectors, warnings                string
-	)
-	st, sum := &s.State, &s.Summary
-	err := row.Scan(&s.ID, &s.URL, &kind, &interval, &s.Policy, &s.Category, &s.TitlePrefix,
-		&s.Subscribers, &s.Timezone, &paused, &created,
-		&st.ETag, &st.LastModified, &st.BodyHash, &lastPoll, &nextPoll, &lastC,
-		&status, &st.Errors, &st.LastError, &schedule,
-		&sum.Title, &sum.Versions, &sum.Items, &sum.Duplicates,
-		&lastVersion, &polls, &sum.LeaseOwner, &leaseExpires, &selectors, &warnings, &ignoreRobots, &s.Title)
-	if err != nil {
-		return s, err
-	}
-	if err := s.SetSelectorsText(selectors); err != nil {
-		return s, err
-	}
-	if st.Warnings, err = archive.ParseWarnings(warnings); err != nil {
-		return s, fmt.Errorf("source %s: %w", s.ID, err)
-	}
-	s.Kind, s.Interval, s.Paused, s.IgnoreRobots = dynamo.SourceKind(kind), dynamo.Duration(interval), paused, ignoreRobots
-	st.LastStatus = dynamo.PollStatus(status)
-	if schedule != nil {
-		st.Schedule = json.RawMessage(schedule)
-	}
-	s.CreatedAt, st.LastPoll, st.NextPoll, st.LastChange = goTime(created), goTime(lastPoll), goTime(nextPoll), goTime(lastC)
-	sum.LastVersionAt, sum.LeaseExpires = goTime(lastVersion), goTime(leaseExpires)
-	if polls != "" && polls != "{}" {
-		if err := json.Unmarshal([]byte(polls), &sum.Polls); err != nil {
-			return s, fmt.Errorf("poll counts of %s: %w", s.ID, err)
-		}
-	}
-	return s, nil
-}
-
-func collectSources(rows *sql.Rows) ([]dynamo.Source, error) {
-	defer rows.Close()
-	var list []dynamo.Source
-	for rows.Next() {
-		src, err := scanSource(rows)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, src)
-	}
-	return list, rows.Err()
-}
-
-// scheduleArg stores the scheduler's state byte for byte, or NULL.
-func scheduleArg(raw json.RawMessage) any {
-	if len(raw) == 0 {
-		return nil
-	}
-	return []byte(raw)
-}
+// sourceColumns is what archive.ScanSource reads: the shared columns,
+// then the poll counts, a row of poll_counts per outcome.
+const sourceColumns = archive.SourceColumns + `,
+	(SELECT json_group_object(p.status, p.n) FROM poll_counts p WHERE p.source_id = s.id)`
 
 // CreateSource stores a new source, or revives a removed one with its
 // archive; ErrConflict if an active source has the id. A zero CreatedAt
 // becomes now.
 func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
-	if src.ID == "" {
-		return fmt.Errorf("create source: empty id: %w", dynamo.ErrInvalid)
+	if err := archive.PrepareNew(src); err != nil {
+		return err
 	}
-	if src.CreatedAt.IsZero() {
-		src.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
-	}
-	st := src.State
 	err := s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO sources (id, url, kind, interval_ns, policy, category, title_prefix,
-				subscribers, timezone, paused, created_at,
-				etag, last_modified, body_hash, last_poll, next_poll, last_change, last_status, errors, last_error, schedule,
-				selectors, poll_warnings, ignore_robots, user_title)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?23, ?24, ?25, ?26)
+		res, err := tx.ExecContext(ctx, `INSERT INTO sources (`+archive.NewSourceColumns+`)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
 			ON CONFLICT (id) DO UPDATE SET url = ?2, kind = ?3, interval_ns = ?4, policy = ?5, category = ?6,
 				title_prefix = ?7, subscribers = ?8, timezone = ?9, paused = ?10, created_at = ?11,
 				etag = ?12, last_modified = ?13, body_hash = ?14, last_poll = ?15, next_poll = ?16,
 				last_change = ?17, last_status = ?18, errors = ?19, last_error = ?20, schedule = ?21,
-				selectors = ?23, poll_warnings = ?24, ignore_robots = ?25, user_title = ?26, removed = 0, lease_owner = '', lease_expires = ?22
-			WHERE sources.removed`,
-			src.ID, src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category, src.TitlePrefix,
-			src.Subscribers, src.Timezone, boolInt(src.Paused), dbTime(src.CreatedAt),
-			st.ETag, st.LastModified, st.BodyHash, dbTime(st.LastPoll), dbTime(st.NextPoll), dbTime(st.LastChange),
-			string(st.LastStatus), st.Errors, st.LastError, scheduleArg(st.Schedule), zeroTime,
-			src.SelectorsText(), archive.WarningsText(st.Warnings), boolInt(src.IgnoreRobots), src.Title)
+				selectors = ?22, poll_warnings = ?23, ignore_robots = ?24, user_title = ?25, removed = 0, lease_owner = '', lease_expires = ?26
+			WHERE sources.removed`, append(archive.NewSourceArgs(src, dbTimeArg), zeroTime)...)
 		if err != nil {
 			return err
 		}
@@ -134,12 +49,9 @@ func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
 
 // Source returns one source, active or removed with its archive kept.
 func (s *Store) Source(ctx context.Context, id string) (*dynamo.Source, error) {
-	src, err := scanSource(s.r.QueryRowContext(ctx, "SELECT "+sourceColumns+" FROM sources s WHERE s.id = ?", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("source %s: %w", id, dynamo.ErrNotFound)
-	}
+	src, err := archive.ScanSource(s.r.QueryRowContext(ctx, "SELECT "+sourceColumns+" FROM sources s WHERE s.id = ?", id))
 	if err != nil {
-		return nil, fmt.Errorf("source %s: %w", id, err)
+		return nil, fmt.Errorf("source %s: %w", id, notFound(err))
 	}
 	return &src, nil
 }
@@ -167,16 +79,7 @@ func (s *Store) EachSource(ctx context.Context, collections bool, fn func(*dynam
 		return fmt.Errorf("list %s: %w", what, err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		src, err := scanSource(rows)
-		if err != nil {
-			return fmt.Errorf("list %s: %w", what, err)
-		}
-		if err := fn(&src); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := archive.Each(rows, archive.ScanSource, func(src dynamo.Source) error { return fn(&src) }); err != nil {
 		return fmt.Errorf("list %s: %w", what, err)
 	}
 	return nil
@@ -187,16 +90,13 @@ func (s *Store) UpdateSource(ctx context.Context, src *dynamo.Source) error {
 	err := s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
 		// A new address starts afresh: the validators and the body hash
 		// belong to the old one (the right-hand side reads the old row).
-		res, err := tx.ExecContext(ctx, `UPDATE sources SET url = ?1, kind = ?2, interval_ns = ?3, policy = ?4,
-				category = ?5, title_prefix = ?6, subscribers = ?7, timezone = ?8, paused = ?9, selectors = ?10,
+		res, err := tx.ExecContext(ctx, `UPDATE sources SET url = ?2, kind = ?3, interval_ns = ?4, policy = ?5,
+				category = ?6, title_prefix = ?7, subscribers = ?8, timezone = ?9, paused = ?10, selectors = ?11,
 				ignore_robots = ?12, user_title = ?13,
-				etag = CASE WHEN url = ?1 THEN etag ELSE '' END,
-				last_modified = CASE WHEN url = ?1 THEN last_modified ELSE '' END,
-				body_hash = CASE WHEN url = ?1 THEN body_hash ELSE '' END
-			WHERE id = ?11 AND NOT removed`,
-			src.URL, string(src.Kind), int64(src.Interval), src.Policy, src.Category,
-			src.TitlePrefix, src.Subscribers, src.Timezone, boolInt(src.Paused), src.SelectorsText(), src.ID,
-			boolInt(src.IgnoreRobots), src.Title)
+				etag = CASE WHEN url = ?2 THEN etag ELSE '' END,
+				last_modified = CASE WHEN url = ?2 THEN last_modified ELSE '' END,
+				body_hash = CASE WHEN url = ?2 THEN body_hash ELSE '' END
+			WHERE id = ?1 AND NOT removed`, archive.ConfigArgs(src)...)
 		if err != nil {
 			return err
 		}
@@ -251,8 +151,8 @@ func (s *Store) DeleteSource(ctx context.Context, id string, purge bool) error {
 // flight is not started twice. Writes are serialized, so two callers never
 // lease one source.
 func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration, hosts dynamo.LeaseHosts) ([]dynamo.Source, error) {
-	if owner == "" {
-		return nil, fmt.Errorf("lease due sources: empty owner: %w", dynamo.ErrInvalid)
+	if err := archive.CheckOwner("lease due sources", owner); err != nil {
+		return nil, err
 	}
 	if limit <= 0 {
 		return nil, nil
@@ -266,21 +166,10 @@ func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit
 		if err != nil {
 			return err
 		}
-		var due, urls []string
-		for rows.Next() {
-			var id, url string
-			if err := rows.Scan(&id, &url); err != nil {
-				rows.Close()
-				return err
-			}
-			due, urls = append(due, id), append(urls, url)
-		}
-		if err := rows.Err(); err != nil {
+		ids, err := archive.PickDue(rows, hosts, limit)
+		rows.Close()
+		if err != nil {
 			return err
-		}
-		var ids []string
-		for _, i := range hosts.Pick(urls, limit) {
-			ids = append(ids, due[i])
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE sources SET lease_owner = ?1, lease_expires = ?2
 			WHERE id IN (SELECT value FROM json_each(?3))`, owner, dbTime(now.Add(ttl)), jsonArg(ids)); err != nil {
@@ -288,10 +177,7 @@ func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit
 		}
 		rows, err = tx.QueryContext(ctx, "SELECT "+sourceColumns+` FROM sources s
 			WHERE s.id IN (SELECT value FROM json_each(?)) ORDER BY s.next_poll, s.id`, jsonArg(ids))
-		if err != nil {
-			return err
-		}
-		list, err = collectSources(rows)
+		list, err = collect(rows, err, archive.ScanSource)
 		return err
 	})
 	if err != nil {
@@ -302,8 +188,8 @@ func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit
 
 // LeaseSource leases one source now, whether due or not.
 func (s *Store) LeaseSource(ctx context.Context, id, owner string, now time.Time, ttl time.Duration) (*dynamo.Source, error) {
-	if owner == "" {
-		return nil, fmt.Errorf("lease source %s: empty owner: %w", id, dynamo.ErrInvalid)
+	if err := archive.CheckOwner("lease source "+id, owner); err != nil {
+		return nil, err
 	}
 	var src dynamo.Source
 	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
@@ -324,7 +210,7 @@ func (s *Store) LeaseSource(ctx context.Context, id, owner string, now time.Time
 			owner, dbTime(now.Add(ttl)), id); err != nil {
 			return err
 		}
-		src, err = scanSource(tx.QueryRowContext(ctx, "SELECT "+sourceColumns+" FROM sources s WHERE s.id = ?", id))
+		src, err = archive.ScanSource(tx.QueryRowContext(ctx, "SELECT "+sourceColumns+" FROM sources s WHERE s.id = ?", id))
 		return err
 	})
 	if err != nil {
@@ -376,24 +262,10 @@ func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo
 	if limit <= 0 {
 		limit = archive.PollLogLimit
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT at, status, duration_ns, new_items, error, http_status, bytes FROM poll_log
+	rows, err := s.r.QueryContext(ctx, `SELECT `+archive.PollColumns+` FROM poll_log
 		WHERE source_id = ? ORDER BY at DESC, id DESC LIMIT ?`, sourceID, limit)
+	list, err := collect(rows, err, archive.ScanPoll)
 	if err != nil {
-		return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
-	}
-	defer rows.Close()
-	var list []dynamo.PollLogEntry
-	for rows.Next() {
-		e := dynamo.PollLogEntry{SourceID: sourceID}
-		var at, dur int64
-		var status string
-		if err := rows.Scan(&at, &status, &dur, &e.NewItems, &e.Error, &e.HTTPStatus, &e.Bytes); err != nil {
-			return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
-		}
-		e.At, e.Status, e.Duration = goTime(at), dynamo.PollStatus(status), time.Duration(dur)
-		list = append(list, e)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("polls of %s: %w", sourceID, err)
 	}
 	return list, nil
@@ -403,11 +275,8 @@ func (s *Store) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo
 func (s *Store) Setting(ctx context.Context, key string) (string, error) {
 	var v string
 	err := s.r.QueryRowContext(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("setting %s: %w", key, dynamo.ErrNotFound)
-	}
 	if err != nil {
-		return "", fmt.Errorf("setting %s: %w", key, err)
+		return "", fmt.Errorf("setting %s: %w", key, notFound(err))
 	}
 	return v, nil
 }

@@ -30,6 +30,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 // busyTimeout is how long a connection waits for a lock held by another
@@ -152,6 +153,9 @@ var zeroTime = time.Time{}.UnixMicro()
 // PostgreSQL keeps too.
 func dbTime(t time.Time) int64 { return t.UnixMicro() }
 
+// dbTimeArg is dbTime as the shared code's writers take it (archive.SubscriptionArgs).
+func dbTimeArg(t time.Time) any { return dbTime(t) }
+
 // goTime reads a stored time, in UTC; the zero time comes back zero.
 func goTime(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
@@ -173,16 +177,19 @@ func jsonArg[T any](list []T) string {
 	return string(b)
 }
 
-// collectStrings reads a one-column result of strings.
-func collectStrings(rows *sql.Rows) ([]string, error) {
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
+// collect reads every row of a query's result with scan, and closes it.
+func collect[T any](rows *sql.Rows, err error, scan func(archive.Scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	defer rows.Close()
+	return archive.Collect(rows, scan)
+}
+
+// notFound is err, with the driver's "no rows" read as dynamo.ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return dynamo.ErrNotFound
+	}
+	return err
 }

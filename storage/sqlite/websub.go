@@ -2,60 +2,23 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
-
-// subColumns is what scanSubscription reads, in its order.
-const subColumns = `source_id, source_url, hub, topic, state, token, secret, lease_seconds, lease_ends,
-	requested_at, verified_at, last_push, pushes, attempts, last_error, next_action`
-
-func scanSubscription(row scanner) (dynamo.Subscription, error) {
-	var (
-		s                                   dynamo.Subscription
-		state                               string
-		leaseEnds, requested, verified, pus int64
-		next                                int64
-	)
-	err := row.Scan(&s.SourceID, &s.SourceURL, &s.Hub, &s.Topic, &state, &s.Token, &s.Secret, &s.LeaseSeconds,
-		&leaseEnds, &requested, &verified, &pus, &s.Pushes, &s.Attempts, &s.LastError, &next)
-	s.State = dynamo.SubscriptionState(state)
-	s.LeaseEnds, s.RequestedAt, s.VerifiedAt, s.LastPush, s.NextAction = goTime(leaseEnds), goTime(requested), goTime(verified), goTime(pus), goTime(next)
-	return s, err
-}
-
-func collectSubscriptions(rows *sql.Rows, err error) ([]dynamo.Subscription, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []dynamo.Subscription
-	for rows.Next() {
-		s, err := scanSubscription(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
 
 // PutSubscription stores a source's subscription to its hub.
 func (s *Store) PutSubscription(ctx context.Context, sub *dynamo.Subscription) error {
-	_, err := s.w.ExecContext(ctx, `INSERT INTO websub_subscriptions (`+subColumns+`)
+	_, err := s.w.ExecContext(ctx, `INSERT INTO websub_subscriptions (`+archive.SubscriptionColumns+`)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
 		ON CONFLICT (source_id) DO UPDATE SET source_url = ?2, hub = ?3, topic = ?4, state = ?5, token = ?6,
 			secret = ?7, lease_seconds = ?8, lease_ends = ?9, requested_at = ?10, verified_at = ?11,
 			last_push = ?12, pushes = ?13, attempts = ?14, last_error = ?15, next_action = ?16`,
-		sub.SourceID, sub.SourceURL, sub.Hub, sub.Topic, string(sub.State), sub.Token, sub.Secret, sub.LeaseSeconds,
-		dbTime(sub.LeaseEnds), dbTime(sub.RequestedAt), dbTime(sub.VerifiedAt), dbTime(sub.LastPush), sub.Pushes,
-		sub.Attempts, sub.LastError, dbTime(sub.NextAction))
+		archive.SubscriptionArgs(sub, dbTimeArg)...)
 	if err != nil {
 		return fmt.Errorf("put subscription of %s: %w", sub.SourceID, err)
 	}
@@ -73,19 +36,17 @@ func (s *Store) SubscriptionByToken(ctx context.Context, token string) (*dynamo.
 }
 
 func (s *Store) oneSubscription(ctx context.Context, column, value string) (*dynamo.Subscription, error) {
-	sub, err := scanSubscription(s.r.QueryRowContext(ctx, "SELECT "+subColumns+" FROM websub_subscriptions WHERE "+column+" = ?", value))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("subscription: %w", dynamo.ErrNotFound)
-	}
+	sub, err := archive.ScanSubscription(s.r.QueryRowContext(ctx, "SELECT "+archive.SubscriptionColumns+" FROM websub_subscriptions WHERE "+column+" = ?", value))
 	if err != nil {
-		return nil, fmt.Errorf("subscription: %w", err)
+		return nil, fmt.Errorf("subscription: %w", notFound(err))
 	}
 	return &sub, nil
 }
 
 // Subscriptions lists every subscription to a hub, by source id.
 func (s *Store) Subscriptions(ctx context.Context) ([]dynamo.Subscription, error) {
-	list, err := collectSubscriptions(s.r.QueryContext(ctx, "SELECT "+subColumns+" FROM websub_subscriptions ORDER BY source_id"))
+	rows, err := s.r.QueryContext(ctx, "SELECT "+archive.SubscriptionColumns+" FROM websub_subscriptions ORDER BY source_id")
+	list, err := collect(rows, err, archive.ScanSubscription)
 	if err != nil {
 		return nil, fmt.Errorf("list subscriptions: %w", err)
 	}
@@ -103,10 +64,11 @@ func (s *Store) DeleteSubscription(ctx context.Context, sourceID string) error {
 // ClaimSubscriptions hands out the subscriptions due for an action; the
 // one writer makes each claim exclusive.
 func (s *Store) ClaimSubscriptions(ctx context.Context, now, until time.Time, limit int) ([]dynamo.Subscription, error) {
-	list, err := collectSubscriptions(s.w.QueryContext(ctx, `UPDATE websub_subscriptions SET next_action = ?2
+	rows, err := s.w.QueryContext(ctx, `UPDATE websub_subscriptions SET next_action = ?2
 		WHERE source_id IN (SELECT source_id FROM websub_subscriptions WHERE next_action <= ?1
 			ORDER BY next_action LIMIT ?3)
-		RETURNING `+subColumns, dbTime(now), dbTime(until), limit))
+		RETURNING `+archive.SubscriptionColumns, dbTime(now), dbTime(until), limit)
+	list, err := collect(rows, err, archive.ScanSubscription)
 	if err != nil {
 		return nil, fmt.Errorf("claim subscriptions: %w", err)
 	}
@@ -121,41 +83,6 @@ func (s *Store) NotePush(ctx context.Context, sourceID string, at time.Time) err
 		return fmt.Errorf("note push for %s: %w", sourceID, err)
 	}
 	return nil
-}
-
-// hubColumns is what scanHubSubscription reads, in its order.
-const hubColumns = `id, topic, callback, secret, lease_seconds, expires, created_at, verified_at,
-	delivered_etag, pending_etag, attempts, next_attempt, deliveries, failures, last_delivery, last_error,
-	lease_owner, lease_expires`
-
-func scanHubSubscription(row scanner) (dynamo.HubSubscription, error) {
-	var (
-		h                                dynamo.HubSubscription
-		expires, created, verified, next int64
-		lastDelivery, leaseExpires       int64
-	)
-	err := row.Scan(&h.ID, &h.Topic, &h.Callback, &h.Secret, &h.LeaseSeconds, &expires, &created, &verified,
-		&h.DeliveredETag, &h.PendingETag, &h.Attempts, &next, &h.Deliveries, &h.Failures, &lastDelivery,
-		&h.LastError, &h.LeaseOwner, &leaseExpires)
-	h.Expires, h.CreatedAt, h.VerifiedAt, h.NextAttempt = goTime(expires), goTime(created), goTime(verified), goTime(next)
-	h.LastDelivery, h.LeaseExpires = goTime(lastDelivery), goTime(leaseExpires)
-	return h, err
-}
-
-func collectHubSubscriptions(rows *sql.Rows, err error) ([]dynamo.HubSubscription, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []dynamo.HubSubscription
-	for rows.Next() {
-		h, err := scanHubSubscription(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
 }
 
 // PutHubSubscription stores a verified subscription to a topic. A renewal
@@ -184,7 +111,8 @@ func (s *Store) DeleteHubSubscription(ctx context.Context, topic, callback strin
 
 // HubSubscriptions lists the subscriptions to Dynamo's topics.
 func (s *Store) HubSubscriptions(ctx context.Context) ([]dynamo.HubSubscription, error) {
-	list, err := collectHubSubscriptions(s.r.QueryContext(ctx, "SELECT "+hubColumns+" FROM hub_subscriptions ORDER BY topic, callback"))
+	rows, err := s.r.QueryContext(ctx, "SELECT "+archive.HubColumns+" FROM hub_subscriptions ORDER BY topic, callback")
+	list, err := collect(rows, err, archive.ScanHubSubscription)
 	if err != nil {
 		return nil, fmt.Errorf("list hub subscriptions: %w", err)
 	}
@@ -204,11 +132,12 @@ func (s *Store) QueueDeliveries(ctx context.Context, topic, etag string, now tim
 
 // LeaseDeliveries hands out the due deliveries nobody holds.
 func (s *Store) LeaseDeliveries(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration) ([]dynamo.HubSubscription, error) {
-	list, err := collectHubSubscriptions(s.w.QueryContext(ctx, `UPDATE hub_subscriptions SET lease_owner = ?2, lease_expires = ?3
+	rows, err := s.w.QueryContext(ctx, `UPDATE hub_subscriptions SET lease_owner = ?2, lease_expires = ?3
 		WHERE id IN (SELECT id FROM hub_subscriptions
 			WHERE pending_etag <> '' AND next_attempt <= ?1 AND (lease_owner = '' OR lease_expires <= ?1)
 			ORDER BY next_attempt LIMIT ?4)
-		RETURNING `+hubColumns, dbTime(now), owner, dbTime(now.Add(ttl)), limit))
+		RETURNING `+archive.HubColumns, dbTime(now), owner, dbTime(now.Add(ttl)), limit)
+	list, err := collect(rows, err, archive.ScanHubSubscription)
 	if err != nil {
 		return nil, fmt.Errorf("lease deliveries: %w", err)
 	}
@@ -238,43 +167,16 @@ func (s *Store) FinishDeliveries(ctx context.Context, results []dynamo.DeliveryR
 		for _, d := range chunk {
 			args = append(args, d.ID, d.Owner, d.Outcome(), d.Pending, d.Delivered, d.Err, dbTime(d.At), dbTime(d.Retry))
 		}
-		// Delivered: what was delivered is no longer owed (a newer change
-		// queued meanwhile still is). Given up: counted, the change no
-		// longer owed. Retry: counted as an attempt, tried again at its
-		// time.
+		// What each outcome does is archive.FinishDelivery.
 		rows, err := tx.QueryContext(ctx, `WITH r(id, owner, outcome, pending, delivered, err, at, retry) AS (VALUES `+values+`)
-			UPDATE hub_subscriptions AS h SET
-				delivered_etag = CASE WHEN r.outcome = 'delivered' THEN r.delivered ELSE h.delivered_etag END,
-				pending_etag = CASE
-					WHEN r.outcome = 'delivered' AND h.pending_etag IN (r.pending, r.delivered) THEN ''
-					WHEN r.outcome = 'given_up' AND h.pending_etag = r.pending THEN ''
-					ELSE h.pending_etag END,
-				attempts = CASE WHEN r.outcome = 'retry' THEN h.attempts + 1 ELSE 0 END,
-				next_attempt = CASE WHEN r.outcome = 'retry' THEN r.retry ELSE h.next_attempt END,
-				deliveries = h.deliveries + CASE WHEN r.outcome = 'delivered' THEN 1 ELSE 0 END,
-				failures = h.failures + CASE WHEN r.outcome = 'given_up' THEN 1 ELSE 0 END,
-				last_delivery = CASE WHEN r.outcome = 'delivered' THEN r.at ELSE h.last_delivery END,
-				last_error = CASE WHEN r.outcome = 'delivered' THEN '' ELSE r.err END,
-				lease_owner = '', lease_expires = ?
+			UPDATE hub_subscriptions AS h SET `+archive.FinishDelivery+`, lease_owner = '', lease_expires = ?
 			FROM r WHERE h.id = r.id AND h.lease_owner = r.owner
 			RETURNING id`, append(args, zeroTime)...)
+		ids, err := collect(rows, err, archive.Value[int64])
 		if err != nil {
 			return nil, fmt.Errorf("finish %d deliveries: %w", len(results), err)
 		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("finish %d deliveries: %w", len(results), err)
-			}
-			recorded = append(recorded, id)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("finish %d deliveries: %w", len(results), err)
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("finish %d deliveries: %w", len(results), err)
-		}
+		recorded = append(recorded, ids...)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("finish %d deliveries: commit: %w", len(results), err)

@@ -1,10 +1,15 @@
 // Package archive is what the two stores (storage/postgres and
-// storage/sqlite) share that is not SQL: the checks a document passes
-// before it is stored, the hash that names an item revision, the one format
-// of a version's packed revision list, the steps of storing a new version
-// (WriteVersion, which calls each store's SQL through VersionTx), the
-// statistics computed from the sources' summaries, and the migration
-// runner. Each store keeps only its SQL and its transactions; the
+// storage/sqlite) share that is not their own SQL: the checks a document
+// passes before it is stored, the hash that names an item revision, the
+// one format of a version's packed revision list, the steps of storing a
+// new version (WriteVersion, which calls each store's SQL through
+// VersionTx), how a row of each table the stores read becomes a domain
+// value (ScanSource, ScanItem, ScanSubscription…, with the column lists
+// they read, which are the same text in both dialects) and which values a
+// write binds in which order (NewSourceArgs, ConfigArgs…), the statistics
+// computed from the sources' summaries, and the migration runner. Each
+// store keeps its statements, its transactions and how its driver binds
+// what differs between the two (times, placeholders, arrays); the
 // conformance suite (storage/storetest) holds both to one behaviour.
 package archive
 
