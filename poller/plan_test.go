@@ -174,3 +174,73 @@ func TestDefaultPolicy(t *testing.T) {
 		}
 	}
 }
+
+// A source whose hub pushes (an active subscription whose lease has not
+// ended) is planned for its safety poll only, PushSafety after its last
+// poll, under a budget policy; the others share the budget. A source whose
+// subscription's lease has ended is polled for its postings again.
+func TestPlanPollsPushingSourcesForSafety(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dynamo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	cfg := policy.Config{Budget: 96}
+	p, err := New(Config{Store: st, Fetcher: fetch.New(fetch.Options{}), Policy: policy.AtRisk, PolicyConfig: cfg, Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"pushed", "lapsed", "polled"} {
+		if err := st.CreateSource(ctx, &dynamo.Source{ID: id, URL: "http://127.0.0.1:9/" + id, Kind: dynamo.KindFeed, Interval: dynamo.Duration(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		// Three hours of a source posting 24 items a day, read at t0.
+		var learnt policy.State
+		for h := 3; h >= 0; h-- {
+			learnt.Learn(policy.Observation{At: t0.Add(-time.Duration(h) * time.Hour), ItemsSeen: 10, NewItems: 1, Changed: true})
+		}
+		state := dynamo.PollState{LastPoll: t0, NextPoll: t0.Add(time.Hour), LastStatus: dynamo.StatusChanged}
+		if state.Schedule, err = policy.MarshalState(learnt); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.LeaseSource(ctx, id, "test", t0, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.RecordPoll(ctx, dynamo.PollRecord{SourceID: id, Owner: "test", At: t0}, func(dynamo.PollResult) dynamo.PollUpdate {
+			return dynamo.PollUpdate{State: state, Log: dynamo.PollLogEntry{At: t0, Status: state.LastStatus}}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, ends := range map[string]time.Time{"pushed": t0.AddDate(0, 0, 5), "lapsed": t0.Add(-time.Minute)} {
+		sub := &dynamo.Subscription{SourceID: id, SourceURL: "http://127.0.0.1:9/" + id, Hub: "http://127.0.0.1:9/hub", Topic: "http://127.0.0.1:9/" + id,
+			State: dynamo.SubActive, Token: "token-" + id, Secret: "secret-" + id, LeaseSeconds: 3600, LeaseEnds: ends, VerifiedAt: t0.Add(-time.Hour)}
+		if err := st.PutSubscription(ctx, sub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := t0.Add(5 * time.Minute)
+	if err := p.plan(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	all, err := st.Sources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	safety := t0.Add(cfg.WithDefaults().PushSafety)
+	for _, src := range all {
+		next := src.State.NextPoll
+		switch src.ID {
+		case "pushed":
+			if !next.Equal(safety) {
+				t.Errorf("pushed: next poll %v, want the safety poll at %v", next, safety)
+			}
+		default:
+			if next.After(now.Add(cfg.WithDefaults().Cycle)) {
+				t.Errorf("%s: next poll %v, want within the cycle from %v", src.ID, next, now)
+			}
+		}
+	}
+}
