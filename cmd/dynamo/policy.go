@@ -324,7 +324,14 @@ func printRanking(w io.Writer, r ranking) {
 		fmt.Fprintf(w, ", θ = %.4g item-hours", r.Theta)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%5s %10s %9s %9s %10s %11s %10s %10s  %s\n", "feed", "rate", "capacity", "waited", "pending", "waiting", "risk", "rank", "poll")
+	// hourly ranks by the pending postings alone: it has no waiting, risk
+	// or θ, which its JSON gives as 0 and its text leaves out.
+	hourly := r.Policy == policy.Hourly
+	if hourly {
+		fmt.Fprintf(w, "%5s %10s %9s %9s %10s %10s  %s\n", "feed", "rate", "capacity", "waited", "pending", "rank", "poll")
+	} else {
+		fmt.Fprintf(w, "%5s %10s %9s %9s %10s %11s %10s %10s  %s\n", "feed", "rate", "capacity", "waited", "pending", "waiting", "risk", "rank", "poll")
+	}
 	for i, f := range r.Feeds {
 		rk := r.Ranks[i]
 		poll := "no"
@@ -336,8 +343,13 @@ func printRanking(w io.Writer, r ranking) {
 		case !rk.Eligible:
 			poll = "no (gap)"
 		}
+		waited := time.Duration(f.WaitedS * float64(time.Second))
+		if hourly {
+			fmt.Fprintf(w, "%5d %10s %9d %9s %10.4f %10.4f  %s\n", i+1, schedNum(f.Rate), f.Capacity, waited, rk.Pending, rk.Rank, poll)
+			continue
+		}
 		fmt.Fprintf(w, "%5d %10s %9d %9s %10.4f %11.4f %10.4f %10.4f  %s\n", i+1, schedNum(f.Rate), f.Capacity,
-			time.Duration(f.WaitedS*float64(time.Second)), rk.Pending, rk.Waiting, rk.Risk, rk.Rank, poll)
+			waited, rk.Pending, rk.Waiting, rk.Risk, rk.Rank, poll)
 	}
 }
 

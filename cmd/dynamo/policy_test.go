@@ -258,6 +258,49 @@ func TestPolicyRank(t *testing.T) {
 	}
 }
 
+// policy rank --policy hourly ranks by the postings expected since the
+// last poll (steady rates: rate/24 × hours waited), times 1 + c ×
+// subscribers with c = 0 by default: at noon, 288 polls a day are 2 a
+// cycle, which go to the feeds expecting 1.5 and 0.83 postings; the one
+// expecting 0.75 waits, and the one polled 5 minutes ago is in the
+// politeness gap. The text leaves out the waiting and the risk, which
+// hourly does not have.
+func TestPolicyRankHourly(t *testing.T) {
+	args := []string{"policy", "rank", "--policy", "hourly", "--budget", "288", "--at", "2026-03-02T12:00:00Z",
+		"--feed", "12:5:3h", "--feed", "3:10:6h", "--feed", "1:5:20h:40", "--feed", "100:10:5m", "--json"}
+	code, out, errOut := schedRun(t, "", args...)
+	var got struct {
+		Policy string
+		Polls  int
+		Ranks  []struct {
+			Rank, Pending float64
+			Eligible      bool
+			Poll          bool
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Ranks) != 4 {
+		t.Fatalf("exit %d, %v, stderr %q: %s", code, err, errOut, out)
+	}
+	if got.Policy != "hourly" || got.Polls != 2 {
+		t.Errorf("policy %q, %d polls this cycle: want hourly, 2", got.Policy, got.Polls)
+	}
+	for i, want := range []struct {
+		pending          float64
+		eligible, polled bool
+	}{{1.5, true, true}, {0.75, true, false}, {20.0 / 24, true, true}, {100.0 / 24 / 12, false, false}} {
+		r := got.Ranks[i]
+		if math.Abs(r.Pending-want.pending) > 1e-6 || math.Abs(r.Rank-want.pending) > 1e-6 || r.Eligible != want.eligible || r.Poll != want.polled {
+			t.Errorf("feed %d: %+v, want pending and rank %v, eligible %v, polled %v", i+1, r, want.pending, want.eligible, want.polled)
+		}
+	}
+	code, out, _ = schedRun(t, "", args[:len(args)-1]...)
+	header := "hourly at 2026-03-02T12:00:00Z: 288 polls a day over 4 feeds, 2 this cycle\n"
+	if code != 0 || !strings.HasPrefix(out, header) || strings.Contains(out, "θ") || strings.Contains(out, "risk") ||
+		!strings.Contains(out, "    1         12         5    3h0m0s     1.5000     1.5000  yes\n") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+}
+
 func TestPolicyWeekdayErrors(t *testing.T) {
 	tests := []struct {
 		args []string
