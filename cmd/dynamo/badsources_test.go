@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"html"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -58,13 +60,22 @@ func badSource(fields map[string]any) map[string]any {
 	return src
 }
 
+// editSource is the source the entry points that change sources change:
+// valid, with a URL of its own (imports skip a URL a source polls).
+func editSource() map[string]any {
+	return badSource(map[string]any{"id": "edit", "url": "http://feeds.example.org/edit.xml"})
+}
+
 // TestBadSourcesAreRefusedByEveryEntryPoint feeds each bad source through
-// every entry point that registers sources — the admin API with and
-// without a poller in the process, the web interface's form, the sources
-// file of `dynamo serve`, an OPML import over the API and `dynamo sources
-// import` — and expects the same refusal from each, with nothing stored. A
-// valid source naming a policy is accepted by each, so that the refusals
-// are the rule's and not the process's.
+// every entry point that registers or changes sources — the admin API with
+// and without a poller in the process (POST, PATCH), the web interface's
+// forms (add, settings, OPML import), the sources file of `dynamo serve`,
+// an OPML import over the API and `dynamo sources import` — and expects
+// the same refusal from each, with nothing stored or changed. A valid
+// source naming a policy is accepted by each, so that the refusals are the
+// rule's and not the process's. The entry points that change a source
+// keep its id, so the row of a bad id is not theirs: an id is never
+// changed (sources.Service.Change).
 func TestBadSourcesAreRefusedByEveryEntryPoint(t *testing.T) {
 	dir := t.TempDir()
 	bases := map[string]string{
@@ -72,32 +83,49 @@ func TestBadSourcesAreRefusedByEveryEntryPoint(t *testing.T) {
 		"api": startServe(t, serveConfig{db: filepath.Join(dir, "api.db"), role: "api"}),
 	}
 	good := badSource(map[string]any{"id": "good", "policy": "flat"})
+	// The source the entry points that change sources change.
+	if _, stored := postSource(t, bases["api"], editSource(), false); !stored {
+		t.Fatal("the source to change was refused")
+	}
 	entryPoints := []struct {
-		name   string
-		submit func(t *testing.T, src map[string]any) (refusal string, stored bool)
+		name    string
+		changes bool // changes the source "edit" rather than registering one
+		submit  func(t *testing.T, src map[string]any) (refusal string, stored bool)
 	}{
-		{"POST /api/sources (poller in the process)", func(t *testing.T, src map[string]any) (string, bool) {
-			return postSource(t, bases["all"], src)
+		{"POST /api/sources (poller in the process)", false, func(t *testing.T, src map[string]any) (string, bool) {
+			return postSource(t, bases["all"], src, true)
 		}},
-		{"POST /api/sources (--role api)", func(t *testing.T, src map[string]any) (string, bool) {
-			return postSource(t, bases["api"], src)
+		{"POST /api/sources (--role api)", false, func(t *testing.T, src map[string]any) (string, bool) {
+			return postSource(t, bases["api"], src, true)
 		}},
-		{"web form (--role api)", func(t *testing.T, src map[string]any) (string, bool) {
+		{"PATCH /api/sources/{id} (--role api)", true, func(t *testing.T, src map[string]any) (string, bool) {
+			return patchSource(t, bases["api"], src)
+		}},
+		{"web form (--role api)", false, func(t *testing.T, src map[string]any) (string, bool) {
 			return postSourceForm(t, bases["api"], src)
 		}},
-		{"POST /api/sources/import (--role api)", func(t *testing.T, src map[string]any) (string, bool) {
+		{"web settings form (--role api)", true, func(t *testing.T, src map[string]any) (string, bool) {
+			return postSettingsForm(t, bases["api"], src)
+		}},
+		{"POST /api/sources/import (--role api)", false, func(t *testing.T, src map[string]any) (string, bool) {
 			return importOverAPI(t, bases["api"], src)
 		}},
-		{"dynamo serve --sources", func(t *testing.T, src map[string]any) (string, bool) {
+		{"web OPML import form (--role api)", false, func(t *testing.T, src map[string]any) (string, bool) {
+			return importWithForm(t, bases["api"], src)
+		}},
+		{"dynamo serve --sources", false, func(t *testing.T, src map[string]any) (string, bool) {
 			return serveSourcesFile(t, src)
 		}},
-		{"dynamo sources import", func(t *testing.T, src map[string]any) (string, bool) {
+		{"dynamo sources import", false, func(t *testing.T, src map[string]any) (string, bool) {
 			return importWithCLI(t, src)
 		}},
 	}
 	for _, ep := range entryPoints {
 		t.Run(ep.name, func(t *testing.T) {
 			for _, row := range badSources {
+				if _, id := row.fields["id"]; id && ep.changes {
+					continue
+				}
 				refusal, stored := ep.submit(t, badSource(row.fields))
 				if stored || !strings.Contains(refusal, row.mention) {
 					t.Errorf("%s: stored %v, refusal %q; want it refused saying %q", row.name, stored, refusal, row.mention)
@@ -112,16 +140,16 @@ func TestBadSourcesAreRefusedByEveryEntryPoint(t *testing.T) {
 		var list struct{ Sources []struct{ ID string } }
 		getJSON(t, base+"/api/sources", &list)
 		for _, s := range list.Sources {
-			if !strings.HasPrefix(s.ID, "good") {
+			if !strings.HasPrefix(s.ID, "good") && s.ID != "edit" {
 				t.Errorf("role %s stored %q", role, s.ID)
 			}
 		}
 	}
 }
 
-// postSource registers src with POST /api/sources, then removes it when
-// it was stored, so that the next row may use its id.
-func postSource(t *testing.T, base string, src map[string]any) (string, bool) {
+// postSource registers src with POST /api/sources, then, if remove, removes
+// it when it was stored, so that the next row may use its id.
+func postSource(t *testing.T, base string, src map[string]any, remove bool) (string, bool) {
 	body, _ := json.Marshal(src)
 	resp, err := http.Post(base+"/api/sources", "application/json", strings.NewReader(string(body)))
 	if err != nil {
@@ -131,13 +159,59 @@ func postSource(t *testing.T, base string, src map[string]any) (string, bool) {
 	var ans struct{ Error string }
 	json.NewDecoder(resp.Body).Decode(&ans)
 	if resp.StatusCode == http.StatusCreated {
-		removeSource(t, base, src["id"].(string))
+		if remove {
+			removeSource(t, base, src["id"].(string))
+		}
 		return "", true
 	}
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("POST %s: status %d, want 400", body, resp.StatusCode)
 	}
 	return ans.Error, false
+}
+
+// patchSource changes the source "edit" to src's fields but its id with
+// PATCH /api/sources/edit; a change made is undone.
+func patchSource(t *testing.T, base string, src map[string]any) (string, bool) {
+	fields := map[string]any{}
+	for k, v := range src {
+		if k != "id" {
+			fields[k] = v
+		}
+	}
+	body, _ := json.Marshal(fields)
+	req, _ := http.NewRequest(http.MethodPatch, base+"/api/sources/edit", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ans struct{ Error string }
+	json.NewDecoder(resp.Body).Decode(&ans)
+	if resp.StatusCode == http.StatusOK {
+		undoChange(t, base)
+		return "", true
+	}
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("PATCH %s: status %d, want 400", body, resp.StatusCode)
+	}
+	return ans.Error, false
+}
+
+// undoChange puts the source "edit" back as it was registered.
+func undoChange(t *testing.T, base string) {
+	body, _ := json.Marshal(editSource())
+	req, _ := http.NewRequest(http.MethodPut, base+"/api/sources/edit", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT the source back: status %d", resp.StatusCode)
+	}
 }
 
 func removeSource(t *testing.T, base, id string) {
@@ -157,36 +231,93 @@ var csrfField = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
 // postSourceForm registers src with the web interface's form, as a
 // browser on the machine does (no admin token is configured).
 func postSourceForm(t *testing.T, base string, src map[string]any) (string, bool) {
+	status, body := submitForm(t, base+"/ui/", base+"/ui/sources", src)
+	if status == http.StatusSeeOther {
+		removeSource(t, base, src["id"].(string))
+		return "", true
+	}
+	if status != http.StatusBadRequest {
+		t.Errorf("form %v: status %d, want 400", src, status)
+	}
+	return body, false
+}
+
+// postSettingsForm changes the source "edit" to src's fields but its id
+// with the web interface's settings form; a change made is undone.
+func postSettingsForm(t *testing.T, base string, src map[string]any) (string, bool) {
+	fields := map[string]any{}
+	for k, v := range src {
+		if k != "id" {
+			fields[k] = v
+		}
+	}
+	status, body := submitForm(t, base+"/ui/sources/edit/edit", base+"/ui/sources/edit/settings", fields)
+	if status == http.StatusSeeOther {
+		undoChange(t, base)
+		return "", true
+	}
+	if status != http.StatusBadRequest {
+		t.Errorf("settings form %v: status %d, want 400", fields, status)
+	}
+	return body, false
+}
+
+// formSession opens page as a browser on the machine does (no admin token
+// is configured) and returns its client and the page's anti-forgery token.
+func formSession(t *testing.T, page string) (*http.Client, string) {
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Get(base + "/ui/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	m := csrfField.FindStringSubmatch(string(page))
-	if m == nil {
-		t.Fatal("the sources page offers no form")
-	}
-	form := url.Values{"csrf": {m[1]}}
-	for k, v := range src {
-		form.Set(k, text(v))
-	}
-	resp, err = c.PostForm(base+"/ui/sources", form)
+	resp, err := c.Get(page)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode == http.StatusSeeOther {
+	m := csrfField.FindStringSubmatch(string(body))
+	if m == nil {
+		t.Fatalf("%s offers no form", page)
+	}
+	return c, m[1]
+}
+
+// submitForm posts fields, as text, to action with the anti-forgery token
+// of page, and returns the answer's status and text.
+func submitForm(t *testing.T, page, action string, fields map[string]any) (int, string) {
+	c, csrf := formSession(t, page)
+	form := url.Values{"csrf": {csrf}}
+	for k, v := range fields {
+		form.Set(k, text(v))
+	}
+	resp, err := c.PostForm(action, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, html.UnescapeString(string(body))
+}
+
+// importWithForm imports src's OPML entry with the web interface's import
+// form.
+func importWithForm(t *testing.T, base string, src map[string]any) (string, bool) {
+	c, csrf := formSession(t, base+"/ui/opml")
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("csrf", csrf)
+	fw, _ := mw.CreateFormFile("file", "feeds.opml")
+	io.WriteString(fw, opmlFile(t, src))
+	mw.Close()
+	resp, err := c.Post(base+"/ui/opml", mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(page), `class="outcome-registered"`) {
 		removeSource(t, base, src["id"].(string))
 		return "", true
 	}
-	if resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("form %v: status %d, want 400", form, resp.StatusCode)
-	}
-	return html.UnescapeString(string(body)), false
+	return html.UnescapeString(string(page)), false
 }
 
 // opmlFile writes src as the one entry of an OPML file.
