@@ -12,11 +12,14 @@
 #
 #   FUZZTIME=10s   how long each fuzz target runs (0 skips fuzzing)
 #   PKGS=./...     which packages to test
+#   DYNAMO_ARTIFACTS=artifacts  where the browser tests save their
+#                  screenshots (under web/), kept after the run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZTIME=${FUZZTIME:-10s}
 PKGS=${PKGS:-./...}
+export DYNAMO_ARTIFACTS=${DYNAMO_ARTIFACTS:-$PWD/artifacts}
 source scripts/setup.sh
 
 # --- tools and PostgreSQL --------------------------------------------------
@@ -161,5 +164,8 @@ if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
 fi
 
 echo
+if [ -d "$DYNAMO_ARTIFACTS/web" ]; then
+  echo "browser screenshots: $DYNAMO_ARTIFACTS/web/ ($(ls "$DYNAMO_ARTIFACTS/web" | wc -l) files)"
+fi
 echo "tests: $passed passed, $((failed + fuzz_failed)) failed, $skipped skipped"
 [ "$status" = 0 ] && [ "$fuzz_failed" = 0 ]
