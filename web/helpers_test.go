@@ -110,6 +110,7 @@ type env struct {
 	site   *site
 	poller *poller.Poller
 	srv    *httptest.Server
+	cfg    web.Config // the interface's configuration, for withAPI
 }
 
 type envOptions struct {
@@ -151,6 +152,7 @@ func newEnv(t testing.TB, opts envOptions) *env {
 	if opts.noPoller {
 		cfg.Poller = nil
 	}
+	e.cfg = cfg
 	h, err := web.New(cfg)
 	if err != nil {
 		t.Fatal(err)
