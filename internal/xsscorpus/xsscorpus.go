@@ -42,19 +42,40 @@ const HTML = `<p>Kept text.</p><script>alert('d1')</script><img src="x" onerror=
 // must be gone from every format and page.
 const Text = "<script>alert('t1')</script><img src=x onerror=alert('t2')>\"'><svg/onload=alert('t3')>\u202e3pm.exe\u2067x"
 
-// NoBidi reports a bidi embedding, override or isolate control in a
-// document, raw or escaped.
+// NoBidi reports a bidi embedding, override or isolate control (U+202A to
+// U+202E, U+2066 to U+2069) in a document of any format: raw, as an XML or
+// HTML character reference (&#x202E;, &#8238;) or as a JSON or JavaScript
+// escape (\u202e).
 func NoBidi(body []byte) error {
-	if i := bytes.IndexFunc(body, func(r rune) bool { return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 }); i >= 0 {
-		return fmt.Errorf("a bidi control at byte %d: %q", i, body[max(0, i-40):min(len(body), i+10)])
+	if err := NoBidiInHTML(body); err != nil {
+		return err
 	}
-	for _, escaped := range []string{`\u202`, `\u206`, `&#x202`, `&#x206`, `&#820`, `&#822`} {
-		if bytes.Contains(bytes.ToLower(body), []byte(escaped)) {
-			return fmt.Errorf("an escaped bidi control %s…", escaped)
-		}
+	if m := bidiEscape.Find(body); m != nil {
+		return fmt.Errorf("an escaped bidi control %s", m)
 	}
 	return nil
 }
+
+// NoBidiInHTML is NoBidi for an HTML page, which decodes character
+// references but not backslash escapes: a message that quotes a value as
+// Go's %q does shows a control as the text "\u202e", which is what it
+// should show.
+func NoBidiInHTML(page []byte) error {
+	if i := bytes.IndexFunc(page, func(r rune) bool { return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 }); i >= 0 {
+		return fmt.Errorf("a bidi control at byte %d: %q", i, page[max(0, i-40):min(len(page), i+10)])
+	}
+	if m := bidiReference.Find(page); m != nil {
+		return fmt.Errorf("a bidi control as a character reference %s", m)
+	}
+	return nil
+}
+
+// bidiReference and bidiEscape match a bidi control written as a
+// character reference (hexadecimal or decimal) and as a \u escape.
+var (
+	bidiReference = regexp.MustCompile(`(?i)&#(x0*(202[a-e]|206[6-9])|0*(823[4-8]|829[4-7]))\b`)
+	bidiEscape    = regexp.MustCompile(`(?i)\\u(202[a-e]|206[6-9])`)
+)
 
 // XHTML is the well-formed XML version, for Atom's type="xhtml".
 const XHTML = `<p>Kept text.</p><script>alert('x1')</script><img src="x" onerror="alert('x2')"/><a href="javascript:alert('x3')">a</a>` +
