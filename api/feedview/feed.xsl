@@ -16,7 +16,7 @@
 <xsl:variable name="href" select="substring-before(substring-after($pi, 'href=&quot;'), '&quot;')"/>
 <xsl:variable name="format" select="substring-before(substring-after($pi, 'format=&quot;'), '&quot;')"/>
 <xsl:variable name="title" select="normalize-space((/rss/channel/title | /rdf:RDF/rss1:channel/rss1:title | /atom:feed/atom:title)[1])"/>
-<xsl:variable name="about" select="normalize-space((/rss/channel/description | /rdf:RDF/rss1:channel/rss1:description | /atom:feed/atom:subtitle)[1])"/>
+<xsl:variable name="about" select="string((/rss/channel/description | /rdf:RDF/rss1:channel/rss1:description | /atom:feed/atom:subtitle)[1])"/>
 <xsl:variable name="site" select="normalize-space((/rss/channel/link | /rdf:RDF/rss1:channel/rss1:link | /atom:feed/atom:link[@rel='alternate' or not(@rel)]/@href)[1])"/>
 <xsl:variable name="items" select="/rss/channel/item | /rdf:RDF/rss1:item | /atom:feed/atom:entry"/>
 
@@ -32,7 +32,7 @@
 <main>
 <p class="kind">A feed<xsl:if test="$format != ''"> in <xsl:value-of select="$format"/></xsl:if>, served by Dynamo</p>
 <h1><xsl:choose><xsl:when test="$title != ''"><xsl:value-of select="$title"/></xsl:when><xsl:otherwise>Untitled feed</xsl:otherwise></xsl:choose></h1>
-<xsl:if test="$about != ''"><p class="about"><xsl:value-of select="$about"/></p></xsl:if>
+<xsl:if test="normalize-space($about) != ''"><p class="about"><xsl:call-template name="plain"><xsl:with-param name="s" select="substring($about, 1, 1500)"/></xsl:call-template></p></xsl:if>
 <section class="subscribe" aria-labelledby="subscribe-h">
 <h2 id="subscribe-h">How to subscribe</h2>
 <p>This page is a feed: a feed reader (NetNewsWire, Feedly, Thunderbird, Inoreader, …) checks it for new items. Copy its address into your reader:</p>
@@ -52,7 +52,7 @@
 <xsl:when test="starts-with($l, 'http://') or starts-with($l, 'https://')"><a href="{$l}" rel="nofollow noopener noreferrer"><xsl:call-template name="title"><xsl:with-param name="t" select="$t"/></xsl:call-template></a></xsl:when>
 <xsl:otherwise><xsl:call-template name="title"><xsl:with-param name="t" select="$t"/></xsl:call-template></xsl:otherwise>
 </xsl:choose></h3>
-<xsl:if test="$d != ''"><p class="date"><xsl:value-of select="$d"/></p></xsl:if>
+<xsl:if test="$d != ''"><p class="date"><xsl:call-template name="date"><xsl:with-param name="d" select="$d"/></xsl:call-template></p></xsl:if>
 <xsl:if test="normalize-space($text) != ''"><p class="text"><xsl:call-template name="plain"><xsl:with-param name="s" select="substring($text, 1, 1500)"/></xsl:call-template></p></xsl:if>
 </li>
 </xsl:for-each>
@@ -66,6 +66,22 @@
 <xsl:template name="title">
 <xsl:param name="t"/>
 <xsl:choose><xsl:when test="$t != ''"><xsl:value-of select="$t"/></xsl:when><xsl:otherwise>(untitled)</xsl:otherwise></xsl:choose>
+</xsl:template>
+
+<!-- date writes an RFC 3339 date (Atom's, dc:date) as people read it,
+     "2026-11-24 04:51 UTC" (or its offset, "+01:00"), the exact value in
+     <time datetime>; RSS 2.0's RFC 822 dates are readable as they are. -->
+<xsl:template name="date">
+<xsl:param name="d"/>
+<xsl:choose>
+<xsl:when test="string-length($d) &gt;= 16 and substring($d, 11, 1) = 'T'">
+<time datetime="{$d}"><xsl:value-of select="concat(substring($d, 1, 10), ' ', substring($d, 12, 5), ' ')"/><xsl:choose>
+<xsl:when test="substring($d, string-length($d)) = 'Z' or substring($d, string-length($d)) = 'z'">UTC</xsl:when>
+<xsl:otherwise><xsl:value-of select="substring($d, string-length($d) - 5)"/></xsl:otherwise>
+</xsl:choose></time>
+</xsl:when>
+<xsl:otherwise><xsl:value-of select="$d"/></xsl:otherwise>
+</xsl:choose>
 </xsl:template>
 
 <!-- plain writes HTML as its text: the markup between < and > left out,
