@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/xsscorpus"
 	"github.com/dynamo-feeds/dynamo/opml"
 	"github.com/dynamo-feeds/dynamo/web"
 )
@@ -710,4 +711,33 @@ func TestBrowserFeedPage(t *testing.T) {
 		t.Errorf("the hostile title shows as %q, want it as text", title)
 	}
 	capture(t, ctx, "feed-page-hostile")
+
+	// The XSS corpus (internal/xsscorpus) as Chromium renders it through
+	// the stylesheet: every source, every format.
+	seedXSS(t, e)
+	for _, s := range xssSources {
+		for _, typ := range []string{"rss1", "rss2", "atom", "json"} {
+			path := "/resources/" + s.id + "?max=50&type=" + typ
+			step(t, ctx, "open "+path, chromedp.Navigate(srv.URL+path), chromedp.WaitVisible(chromedp.CSS("main h1")))
+			dom := value(t, ctx, "read the page", chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+			if err := xsscorpus.InertPage([]byte(dom)); err != nil {
+				t.Errorf("%s as Chromium renders it: %v", path, err)
+			}
+			if err := xsscorpus.NoBidiInHTML([]byte(dom)); err != nil {
+				t.Errorf("%s as Chromium renders it: %v", path, err)
+			}
+			links := value(t, ctx, "read the links", chromedp.Evaluate[[]string](`[...document.querySelectorAll("[href], [src]")].map(e => e.getAttribute("href") || e.getAttribute("src"))`))
+			for _, l := range links {
+				if !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") && !strings.HasPrefix(l, "/") {
+					t.Errorf("%s as Chromium renders it links %q", path, l)
+				}
+			}
+			if n := value(t, ctx, "count items", chromedp.Evaluate[int](`document.querySelectorAll("ol.items li").length`)); n == 0 {
+				t.Errorf("%s as Chromium renders it lists no item", path)
+			}
+			if s.id == "xss-rss" && typ == "atom" {
+				capture(t, ctx, "feed-page-xss")
+			}
+		}
+	}
 }
