@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -328,5 +329,96 @@ func TestCategoryView(t *testing.T) {
 	}
 	if h := texts(t, list, "h1", ""); len(h) != 1 || h[0] != "Category town" {
 		t.Errorf("the town list is headed %q", h)
+	}
+}
+
+// TestFormsRefuseForgery sends each form issue 20 added without its
+// anti-forgery token, with a forged one, and with a valid one from
+// another site: every one is refused with 403 and changes nothing.
+func TestFormsRefuseForgery(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.seedExamples(t)
+	e.site.mu.Lock()
+	e.site.pages["/wire.rss"] = sitePage{rssFeed("Wire", "Flash"), "application/rss+xml"}
+	e.site.mu.Unlock()
+	ctx := context.Background()
+	c := client(t)
+	_, page := get(t, c, e.srv.URL+"/ui/add")
+	token := formToken(t, page)
+	file := []byte(`<opml version="2.0"><body><outline text="x" type="rss" xmlUrl="http://x.example/feed"/></body></opml>`)
+	forms := []struct {
+		path string
+		form url.Values // nil: the OPML upload
+	}{
+		{"/ui/add", url.Values{"url": {e.site.URL + "/wire.rss"}, "kind": {"auto"}}},
+		{"/ui/sources", url.Values{"url": {e.site.URL + "/wire.rss"}, "kind": {"feed"}}},
+		{"/ui/sources/news/settings", url.Values{"url": {e.site.URL + "/wire.rss"}, "kind": {"feed"}, "interval": {"2h"}}},
+		{"/ui/sources/news/pause", url.Values{"paused": {"true"}}},
+		{"/ui/sources/news/delete", url.Values{"purge": {"true"}}},
+		{"/ui/opml", nil},
+		{"/ui/timezone", url.Values{"tz": {"Asia/Tokyo"}}},
+	}
+	for _, f := range forms {
+		for _, how := range []string{"no token", "a forged token", "another site"} {
+			var body bytes.Buffer
+			contentType := "application/x-www-form-urlencoded"
+			tok := map[string]string{"no token": "", "a forged token": "forged", "another site": token}[how]
+			if f.form == nil {
+				mw := multipart.NewWriter(&body)
+				if tok != "" {
+					mw.WriteField("csrf", tok)
+				}
+				fw, _ := mw.CreateFormFile("file", "x.opml")
+				fw.Write(file)
+				mw.Close()
+				contentType = mw.FormDataContentType()
+			} else {
+				v := url.Values{}
+				for k, vs := range f.form {
+					v[k] = vs
+				}
+				if tok != "" {
+					v.Set("csrf", tok)
+				}
+				body.WriteString(v.Encode())
+			}
+			req, err := http.NewRequest(http.MethodPost, e.srv.URL+f.path, &body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", contentType)
+			if how == "another site" {
+				req.Header.Set("Sec-Fetch-Site", "cross-site")
+				req.Header.Set("Origin", "https://evil.example")
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("POST %s with %s: %d, want 403", f.path, how, resp.StatusCode)
+			}
+			for _, ck := range resp.Cookies() {
+				if ck.Name == "dynamo_tz" {
+					t.Errorf("POST %s with %s set the zone cookie", f.path, how)
+				}
+			}
+		}
+	}
+	list, err := e.store.Sources(ctx)
+	if err != nil || len(list) != 3 {
+		t.Fatalf("after the forged forms: %d sources, %v; want the 3 seeded", len(list), err)
+	}
+	if news, err := e.store.Source(ctx, "news"); err != nil || news.Paused || news.Interval != dynamo.Duration(time.Hour) || news.URL != e.site.URL+"/news/index.html" {
+		t.Errorf("news after the forged forms: %+v, %v", news, err)
+	}
+	// The same forms with the token are accepted: the refusals were the token's.
+	resp, _ := post(t, c, e.srv.URL+"/ui/timezone", url.Values{"csrf": {token}, "tz": {"Asia/Tokyo"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("the zone with its token: %d", resp.StatusCode)
+	}
+	if resp, _ := upload(t, c, e.srv.URL+"/ui/opml", token, "x.opml", file); resp.StatusCode != http.StatusOK {
+		t.Errorf("the import with its token: %d", resp.StatusCode)
 	}
 }

@@ -43,12 +43,17 @@ func (*zoneError) Error() string { return "not an IANA time zone name such as Eu
 
 // zoneAction keeps the viewer's zone in a cookie for a year, or forgets
 // it (an empty zone), and sends the browser back where it was. It is a
-// preference, not an action on Dynamo: it needs no authorization, and the
-// cross-origin protection of every form applies.
+// preference, not an action on Dynamo: it needs no authorization, but its
+// form carries the anti-forgery token like every form, so that another
+// site cannot change a viewer's zone either.
 func (h *Server) zoneAction(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		h.fail(w, r, http.StatusBadRequest, "The form could not be read: "+err.Error())
+		return
+	}
+	if !h.checkCSRF(r) {
+		h.fail(w, r, http.StatusForbidden, csrfMessage)
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("tz"))
