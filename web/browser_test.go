@@ -735,8 +735,16 @@ func TestBrowserFeedPage(t *testing.T) {
 			if n := value(t, ctx, "count items", chromedp.Evaluate[int](`document.querySelectorAll("ol.items li").length`)); n == 0 {
 				t.Errorf("%s as Chromium renders it lists no item", path)
 			}
-			if s.id == "xss-rss" && typ == "atom" {
-				capture(t, ctx, "feed-page-xss")
+			if s.id == "xss-rss" {
+				// The references a description's text holds are decoded
+				// (the source escaped its markup twice: text, not markup).
+				items := value(t, ctx, "read the items", chromedp.Text(chromedp.CSS("ol.items")))
+				if !strings.Contains(items, "<script>alert('e2')</script> ok") {
+					t.Errorf("%s shows the twice-escaped description as %q", path, items)
+				}
+				if typ == "atom" {
+					capture(t, ctx, "feed-page-xss")
+				}
 			}
 		}
 	}

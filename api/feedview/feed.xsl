@@ -92,11 +92,53 @@
 <xsl:choose>
 <xsl:when test="$n &gt; 300"/>
 <xsl:when test="contains($s, '&lt;')">
-<xsl:value-of select="substring-before($s, '&lt;')"/>
+<xsl:call-template name="entities"><xsl:with-param name="s" select="substring-before($s, '&lt;')"/></xsl:call-template>
 <xsl:text> </xsl:text>
 <xsl:call-template name="plain">
 <xsl:with-param name="s" select="substring-after(substring-after($s, '&lt;'), '&gt;')"/>
 <xsl:with-param name="n" select="$n + 1"/>
+</xsl:call-template>
+</xsl:when>
+<xsl:otherwise><xsl:call-template name="entities"><xsl:with-param name="s" select="$s"/></xsl:call-template></xsl:otherwise>
+</xsl:choose>
+</xsl:template>
+
+<!-- entities writes HTML text with the character references feeds use
+     most decoded (XSLT 1.0 cannot decode every one), pair by pair from
+     $entityPairs, &amp; last so that "&amp;lt;" stays "&lt;" as the source
+     meant. What it writes is text, escaped again by the output. -->
+<xsl:variable name="entityPairs">&amp;lt;=&lt;|&amp;gt;=&gt;|&amp;quot;="|&amp;#34;="|&amp;#39;='|&amp;apos;='|&amp;nbsp;=&#160;|&amp;#160;=&#160;|&amp;#8216;=&#8216;|&amp;#8217;=&#8217;|&amp;#8220;=&#8220;|&amp;#8221;=&#8221;|&amp;#8211;=&#8211;|&amp;#8212;=&#8212;|&amp;#8230;=&#8230;|&amp;amp;=&amp;|</xsl:variable>
+<xsl:template name="entities">
+<xsl:param name="s"/>
+<xsl:param name="pairs" select="string($entityPairs)"/>
+<xsl:choose>
+<xsl:when test="$pairs = '' or not(contains($s, '&amp;'))"><xsl:value-of select="$s"/></xsl:when>
+<xsl:otherwise>
+<xsl:variable name="pair" select="substring-before($pairs, '|')"/>
+<xsl:call-template name="entities">
+<xsl:with-param name="s"><xsl:call-template name="replace">
+<xsl:with-param name="s" select="$s"/>
+<xsl:with-param name="from" select="substring-before($pair, '=')"/>
+<xsl:with-param name="to" select="substring-after($pair, '=')"/>
+</xsl:call-template></xsl:with-param>
+<xsl:with-param name="pairs" select="substring-after($pairs, '|')"/>
+</xsl:call-template>
+</xsl:otherwise>
+</xsl:choose>
+</xsl:template>
+
+<!-- replace writes s with every from replaced by to. -->
+<xsl:template name="replace">
+<xsl:param name="s"/>
+<xsl:param name="from"/>
+<xsl:param name="to"/>
+<xsl:choose>
+<xsl:when test="contains($s, $from)">
+<xsl:value-of select="concat(substring-before($s, $from), $to)"/>
+<xsl:call-template name="replace">
+<xsl:with-param name="s" select="substring-after($s, $from)"/>
+<xsl:with-param name="from" select="$from"/>
+<xsl:with-param name="to" select="$to"/>
 </xsl:call-template>
 </xsl:when>
 <xsl:otherwise><xsl:value-of select="$s"/></xsl:otherwise>
