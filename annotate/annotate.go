@@ -516,6 +516,9 @@ func descriptionEmpty(text string, it itemChoice) bool {
 		}
 	}
 	rest.WriteString(text[at:e])
+	if keepsText(rest.String()) {
+		return false // the sanitizer keeps a letter of it: no need to run it
+	}
 	html, _ := values.Description(rest.String(), nil, nil)
 	return html == ""
 }

@@ -613,6 +613,12 @@ func (n *node) usableLink() bool {
 // usableHref reports whether a link leads to a page: not an anchor on this
 // page, not a script.
 func usableHref(href string) bool {
+	return plainLink(href) || parsedUsable(href)
+}
+
+// parsedUsable is usableHref for any link: it parses the link as the
+// wrapper will.
+func parsedUsable(href string) bool {
 	h := strings.ToLower(strings.TrimSpace(href))
 	if h == "" || strings.HasPrefix(h, "#") || strings.HasPrefix(h, "javascript:") || strings.HasPrefix(h, "mailto:") ||
 		strings.HasPrefix(h, "data:") || strings.HasPrefix(h, "vbscript:") {
@@ -626,6 +632,43 @@ func usableHref(href string) bool {
 	// url.Parse takes, is no host once escaped (FuzzSuggest finding).
 	_, problem := values.ResolveLink(linkBase, ref)
 	return problem == ""
+}
+
+// plainLink reports whether href is a path ("/2024/03/post/",
+// "news-12.html") or an http(s) URL with a plain host, made of ASCII
+// letters, digits and "/._-~" alone: such a link always leads to a page,
+// and most links of most pages are such, so usableHref need not parse
+// them. A path starting "//" names a host, and is parsed.
+func plainLink(href string) bool {
+	rest := href
+	if after, ok := strings.CutPrefix(href, "https://"); ok {
+		rest = after
+	} else if after, ok := strings.CutPrefix(href, "http://"); ok {
+		rest = after
+	}
+	if rest != href {
+		host := strings.IndexByte(rest, '/')
+		if host < 0 {
+			host = len(rest)
+		}
+		if host == 0 {
+			return false
+		}
+		for i := 0; i < host; i++ {
+			if c := rest[i]; !isASCIILetter(c) && !isDigit(c) && c != '.' && c != '-' {
+				return false
+			}
+		}
+		rest = rest[host:]
+	} else if rest == "" || strings.HasPrefix(rest, "//") {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; !isASCIILetter(c) && !isDigit(c) && !strings.ContainsRune("/._-~", rune(c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // linkBase stands for the page's URL in usableHref: what it refuses is in

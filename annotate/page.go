@@ -459,3 +459,86 @@ func (p *page) tree(readComment func(body string) []existingTag, keepAttrs bool)
 	}
 	return t
 }
+
+// keepsText reports whether the sanitizer (values.Description) surely
+// keeps some of the text of markup s: an ASCII letter or digit read as
+// text before any tag but whole start and end tags of the elements in
+// keepContent. Running the sanitizer on every description of a long page
+// costs a tokenizer's buffer a call, for an answer this reading gives on
+// the markup most descriptions hold. false says nothing: the sanitizer
+// is to be asked. Entities are passed over with the letters after them,
+// as "&nbsp;" is no text a reader sees.
+func keepsText(s string) bool {
+	if strings.IndexByte(s, 0) >= 0 {
+		return false // as in plainSimple: the tokenizer's NUL rules are not mirrored
+	}
+	for {
+		i := strings.IndexByte(s, '<')
+		text := s
+		if i >= 0 {
+			text = s[:i]
+		}
+		if hasPlainLetter(text) {
+			return true
+		}
+		if i < 0 || i+1 >= len(s) {
+			return false
+		}
+		c := s[i+1]
+		switch {
+		case isASCIILetter(c):
+			name, after, ok := readTag(s, i+2)
+			if !ok || !keepContent[lowerASCII(name)] {
+				return false
+			}
+			s = s[after:]
+		case c == '/' && i+2 < len(s) && isASCIILetter(s[i+2]):
+			// An end tag starts no element whose content is dropped.
+			_, after, ok := readTag(s, i+3)
+			if !ok {
+				return false
+			}
+			s = s[after:]
+		case c == '/' || c == '!' || c == '?':
+			return false // a comment, a doctype or "</>": left to the sanitizer
+		default:
+			s = s[i+1:] // a "<" that opens nothing is text
+		}
+	}
+}
+
+// hasPlainLetter reports whether text holds an ASCII letter or digit
+// outside entity references.
+func hasPlainLetter(text string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == '&' {
+			for i+1 < len(text) && (isASCIILetter(text[i+1]) || isDigit(text[i+1]) || text[i+1] == '#') {
+				i++
+			}
+			continue
+		}
+		if isASCIILetter(c) || isDigit(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// keepContent are elements that the tokenizer reads as markup (not raw
+// text such as script, style, title, textarea, noscript) and whose content
+// the sanitizer keeps, allowed or not (it drops that of iframe, object,
+// noscript, frameset…): the common elements of a description.
+var keepContent = map[string]bool{
+	"a": true, "abbr": true, "address": true, "article": true, "aside": true, "b": true, "bdi": true,
+	"blockquote": true, "br": true, "center": true, "cite": true, "code": true, "dd": true, "del": true,
+	"dfn": true, "div": true, "dl": true, "dt": true, "em": true, "figcaption": true, "figure": true,
+	"font": true, "footer": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true,
+	"header": true, "hr": true, "i": true, "img": true, "ins": true, "kbd": true, "label": true, "li": true,
+	"main": true, "mark": true, "nav": true, "ol": true, "p": true, "pre": true, "q": true, "s": true,
+	"section": true, "small": true, "span": true, "strike": true, "strong": true, "sub": true, "sup": true,
+	"table": true, "tbody": true, "td": true, "tfoot": true, "th": true, "thead": true, "time": true,
+	"tr": true, "tt": true, "u": true, "ul": true, "var": true, "wbr": true,
+}

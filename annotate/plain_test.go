@@ -2,6 +2,8 @@ package annotate
 
 import (
 	"testing"
+
+	"github.com/dynamo-feeds/dynamo/values"
 )
 
 // FuzzPlain checks that plainSimple, whenever it reads a stretch of
@@ -54,4 +56,75 @@ func TestPlainSimpleReads(t *testing.T) {
 			t.Errorf("plainSimple(%q) = %q, the tokenizer gives %q", s, got, plainTokenized(s))
 		}
 	}
+}
+
+// FuzzKeepsText checks that keepsText never says the sanitizer keeps text
+// where it keeps none.
+func FuzzKeepsText(f *testing.F) {
+	for s := range keepsTextCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !keepsText(s) {
+			return
+		}
+		if html, _ := values.Description(s, nil, nil); html == "" {
+			t.Fatalf("keepsText(%q) is true, the sanitizer keeps nothing", s)
+		}
+	})
+}
+
+// keepsTextCases are markup and whether keepsText answers for it without
+// the sanitizer.
+var keepsTextCases = map[string]bool{
+	`<p>The beans are up, the slugs are back.</p>`:      true,
+	`<div class="summary"><p>Two &amp; three</p></div>`: true,
+	`a < b`:                               true,
+	`</span> x`:                           true,
+	`<p data-x="a>b">c</p>`:               true,
+	`&nbsp; &amp; &#65;`:                  false,
+	`<p></p>`:                             false,
+	`<script>x</script>`:                  false,
+	`<style>p{}</style>`:                  false,
+	`<title>x</title>`:                    false,
+	`<noscript>x</noscript>`:              false,
+	`<iframe>x</iframe>`:                  false,
+	`<object>x</object>`:                  false,
+	`<textarea>x</textarea>`:              false,
+	`<!-- x -->`:                          false,
+	`<? x ?>`:                             false,
+	`</ x>`:                               false,
+	`<p class="x`:                         false,
+	"<p>x\x00</p>":                        false,
+	`<span><frameset>x</frameset></span>`: false,
+	`<P>x</P>`:                            true,
+	`<time datetime="2024-03-01">March 1, 2024</time> Ann`:        true,
+	`<unknown-element>x</unknown-element>`:                        false,
+	`<a href="/x">Read more</a><script>document.write()</script>`: true,
+}
+
+// TestKeepsText checks the answers keepsText gives, and that each is the
+// sanitizer's.
+func TestKeepsText(t *testing.T) {
+	for s, want := range keepsTextCases {
+		if got := keepsText(s); got != want {
+			t.Errorf("keepsText(%q) = %v, want %v", s, got, want)
+		}
+		if html, _ := values.Description(s, nil, nil); want && html == "" {
+			t.Errorf("keepsText(%q): the sanitizer keeps nothing", s)
+		}
+	}
+}
+
+// FuzzPlainLink checks that every link plainLink passes is one usableHref
+// passes when it parses it.
+func FuzzPlainLink(f *testing.F) {
+	for _, s := range []string{"/2024/03/post-1/", "news-12.html", "https://www.example.com/a_b~c", "http://x", "//host/p", "https:///x", "", "#top", "a b", "HTTPS://X.ORG"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, href string) {
+		if plainLink(href) && !parsedUsable(href) {
+			t.Fatalf("plainLink(%q) is true, usableHref's parsing refuses it", href)
+		}
+	})
 }
