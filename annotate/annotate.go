@@ -17,6 +17,7 @@ package annotate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -128,10 +129,18 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 		loc = time.UTC
 	}
 	t := p.tree(func(body string) []existingTag { return wrapper.CommentTags(body) }, false)
-	cands := findCandidates(t)
-	for _, c := range cands {
-		c.prescore()
+	found := findCandidates(t)
+	// A candidate that scores nothing here never scores anything: every
+	// later factor multiplies, and every later step stops at the first
+	// candidate that scores nothing. Dropping those keeps the others in
+	// their order, and spares sorting them.
+	cands := found[:0]
+	for _, c := range found {
+		if c.prescore(); c.score > 0 {
+			cands = append(cands, c)
+		}
 	}
+	clear(found[len(cands):])
 	sortCandidates(cands)
 	top := cands[:min(len(cands), maxDetailed)]
 	for _, c := range top {
@@ -188,8 +197,18 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 
 type existingTag = wrapper.CommentTag
 
+// sortCandidates orders candidates best first, those that score alike in
+// the order they were found.
 func sortCandidates(c []*candidate) {
-	sort.SliceStable(c, func(i, j int) bool { return c[i].score > c[j].score })
+	slices.SortStableFunc(c, func(a, b *candidate) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0
+	})
 }
 
 // fieldScore weighs a candidate by how many of its records got a title and

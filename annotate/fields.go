@@ -87,10 +87,11 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 		titles[i] = ch.titleCandidates(recs[i], nil)
 	}
 	fc.titleKey = vote(n, func(i int) []scored { return titles[i] })
+	titleAt := parsePlace(fc.titleKey)
 	var linksOf [][]scored
 	for i, r := range recs {
 		if i >= n {
-			titles[i] = ch.titleCandidates(r, find(r, fc.titleKey))
+			titles[i] = ch.titleCandidates(r, find(r, titleAt))
 		}
 		title := pick(titles[i], fc.titleKey)
 		if title == nil {
@@ -130,12 +131,13 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	// kept.
 	n = min(len(fc.items), voteSample)
 	fc.linkKey = vote(n, func(i int) []scored { return linksOf[i] })
+	linkAt := parsePlace(fc.linkKey)
 	descsOf := make([][]scored, len(fc.items))
 	datesOf := make([][]scored, len(fc.items))
 	for i := range fc.items {
 		it := &fc.items[i]
 		if i >= n {
-			linksOf[i] = ch.linkCandidates(it.rec, it.title, find(it.rec, fc.linkKey))
+			linksOf[i] = ch.linkCandidates(it.rec, it.title, find(it.rec, linkAt))
 		}
 		if l := pick(linksOf[i], fc.linkKey); l != nil {
 			it.link = l.n
@@ -147,14 +149,15 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	}
 	fc.descKey = voteMajority(n, func(i int) []scored { return descsOf[i] }, 0.4)
 	fc.date = voteMajority(n, func(i int) []scored { return datesOf[i] }, 0.5)
+	descAt, dateAt := parsePlace(fc.descKey), parsePlace(fc.date)
 	for i := range fc.items {
 		it := &fc.items[i]
 		if i >= n {
 			if fc.descKey != "" {
-				descsOf[i] = ch.descCandidates(it.rec, it.title, it.link, find(it.rec, fc.descKey))
+				descsOf[i] = ch.descCandidates(it.rec, it.title, it.link, find(it.rec, descAt))
 			}
 			if fc.date != "" {
-				datesOf[i] = ch.dateCandidates(it.rec, it.title, find(it.rec, fc.date))
+				datesOf[i] = ch.dateCandidates(it.rec, it.title, find(it.rec, dateAt))
 			}
 		}
 		if d := pick(descsOf[i], fc.descKey); d != nil && fc.descKey != "" {
@@ -163,7 +166,7 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 			// The place chosen holds the description in every record
 			// that has something there, prose or not: so the annotations
 			// and the selectors made of them agree.
-			it.desc = atPlace(it.rec, fc.descKey, it)
+			it.desc = atPlace(it.rec, descAt, it)
 		}
 		if d := pick(datesOf[i], fc.date); d != nil && fc.date != "" {
 			it.dateStart, it.dateEnd, it.dateAt = d.start, d.end, d.n
@@ -174,9 +177,9 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 
 // atPlace returns the node with the most text at a place of a record
 // that neither holds nor lies in the item's title, nor holds its link.
-func atPlace(r record, key string, it *itemChoice) *node {
+func atPlace(r record, at *placeKey, it *itemChoice) *node {
 	var best *node
-	for _, n := range find(r, key).nodes {
+	for _, n := range find(r, at).nodes {
 		if n.textBytes == 0 || isAncestor(n, it.title) || isAncestor(it.titleAt, n) || it.link != nil && isAncestor(n, it.link) {
 			continue
 		}
@@ -240,18 +243,41 @@ func (p *place) keyFor(r record, n *node) string {
 	return relKey(r, n)
 }
 
-// find returns the nodes of a record at a place (a relative key), by
-// following the key's steps down from the record's top nodes.
-func find(r record, key string) *place {
-	out := &place{key: key}
+// placeKey is a relative key read into its steps, once for every record
+// it is looked for in.
+type placeKey struct {
+	key   string
+	top   string // the name of the record's top node
+	occ   int    // how many earlier top nodes of the record have that name
+	steps []string
+}
+
+// parsePlace reads a relative key.
+func parsePlace(key string) *placeKey {
+	pk := &placeKey{key: key}
 	if key == "" {
-		return out
+		return pk
 	}
 	first, rest, more := strings.Cut(key, " > ")
 	topName, occText, _ := strings.Cut(first, "@")
-	occ := 0
+	pk.top = topName
 	for _, c := range occText {
-		occ = occ*10 + int(c-'0')
+		pk.occ = pk.occ*10 + int(c-'0')
+	}
+	for more {
+		var step string
+		step, rest, more = strings.Cut(rest, " > ")
+		pk.steps = append(pk.steps, step)
+	}
+	return pk
+}
+
+// find returns the nodes of a record at a place, by following the key's
+// steps down from the record's top nodes.
+func find(r record, pk *placeKey) *place {
+	out := &place{key: pk.key}
+	if pk.key == "" {
+		return out
 	}
 	var level []*node
 	seen := 0
@@ -260,17 +286,15 @@ func find(r record, key string) *place {
 		if top.isText() {
 			name = "#text"
 		}
-		if name == topName {
-			if seen == occ {
+		if name == pk.top {
+			if seen == pk.occ {
 				level = append(level, top)
 				break
 			}
 			seen++
 		}
 	}
-	for more {
-		var step string
-		step, rest, more = strings.Cut(rest, " > ")
+	for _, step := range pk.steps {
 		var next []*node
 		for _, n := range level {
 			for _, ch := range n.children {

@@ -338,7 +338,7 @@ func (c *candidate) detailScore(p *page) {
 	if c.valid < minRecords {
 		return
 	}
-	hrefs := map[string]int{}
+	hrefs := make(map[string]int, len(c.records))
 	multi := 0
 	shapes := map[string]int{}
 	for _, r := range c.records {
@@ -379,7 +379,7 @@ func (c *candidate) detailScore(p *page) {
 func repeatsLinksOf(cands []*candidate) {
 	sets := make([]map[string]bool, len(cands))
 	for i, c := range cands {
-		sets[i] = map[string]bool{}
+		sets[i] = make(map[string]bool, len(c.records))
 		for _, r := range c.records {
 			if h := firstLink(r); h != "" {
 				sets[i][h] = true
