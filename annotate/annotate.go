@@ -521,24 +521,37 @@ func descriptionEmpty(text string, it itemChoice) bool {
 		s, e = it.desc.inner()
 	}
 	ts, te := it.title.inner()
-	nested := [][2]int{{ts, te}, {it.dateStart, it.dateEnd}}
+	var store [3][2]int
+	nested := append(store[:0], [2]int{ts, te}, [2]int{it.dateStart, it.dateEnd})
 	if it.link != nil {
 		nested = append(nested, [2]int{it.link.start, it.link.open})
 	}
-	sort.Slice(nested, func(i, j int) bool { return nested[i][0] < nested[j][0] })
+	// By start, those with one start in the order above (an insertion
+	// sort, as sort.Slice's of so few is).
+	for i := 1; i < len(nested); i++ {
+		for j := i; j > 0 && nested[j][0] < nested[j-1][0]; j-- {
+			nested[j], nested[j-1] = nested[j-1], nested[j]
+		}
+	}
 	var rest strings.Builder
-	at := s
+	at, cut := s, false
 	for _, n := range nested {
 		if n[1] > n[0] && n[0] >= at && n[1] <= e {
 			rest.WriteString(text[at:n[0]])
-			at = n[1]
+			at, cut = n[1], true
 		}
 	}
-	rest.WriteString(text[at:e])
-	if keepsText(rest.String()) {
+	var desc string
+	if cut {
+		rest.WriteString(text[at:e])
+		desc = rest.String()
+	} else {
+		desc = text[s:e] // nothing nested: the text itself, not a copy
+	}
+	if keepsText(desc) {
 		return false // the sanitizer keeps a letter of it: no need to run it
 	}
-	html, _ := values.Description(rest.String(), nil, nil)
+	html, _ := values.Description(desc, nil, nil)
 	return html == ""
 }
 
@@ -546,8 +559,10 @@ func descriptionEmpty(text string, it itemChoice) bool {
 // annotation cannot be inserted safely is left out; an item whose title
 // cannot be is left out with a note.
 func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
-	var spans []span
+	spans := make([]span, 0, 4*len(fc.items))
 	var notes []string
+	closeTitle, closeLink := closeComment("item:title"), closeComment("item:link")
+	closeDesc, closeDate := closeComment("item:description"), closeComment("item:extension")
 	next := ex.maxIndex
 	skipped, unsafe := 0, 0
 	kept := fc.items[:0]
@@ -598,20 +613,20 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 		}
 		if !has["title"] {
 			s, e := it.title.inner()
-			spans = append(spans, span{start: s, end: e, open: openComment("item:title", index, ""), close: closeComment("item:title")})
+			spans = append(spans, span{start: s, end: e, open: openComment("item:title", index, ""), close: closeTitle})
 		}
 		if it.link != nil && !has["link"] {
-			spans = append(spans, span{start: it.link.start, end: it.link.open, open: openComment("item:link", index, ""), close: closeComment("item:link")})
+			spans = append(spans, span{start: it.link.start, end: it.link.open, open: openComment("item:link", index, ""), close: closeLink})
 		}
 		if it.desc != nil && !has["description"] {
 			s, e := it.desc.start, it.desc.end
 			if !it.desc.isText() {
 				s, e = it.desc.inner()
 			}
-			spans = append(spans, span{start: s, end: e, open: openComment("item:description", index, ""), close: closeComment("item:description")})
+			spans = append(spans, span{start: s, end: e, open: openComment("item:description", index, ""), close: closeDesc})
 		}
 		if it.dateEnd > it.dateStart && !has["extension"] {
-			spans = append(spans, span{start: it.dateStart, end: it.dateEnd, open: openComment("item:extension", index, dateAttrs), close: closeComment("item:extension")})
+			spans = append(spans, span{start: it.dateStart, end: it.dateEnd, open: openComment("item:extension", index, dateAttrs), close: closeDate})
 		}
 	}
 	fc.items = kept

@@ -659,10 +659,11 @@ func parsedUsable(href string) bool {
 }
 
 // plainLink reports whether href is a path ("/2024/03/post/",
-// "news-12.html") or an http(s) URL with a plain host, made of ASCII
-// letters, digits and "/._-~" alone: such a link always leads to a page,
-// and most links of most pages are such, so usableHref need not parse
-// them. A path starting "//" names a host, and is parsed.
+// "news.php?id=12", "/12/#comments") or an http(s) URL with a plain host,
+// made of ASCII letters, digits and "/._-~?=#" alone: such a link always
+// leads to a page, and most links of most pages are such, so usableHref
+// need not parse them. A path starting "//" names a host, and is parsed;
+// one starting "#" is an anchor on this page.
 func plainLink(href string) bool {
 	rest := href
 	if after, ok := strings.CutPrefix(href, "https://"); ok {
@@ -684,11 +685,11 @@ func plainLink(href string) bool {
 			}
 		}
 		rest = rest[host:]
-	} else if rest == "" || strings.HasPrefix(rest, "//") {
+	} else if rest == "" || rest[0] == '#' || strings.HasPrefix(rest, "//") {
 		return false
 	}
 	for i := 0; i < len(rest); i++ {
-		if c := rest[i]; !isASCIILetter(c) && !isDigit(c) && !strings.ContainsRune("/._-~", rune(c)) {
+		if c := rest[i]; !isASCIILetter(c) && !isDigit(c) && !strings.ContainsRune("/._-~?=#", rune(c)) {
 			return false
 		}
 	}
@@ -745,7 +746,7 @@ func (ch *chooser) descCandidates(r record, title, link *node, at *place) []scor
 // more, mostly letters. A line of figures ("03-12-2024 09:41 PM by mossy",
 // "21 Replies 904 Views") is no description.
 func isProse(s string) bool {
-	if len(strings.Fields(s)) < 5 {
+	if !hasFields(s, 5) {
 		return false
 	}
 	letters, other := 0, 0
@@ -758,6 +759,28 @@ func isProse(s string) bool {
 		}
 	}
 	return letters >= 20 && letters >= 3*other
+}
+
+// hasFields reports whether s has at least n words, as strings.Fields
+// splits them, without making the list.
+func hasFields(s string, n int) bool {
+	if n <= 0 {
+		return true
+	}
+	words, inWord := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			inWord = false
+			continue
+		}
+		if !inWord {
+			inWord = true
+			if words++; words >= n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isAncestor reports whether a is n or holds it.
@@ -803,7 +826,7 @@ func (ch *chooser) dateCandidates(r record, title *node, at *place) []scored {
 // dateIn returns the byte range of a date in a text node.
 func (ch *chooser) dateIn(n *node) (int, int, bool) {
 	raw := ch.p.text[n.start:n.end]
-	whole := strings.Join(strings.Fields(html.UnescapeString(ch.p.decode(raw))), " ")
+	whole := joinFields(html.UnescapeString(ch.p.decode(raw)))
 	if !strings.ContainsAny(whole, "0123456789") {
 		return 0, 0, false
 	}
@@ -908,6 +931,9 @@ func isBoilerplate(s string) bool {
 		return true
 	}
 	// "12 comments", "No comments:", "1 Comment"
+	if !strings.Contains(t, "comment") && !strings.Contains(t, "repl") {
+		return false
+	}
 	if f := strings.Fields(t); len(f) == 2 && (strings.HasPrefix(f[1], "comment") || strings.HasPrefix(f[1], "repl")) {
 		return true
 	}

@@ -75,8 +75,15 @@ func insert(p *page, spans []span) ([]byte, []Range) {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
+	size := len(p.raw)
+	for _, in := range ins {
+		size += len(in.text)
+		if p.utf16 {
+			size += len(in.text) // two bytes a character: comments are ASCII
+		}
+	}
 	var out bytes.Buffer
-	out.Grow(len(p.raw) + 64*len(ins))
+	out.Grow(size)
 	inserted := make([]Range, 0, len(ins))
 	last := 0
 	for _, in := range ins {

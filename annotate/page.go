@@ -153,7 +153,7 @@ func (p *page) decode(s string) string {
 func (p *page) plain(s string) string {
 	s = p.decode(s)
 	if !strings.ContainsAny(s, "<&") {
-		return strings.Join(strings.Fields(s), " ")
+		return joinFields(s)
 	}
 	if text, ok := plainSimple(s); ok {
 		return text
@@ -218,7 +218,7 @@ func plainSimple(s string) (string, bool) {
 			sb.WriteByte(' ')
 		}
 	}
-	return strings.Join(strings.Fields(sb.String()), " "), true
+	return joinFields(sb.String()), true
 }
 
 // readTag reads a tag as the tokenizer does, from just after the first
@@ -369,7 +369,7 @@ func plainTokenized(s string) string {
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			return strings.Join(strings.Fields(sb.String()), " ")
+			return joinFields(sb.String())
 		case html.TextToken:
 			if skip == 0 {
 				sb.Write(z.Text())
@@ -541,4 +541,23 @@ var keepContent = map[string]bool{
 	"section": true, "small": true, "span": true, "strike": true, "strong": true, "sub": true, "sup": true,
 	"table": true, "tbody": true, "td": true, "tfoot": true, "th": true, "thead": true, "time": true,
 	"tr": true, "tt": true, "u": true, "ul": true, "var": true, "wbr": true,
+}
+
+// joinFields is strings.Join(strings.Fields(s), " "): the words of s, one
+// space between. Text that is so already (ASCII, no space but single ones
+// between words), as most titles and dates are, is returned as it is,
+// without the two allocations.
+func joinFields(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || c < ' ' && isFieldSpace(c) || c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
+}
+
+// isFieldSpace is the ASCII white space strings.Fields splits at.
+func isFieldSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }

@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dynamo-feeds/dynamo/values"
@@ -125,6 +126,24 @@ func FuzzPlainLink(f *testing.F) {
 	f.Fuzz(func(t *testing.T, href string) {
 		if plainLink(href) && !parsedUsable(href) {
 			t.Fatalf("plainLink(%q) is true, usableHref's parsing refuses it", href)
+		}
+	})
+}
+
+// FuzzJoinFields checks joinFields and hasFields against strings.Fields.
+func FuzzJoinFields(f *testing.F) {
+	for _, s := range []string{"Post number 3", " a", "a  b", "a\tb", "a\u00a0b", "a\u0085 b", "\xff x", "", " "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fields := strings.Fields(s)
+		if got, want := joinFields(s), strings.Join(fields, " "); got != want {
+			t.Fatalf("joinFields(%q) = %q, want %q", s, got, want)
+		}
+		for n := 0; n <= len(fields)+1; n++ {
+			if got, want := hasFields(s, n), len(fields) >= n; got != want {
+				t.Fatalf("hasFields(%q, %d) = %v, want %v", s, n, got, want)
+			}
 		}
 	})
 }
