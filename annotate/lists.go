@@ -529,37 +529,45 @@ func (c *candidate) describeOnce() string {
 			step += "." + cl
 		}
 	}
-	parts := []string{step}
+	// Up to three ancestors, written outermost first.
+	var up [3]*node
+	k := 0
 	n := c.head.parent
-	for depth := 0; n != nil && n.tag != "#root" && depth < 3; depth++ {
-		parts = append([]string{selectorStep(n, false)}, parts...)
+	for ; n != nil && n.tag != "#root" && k < len(up); k++ {
+		up[k] = n
 		n = n.parent
 	}
-	s := strings.Join(parts, " > ")
+	var sb strings.Builder
 	if n != nil && n.tag != "#root" {
-		s = "… > " + s
+		sb.WriteString("… > ")
 	}
+	for i := k - 1; i >= 0; i-- {
+		writeSelectorStep(&sb, up[i])
+		sb.WriteString(" > ")
+	}
+	sb.WriteString(step)
 	if c.kind == "runs" {
-		s += " and the siblings up to the next"
+		sb.WriteString(" and the siblings up to the next")
 	}
 	switch {
 	case c.parents > 1 && c.parents == len(c.records):
-		s += fmt.Sprintf(" (one in each of %d elements)", c.parents)
+		fmt.Fprintf(&sb, " (one in each of %d elements)", c.parents)
 	case c.parents > 1:
-		s += fmt.Sprintf(" (in %d lists)", c.parents)
+		fmt.Fprintf(&sb, " (in %d lists)", c.parents)
 	}
-	return s
+	return sb.String()
 }
 
-// selectorStep writes one element as a CSS step: its tag, id and stable
-// classes.
-func selectorStep(n *node, record bool) string {
-	s := n.tag
-	if n.id != "" && !record && !strings.ContainsAny(n.id, " \t") {
-		s += "#" + n.id
+// writeSelectorStep writes one element as a CSS step: its tag, id and
+// stable classes.
+func writeSelectorStep(sb *strings.Builder, n *node) {
+	sb.WriteString(n.tag)
+	if n.id != "" && !strings.ContainsAny(n.id, " \t") {
+		sb.WriteByte('#')
+		sb.WriteString(n.id)
 	}
 	for _, c := range n.classes {
-		s += "." + c
+		sb.WriteByte('.')
+		sb.WriteString(c)
 	}
-	return s
 }

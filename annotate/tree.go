@@ -22,7 +22,6 @@ type node struct {
 	attrs    []html.Attribute // every attribute, undecoded, when the tree keeps them
 	parent   *node
 	children []*node
-	index    int // position among the parent's children
 	depth    int // the root's children are at depth 1
 
 	// start is the '<' of the start tag (text: its first byte); open is
@@ -240,7 +239,6 @@ func (b *treeBuilder) top() *node { return b.stack[len(b.stack)-1] }
 func (b *treeBuilder) appendChild(n *node) {
 	p := b.top()
 	n.parent = p
-	n.index = len(p.children)
 	p.children = append(p.children, n)
 	b.all = append(b.all, n)
 }
