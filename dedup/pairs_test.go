@@ -45,8 +45,17 @@ var (
 // the rules changed after each, and a second held-out part was written
 // after that change and read once. A third held-out part was written
 // before the rules changed again, and measured with the rules it was
-// written under (docs/DEDUP.md tells the order).
-var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3"}
+// written under (docs/DEDUP.md tells the order). A fourth held-out part was
+// written before the rules changed again and is not read until they are
+// final (unread).
+var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4"}
+
+// unread are the held-out parts whose figures have not been read yet: the
+// tests load and check their pairs and count their pairs of different
+// stories, but decide none of them, so that no figure of theirs shows
+// while rules are still being changed (docs/DEDUP.md, step 8). A part
+// leaves this set when it is read, once, with the final rules.
+var unread = map[string]bool{"holdout4": true}
 
 // labelledPair is one labelled pair of items.
 type labelledPair struct {
@@ -264,12 +273,22 @@ func TestLabelledPairs(t *testing.T) {
 	set := loadPairs(t)
 	evs := map[string]evaluation{}
 	for _, h := range halves {
-		evs[h] = evaluate(DefaultThresholds, set.profiled(h))
+		if !unread[h] {
+			evs[h] = evaluate(DefaultThresholds, set.profiled(h))
+		}
 	}
 	var table strings.Builder
-	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 |\n|---|---|---|---|---|---|\n")
+	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 |\n|---|---|---|---|---|---|---|\n")
 	row := func(label string, cell func(evaluation) string) {
-		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s | %s |\n", label, cell(evs["tuning"]), cell(evs["test"]), cell(evs["holdout"]), cell(evs["holdout2"]), cell(evs["holdout3"]))
+		fmt.Fprintf(&table, "| %s |", label)
+		for _, h := range halves {
+			if unread[h] {
+				table.WriteString(" not read yet |")
+				continue
+			}
+			fmt.Fprintf(&table, " %s |", cell(evs[h]))
+		}
+		table.WriteString("\n")
 	}
 	for _, k := range sameKinds {
 		row(k+" (same story)", func(ev evaluation) string {
@@ -305,14 +324,19 @@ func TestLabelledPairs(t *testing.T) {
 	}
 	t.Log("\n" + table.String())
 	for _, h := range halves[1:] {
-		ev := evs[h]
 		negatives := 0
-		for _, k := range differentKinds {
-			negatives += ev.byKind[k].pairs
+		for _, p := range set.pairs(h) {
+			if !p.same {
+				negatives++
+			}
 		}
 		if negatives < aimTestNegatives {
 			t.Errorf("%s: %d pairs of different stories, the aim needs %d", h, negatives, aimTestNegatives)
 		}
+		if unread[h] {
+			continue
+		}
+		ev := evs[h]
 		floor := aimPrecision
 		if f, ok := precisionFloor[h]; ok {
 			floor = f

@@ -7,8 +7,8 @@ import (
 )
 
 // The search for DefaultThresholds. It runs on the parts of the labelled
-// set that have been read (searchedParts), never on the last two held-out
-// parts. A candidate is admissible when, with every similarity threshold
+// set that have been read (searchedParts), never on the last three
+// held-out parts. A candidate is admissible when, with every similarity threshold
 // lowered by tuneMargin, it takes no pair of different stories for one
 // story that it does not take at its own thresholds (no threshold sits
 // just above a different story), and its precision on those parts is at
