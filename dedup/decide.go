@@ -37,6 +37,15 @@ const (
 	// RuleOrder: the two headlines have the same terms, but their numbers
 	// or dates in another order.
 	RuleOrder Rule = "order"
+	// RuleFigures: each item has at least two numbers the other has
+	// nowhere, and they share fewer numbers than they have apart: another
+	// edition of a template (a forecast, a market report, a table), whose
+	// words repeat and whose figures are the news.
+	RuleFigures Rule = "figures"
+	// RuleNames: each headline names someone or something the other item
+	// has nowhere: one team, firm or person with another opponent, partner
+	// or place.
+	RuleNames Rule = "names"
 	// RuleDifferent: no rule found them one story.
 	RuleDifferent Rule = "different"
 	// RuleEmpty: one item has no term to compare.
@@ -70,10 +79,10 @@ var DefaultThresholds = Thresholds{
 	NumberWeight: 2,
 	NameWeight:   2,
 	ShortTerms:   10,
-	Text:         0.625,
+	Text:         0.65,
 	Facts:        0.6,
 	FactsWeight:  6,
-	TextOfFacts:  0.3,
+	TextOfFacts:  0.275,
 }
 
 // Compare decides whether a and b are one story, with DefaultThresholds.
@@ -85,6 +94,9 @@ type overlap struct {
 	headA, headB       int     // headline terms (see hasTitle) only on one side
 	allAOnly, allBOnly int     // terms only on one side
 	numbersMissing     bool    // a title number or date of one is nowhere in the other
+	numbersShared      int     // number terms (not dates) both have
+	numbersA, numbersB int     // number terms only on one side
+	namesA, namesB     int     // headline names only on one side
 	datesA, datesB     int     // date terms of each
 	datesShared        int
 	factsShared        float64 // weighted, over names, numbers and dates
@@ -125,11 +137,19 @@ func (th Thresholds) decide(o overlap, a, b Profile) Decision {
 	if o.datesA > 0 && o.datesB > 0 && o.datesShared == 0 {
 		return Decision{Rule: RuleDates, Score: text}
 	}
+	if o.numbersA >= 2 && o.numbersB >= 2 && o.numbersShared < o.numbersA+o.numbersB {
+		return Decision{Rule: RuleFigures, Score: text}
+	}
+	if o.namesA > 0 && o.namesB > 0 {
+		return Decision{Rule: RuleNames, Score: text}
+	}
 	if text >= th.Text {
 		return Decision{Same: true, Rule: RuleText, Score: text}
 	}
-	sameDates := o.datesShared == o.datesA && o.datesShared == o.datesB
-	if facts := ratio(o.factsShared, o.factsUnion); facts >= th.Facts && o.factsShared >= th.FactsWeight && text >= th.TextOfFacts && sameDates {
+	// The facts rule wants the same facts: the same days, and not a number
+	// on each side that the other lacks.
+	sameFacts := o.datesShared == o.datesA && o.datesShared == o.datesB && (o.numbersA == 0 || o.numbersB == 0)
+	if facts := ratio(o.factsShared, o.factsUnion); facts >= th.Facts && o.factsShared >= th.FactsWeight && text >= th.TextOfFacts && sameFacts {
 		return Decision{Same: true, Rule: RuleFacts, Score: facts}
 	}
 	return Decision{Rule: RuleDifferent, Score: text}
@@ -204,6 +224,9 @@ func (th Thresholds) measure(a, b Profile) overlap {
 		if inA && inB && ta.class() == classDate {
 			o.datesShared++
 		}
+		if inA && inB && ta.class() == classNumber {
+			o.numbersShared++
+		}
 		switch {
 		case inA && inB:
 			w := max(th.weight(ta), th.weight(tb))
@@ -228,9 +251,15 @@ func (th Thresholds) measure(a, b Profile) overlap {
 			}
 			o.union += w
 			o.allAOnly++
+			if ta.class() == classNumber {
+				o.numbersA++
+			}
 			if headA {
 				o.headA++
 				o.numbersMissing = o.numbersMissing || ta.class() == classNumber || ta.class() == classDate
+				if ta.class() == className {
+					o.namesA++
+				}
 			}
 		case inB && tb&affixOnly == 0:
 			w := th.weight(tb)
@@ -239,9 +268,15 @@ func (th Thresholds) measure(a, b Profile) overlap {
 			}
 			o.union += w
 			o.allBOnly++
+			if tb.class() == classNumber {
+				o.numbersB++
+			}
 			if headB {
 				o.headB++
 				o.numbersMissing = o.numbersMissing || tb.class() == classNumber || tb.class() == classDate
+				if tb.class() == className {
+					o.namesB++
+				}
 			}
 		}
 	}

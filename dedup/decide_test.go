@@ -61,3 +61,63 @@ func asciiUpper(s string) string {
 		return r
 	}, s)
 }
+
+// TestCompareRules shows each rule of issue 16's second round on a pair
+// made for it, with the pair one edit away that the rule lets through.
+func TestCompareRules(t *testing.T) {
+	type item struct{ title, desc string }
+	tests := []struct {
+		name string
+		a, b item
+		same bool
+		rule Rule
+	}{
+		{
+			name: "another edition of a template: figures",
+			a:    item{"Lake levels this week", "Lake Orrin stood at 3.42 m on Monday, up 0.15 m in a week, and Lake Tarn at 2.08 m. Boating remains allowed on both lakes."},
+			b:    item{"Lake levels this week", "Lake Orrin stood at 3.61 m on Monday, up 0.19 m in a week, and Lake Tarn at 2.08 m. Boating remains allowed on both lakes."},
+			rule: RuleFigures,
+		},
+		{
+			name: "the same edition republished with one figure added",
+			a:    item{"Lake levels this week", "Lake Orrin stood at 3.42 m on Monday, up 0.15 m in a week, and Lake Tarn at 2.08 m. Boating remains allowed on both lakes."},
+			b:    item{"Lake levels this week", "Lake Orrin stood at 3.42 m on Monday, up 0.15 m in a week, and Lake Tarn at 2.08 m, its highest for 9 years. Boating remains allowed on both lakes."},
+			same: true,
+			rule: RuleText,
+		},
+		{
+			name: "one team, another opponent: names",
+			a:    item{"Brackley beat Ormond with late goal from Sesay", "Brackley beat Ormond 1-0 at home, Musa Sesay scoring in the last minute to keep his side top of the table."},
+			b:    item{"Brackley beat Tavistock with late goal from Sesay", "Brackley beat Tavistock 1-0 at home, Musa Sesay scoring in the last minute to keep his side top of the table."},
+			rule: RuleNames,
+		},
+		{
+			name: "a name only one headline has, the other's text has too",
+			a:    item{"Brackley beat Ormond with late goal from Sesay", "Brackley beat Ormond 1-0 at home, Musa Sesay scoring in the last minute to keep his side top of the table."},
+			b:    item{"Brackley beat Ormond with late goal", "Brackley beat Ormond 1-0 at home, Musa Sesay scoring in the last minute to keep his side top of the table."},
+			same: true,
+			rule: RuleText,
+		},
+		{
+			name: "before and after are words",
+			a:    item{"Hall open before the concert", ""},
+			b:    item{"Hall open after the concert", ""},
+			rule: RuleDifferent,
+		},
+		{
+			name: "percent and % are one",
+			a:    item{"Orrin Mills shares up 8%", ""},
+			b:    item{"Orrin Mills shares up 8 percent", ""},
+			same: true,
+			rule: RuleShort,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := NewProfile(tt.a.title, tt.a.desc, "", nil), NewProfile(tt.b.title, tt.b.desc, "", nil)
+			if d := Compare(a, b); d.Same != tt.same || d.Rule != tt.rule {
+				t.Errorf("Compare = %+v, want same %v by rule %s", d, tt.same, tt.rule)
+			}
+		})
+	}
+}

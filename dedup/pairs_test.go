@@ -263,7 +263,7 @@ const (
 var precisionFloor = map[string]float64{
 	"holdout":  0.989, // 95 of 96: a sports results listing, same words, other pairings
 	"holdout2": 0.976, // 84 of 86: two such listings (fixtures and results)
-	"holdout3": 0.948, // 73 of 77, read before the rules it was written for changed
+	"holdout3": 0.947, // 72 of 76: 0.948 (73 of 77) before the rules of step 9, which take the same 4 different stories and find one rewrite fewer
 }
 
 // TestLabelledPairs decides every labelled pair of both halves with

@@ -8,20 +8,24 @@ package dedup
 // content words in English are left out of the other languages' lists
 // ("die", "war", "hat", "man", "son", "fin"), and negations are never stop
 // words in any language ("not", "no", "nicht", "pas", "non", "não"): "Plot
-// 12 is not free" is another story than "Plot 12 is free".
+// 12 is not free" is another story than "Plot 12 is free". Nor are words of
+// direction and sequence ("up", "over", "under", "off", "out", "before",
+// "after"): "Pool open before school" is another notice than "Pool open
+// after school". "Percent" and "pct" are, since the sign "%" is no term.
 var stopWords = func() map[string]bool {
 	m := make(map[string]bool)
 	for _, list := range [][]string{
 		{ // English
-			"a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at",
-			"be", "been", "before", "being", "but", "by", "can", "could", "did", "do", "does", "for",
+			"a", "about", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at",
+			"be", "been", "being", "but", "by", "can", "could", "did", "do", "does", "for",
 			"from", "had", "has", "have", "he", "her", "hers", "him", "his", "how", "i", "if", "in",
 			"into", "is", "it", "its", "itself", "just", "me", "more", "most", "my",
-			"of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own",
+			"of", "on", "once", "only", "or", "other", "our", "ours", "own",
 			"said", "same", "says", "she", "should", "so", "some", "such", "than", "that", "the",
 			"their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
-			"to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where",
+			"to", "too", "until", "very", "was", "we", "were", "what", "when", "where",
 			"which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours",
+			"percent", "pct", // the sign "%" is no term, so neither is its word
 		},
 		{ // German
 			"der", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines",
