@@ -1,10 +1,15 @@
 package robots
 
-import "testing"
+import (
+	"testing"
 
-// FuzzParse feeds robots.txt bodies to the parser and its line-dropping
-// fallback: nothing may panic or hang, and what parses answers for any
-// path.
+	"github.com/temoto/robotstxt"
+)
+
+// FuzzParse feeds robots.txt bodies to rulesFor: nothing may panic or
+// hang; the canonical file it writes must parse (it hands nothing else to
+// the parser) and read back as itself; and the group found answers for
+// any path.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		"User-agent: *\nDisallow: /private/\nCrawl-delay: 5\n",
@@ -12,14 +17,23 @@ func FuzzParse(f *testing.F) {
 		"User-agent: *\nCrawl-delay: soon\nDisallow: /*.php$\n",
 		"<html><body>Not found</body></html>",
 		"User-agent: *\nDisallow: /search?q=\nSitemap: https://example.org/sitemap.xml\n",
+		"\xef\xbb\xbfUser-agent: Dynamo/1.0\r\nUser-agent: other\r\n\r\nDisallow: /%7ejoe/\r\nAllow: /%7Ejoe/ # a comment\r\n",
+		"User-agent: dyn\nDisallow: /\nUser-agent: *\nCrawl-delay: 1e400\nDisallow: /caf\xc3\xa9\n",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		data, err := parse(body)
-		if err != nil {
-			return
+		text, _, _ := canonical(body, "Dynamo")
+		if text != "" {
+			if _, err := robotstxt.FromString(text); err != nil {
+				t.Fatalf("the canonical file does not parse: %v\n%s", err, text)
+			}
 		}
-		data.FindGroup("Dynamo").Test("/news/today.html?x=1")
+		if again, _, _ := canonical([]byte(text), "Dynamo"); again != text {
+			t.Fatalf("the canonical file reads back as another:\n%s\nthen\n%s", text, again)
+		}
+		if group, _ := rulesFor(body, "Dynamo"); group != nil {
+			group.Test(normalPath("/news/today.html?x=1&y=caf\xc3\xa9"))
+		}
 	})
 }

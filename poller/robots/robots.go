@@ -6,19 +6,20 @@
 // time (Options.TTL, shorter when the origin says so). Native feeds are
 // not checked: they are polled as feed readers poll them (docs/FETCHING.md).
 //
-// The parsing is github.com/temoto/robotstxt's; what an answer means
-// follows RFC 9309 §2.3.1: a 2xx is read, a 4xx means no rules, and a 5xx
+// The parsing and matching are github.com/temoto/robotstxt's, given a
+// canonical file where it departs from RFC 9309 (rulesFor); what an
+// answer means follows RFC 9309 §2.3.1: a 2xx is read, a 4xx means no rules, and a 5xx
 // or a network failure means everything is disallowed until it is read
 // again.
 package robots
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -134,6 +135,7 @@ func (c *Checker) Check(ctx context.Context, rawURL string) (Verdict, error) {
 	if u.RawQuery != "" {
 		path += "?" + u.RawQuery
 	}
+	path = normalPath(path)
 	v := Verdict{Allowed: e.rules.Test(path), CrawlDelay: e.rules.CrawlDelay}
 	if !v.Allowed {
 		v.Reason = fmt.Sprintf("disallowed by robots.txt: %s disallows %s for %s", robotsURL, path, c.opts.Agent)
@@ -204,14 +206,14 @@ func (c *Checker) read(ctx context.Context, robotsURL string, e *entry) error {
 	var fe *fetch.Error
 	switch {
 	case err == nil:
-		rules, perr := parse(resp.Body)
-		if perr != nil {
+		rules, ok := rulesFor(resp.Body, c.opts.Agent)
+		if !ok {
 			// Not a robots.txt at all (an HTML error page served as
 			// 200, say): no rules can be read from it.
 			e.expires = now.Add(c.opts.MinTTL)
 			return nil
 		}
-		e.rules = rules.FindGroup(c.opts.Agent)
+		e.rules = rules
 		e.expires = now.Add(c.opts.TTL)
 		if !resp.Expires.IsZero() {
 			// The origin's freshness, from the fetcher's (real) clock.
@@ -234,38 +236,184 @@ func (c *Checker) read(ctx context.Context, robotsURL string, e *entry) error {
 	return fmt.Errorf("robots.txt: %w", err)
 }
 
-// parse reads a robots.txt. The parser refuses a whole file over one
-// misplaced line (a rule before any User-agent, a Crawl-delay that is not
-// a number), where RFC 9309 §2.2 has crawlers use the lines they can:
-// such lines are dropped and the rest read again.
-func parse(body []byte) (*robotstxt.RobotsData, error) {
-	data, err := robotstxt.FromBytes(body)
-	if err == nil {
-		return data, nil
+// rulesFor reads body as RFC 9309 has a crawler read it, for the product
+// token agent, and returns the group that applies: nil when none does.
+// ok is false when body holds text but not one robots.txt record (an HTML
+// page served as robots.txt, say).
+//
+// robotstxt parses and matches, but on its own it departs from the RFC
+// where this matters: it takes a group whose User-agent is a prefix of the
+// token ("Dyn") for ours and misses "Dynamo/1.0"; it lets the first of an
+// Allow and a Disallow of equal length win, where §2.2.2 has the Allow
+// win; it compares paths without the percent-encoding §2.2.2 asks for
+// ("/%7Ejoe" is "/~joe"); and it refuses a whole file over one misplaced
+// line, where §2.2 has crawlers use the lines they can. So it is given a
+// file canonical written from body: the lines of every group naming our
+// token (§2.2.1: matching groups are combined) under our token, those of
+// every "*" group under "*", nothing else; in each, the Crawl-delays that
+// are numbers, then the Allows, then the Disallows, paths
+// percent-normalized.
+func rulesFor(body []byte, agent string) (group *robotstxt.Group, ok bool) {
+	text, records, other := canonical(body, agent)
+	if records == 0 {
+		return nil, !other
 	}
-	var kept bytes.Buffer
-	group := false
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 0, 64<<10), len(body)+1)
-	for sc.Scan() {
-		line := sc.Text()
+	if text == "" {
+		return nil, true // no group for us or for "*"
+	}
+	data, err := robotstxt.FromString(text)
+	if err != nil {
+		// canonical writes only what the parser reads (FuzzParse).
+		return nil, false
+	}
+	return data.FindGroup(agent), true
+}
+
+// canonical rewrites a robots.txt for agent as rulesFor says. It counts
+// the records it recognized (groups' lines, sitemaps), and says whether
+// there were other lines besides blank ones and comments.
+func canonical(body []byte, agent string) (text string, records int, other bool) {
+	type rules struct {
+		named                   bool // a group names it, rules or none
+		delays, allow, disallow []string
+	}
+	var ours, star rules
+	var inOurs, inStar, agents, inGroup bool
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	// Lines end with CR, LF or both (§2.2).
+	lines := strings.ReplaceAll(strings.ReplaceAll(string(body), "\r\n", "\n"), "\r", "\n")
+	for line := range strings.Lines(lines) {
+		line, _, _ = strings.Cut(line, "#")
 		field, value, _ := strings.Cut(line, ":")
-		field = strings.ToLower(strings.TrimSpace(field))
+		field, value = strings.ToLower(strings.TrimSpace(field)), strings.TrimSpace(value)
 		switch field {
 		case "user-agent":
-			group = true
-		case "allow", "disallow", "crawl-delay":
-			if !group {
-				continue
+			records++
+			if !agents { // a User-agent after rules starts a new group
+				inOurs, inStar, agents = false, false, true
 			}
-			if field == "crawl-delay" {
-				if _, err := robotstxt.FromString("User-agent: *\ncrawl-delay:" + value); err != nil {
+			inGroup = true
+			switch token := productToken(value); {
+			case strings.HasPrefix(value, "*") && (len(value) == 1 || value[1] == ' ' || value[1] == '\t'):
+				inStar, star.named = true, true
+			case token != "" && strings.EqualFold(token, agent):
+				inOurs, ours.named = true, true
+			}
+		case "allow", "disallow", "crawl-delay":
+			records++
+			agents = false
+			if !inGroup {
+				continue // a rule before any group applies to no one
+			}
+			for _, r := range []*rules{&ours, &star} {
+				if r == &ours && !inOurs || r == &star && !inStar {
 					continue
 				}
+				switch field {
+				case "crawl-delay":
+					// Seconds; the fetcher caps a delay at a day anyway.
+					if d, err := strconv.ParseFloat(value, 64); err == nil && d >= 0 {
+						r.delays = append(r.delays, strconv.FormatFloat(min(d, maxCrawlDelay), 'f', -1, 64))
+					}
+				case "allow":
+					if value != "" { // an empty path matches nothing
+						r.allow = append(r.allow, normalPath(value))
+					}
+				case "disallow":
+					if value != "" {
+						r.disallow = append(r.disallow, normalPath(value))
+					}
+				}
 			}
+		case "sitemap":
+			records++
+		default:
+			other = other || strings.TrimSpace(line) != ""
 		}
-		kept.WriteString(line)
-		kept.WriteByte('\n')
 	}
-	return robotstxt.FromBytes(kept.Bytes())
+	var b strings.Builder
+	for _, g := range []struct {
+		name string
+		r    rules
+	}{{agent, ours}, {"*", star}} {
+		if !g.r.named {
+			continue
+		}
+		fmt.Fprintf(&b, "User-agent: %s\n", g.name)
+		for _, d := range g.r.delays {
+			fmt.Fprintf(&b, "Crawl-delay: %s\n", d)
+		}
+		for _, p := range g.r.allow {
+			fmt.Fprintf(&b, "Allow: %s\n", p)
+		}
+		for _, p := range g.r.disallow {
+			fmt.Fprintf(&b, "Disallow: %s\n", p)
+		}
+		if len(g.r.allow)+len(g.r.disallow) == 0 {
+			// A group with no path rules still applies (it allows
+			// everything); the parser forgets a group without a rule.
+			b.WriteString("Disallow:\n")
+		}
+		b.WriteString("\n")
+	}
+	return b.String(), records, other
+}
+
+// maxCrawlDelay bounds a Crawl-delay in seconds before the parser turns it
+// into a time.Duration, which a larger one would overflow.
+const maxCrawlDelay = 24 * 60 * 60
+
+// productToken is the product token a User-agent line names: its leading
+// letters, '_' and '-' (RFC 9309 §2.2.1), so "Dynamo/1.0" names Dynamo.
+func productToken(value string) string {
+	end := strings.IndexFunc(value, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_' || r == '-')
+	})
+	if end < 0 {
+		return value
+	}
+	return value[:end]
+}
+
+// normalPath writes a path (of a rule or a URL) as RFC 9309 §2.2.2 has
+// them compared: an octet outside printable ASCII percent-encoded, a
+// percent-encoded unreserved character (RFC 3986 §2.3) decoded, any other
+// percent-encoding with upper-case digits. A rule's '*' and '$' stay.
+func normalPath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '%' && i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]):
+			v := unhex(p[i+1])<<4 | unhex(p[i+2])
+			if unreserved(v) {
+				b.WriteByte(v)
+			} else {
+				fmt.Fprintf(&b, "%%%02X", v)
+			}
+			i += 2
+		case c <= ' ' || c >= 0x7f:
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
+
+// unreserved reports whether c is an unreserved character of RFC 3986.
+func unreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }

@@ -83,6 +83,23 @@ func TestCheckReadsRobotsTxtAsRFC9309Says(t *testing.T) {
 		{"... and the rest still applies", 200, "Disallow: /\nUser-agent: *\nDisallow: /private/\n", "/private/x", false, "disallowed", 0},
 		{"an HTML page served as robots.txt has no rules", 200, "<html><body>Not here</body></html>", "/news/", true, "", 0},
 		{"empty: no rules", 200, "", "/news/", true, "", 0},
+		{"comments only: no rules", 200, "# nothing to see\n", "/news/", true, "", 0},
+		{"an Allow wins a Disallow of the same length", 200, "User-agent: *\nDisallow: /p\nAllow: /p\n", "/p", true, "", 0},
+		{"... whichever comes first", 200, "User-agent: *\nAllow: /p\nDisallow: /p\n", "/p", true, "", 0},
+		{"groups naming us are combined: the first's rules", 200, "User-agent: Dynamo\nDisallow: /a\n\nUser-agent: dynamo\nDisallow: /b\n", "/a", false, "disallowed", 0},
+		{"groups naming us are combined: the second's rules", 200, "User-agent: Dynamo\nDisallow: /a\n\nUser-agent: dynamo\nDisallow: /b\n", "/b", false, "disallowed", 0},
+		{"one group for several agents, us among them", 200, "User-agent: OtherBot\n\nUser-agent: Dynamo\nDisallow: /a\n", "/a", false, "disallowed", 0},
+		{"a product token with a version names us", 200, "User-agent: *\nAllow: /\n\nUser-agent: Dynamo/2.0\nDisallow: /x\n", "/x", false, "disallowed", 0},
+		{"a prefix of our token is not us", 200, "User-agent: *\nDisallow: /\n\nUser-agent: Dyn\nAllow: /\n", "/x", false, "disallowed", 0},
+		{"a token that starts with ours is not us", 200, "User-agent: DynamoBot\nDisallow: /\n", "/x", true, "", 0},
+		{"our group without rules allows everything", 200, "User-agent: *\nDisallow: /\n\nUser-agent: Dynamo\n", "/x", true, "", 0},
+		{"%7E in a rule is ~", 200, "User-agent: *\nDisallow: /%7Ejoe/\n", "/~joe/a", false, "disallowed", 0},
+		{"%7e in the URL is ~", 200, "User-agent: *\nDisallow: /~joe/\n", "/%7ejoe/a", false, "disallowed", 0},
+		{"percent-encodings compare in any case", 200, "User-agent: *\nDisallow: /a%2fb\n", "/a%2Fb", false, "disallowed", 0},
+		{"an encoded slash is no slash", 200, "User-agent: *\nDisallow: /a%2Fb\n", "/a/b", true, "", 0},
+		{"UTF-8 in a rule compares encoded", 200, "User-agent: *\nDisallow: /caf\xc3\xa9\n", "/caf%C3%A9/menu", false, "disallowed", 0},
+		{"lines ending with CR alone", 200, "User-agent: *\rDisallow: /x\rCrawl-delay: 1\r", "/x", false, "disallowed", time.Second},
+		{"a byte order mark and CRLF", 200, "\xef\xbb\xbfUser-agent: Dynamo\r\nDisallow: /x # not here\r\n", "/x", false, "disallowed", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,6 +175,26 @@ func TestCheckKeepsEachHostsRobotsTxt(t *testing.T) {
 	check(short.URL + "/")
 	if n := short.count("/robots.txt"); n != 2 {
 		t.Fatalf("max-age=1: robots.txt read %d times over 61 s, want twice (kept MinTTL)", n)
+	}
+
+	// An HTML page served as robots.txt has no rules, and is kept only
+	// MinTTL, not the hour a robots.txt is: it may be a passing error page.
+	html := newSite(t, 200, "<html><body>\n<p>Not here: try again later</p>\n</body></html>")
+	check(html.URL + "/")
+	advance(59 * time.Second)
+	check(html.URL + "/")
+	advance(2 * time.Second)
+	check(html.URL + "/")
+	if n := html.count("/robots.txt"); n != 2 {
+		t.Fatalf("an HTML robots.txt read %d times over 61 s, want twice (kept MinTTL)", n)
+	}
+	// A comment alone is a robots.txt, kept its hour.
+	comment := newSite(t, 200, "# every robot welcome\n")
+	check(comment.URL + "/")
+	advance(2 * time.Minute)
+	check(comment.URL + "/")
+	if n := comment.count("/robots.txt"); n != 1 {
+		t.Fatalf("a robots.txt of comments read %d times in 2 minutes, want once (kept its hour)", n)
 	}
 }
 
