@@ -1,11 +1,15 @@
 package main
 
 import (
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dynamo-feeds/dynamo/internal/buildinfo"
@@ -60,6 +64,39 @@ func TestVersion(t *testing.T) {
 		t.Errorf("the built binary says %q, want it to start %q and name the toolchain", out, want)
 	}
 	t.Logf("the built binary says %s", out)
+
+	// The same build names itself in the User-Agent of its fetches:
+	// Dynamo/ and the version, or for a build without one the revision.
+	short := version
+	if version == "devel" && revision != "unknown" {
+		short = "devel-" + revision[:min(12, len(revision))]
+	}
+	wantUA := "Dynamo/" + short + " (+https://github.com/dynamo-feeds/dynamo)"
+	var (
+		mu     sync.Mutex
+		agents []string
+	)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		agents = append(agents, r.URL.Path+" "+r.UserAgent())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/rss+xml")
+		io.WriteString(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>Town</title><link>http://town.example/</link><description>d</description><item><title>One</title><link>http://town.example/1</link></item></channel></rss>`)
+	}))
+	defer site.Close()
+	if out, err := exec.Command(binary, "discover", "--allow-private", "--timeout", "1m", site.URL+"/feed.xml").CombinedOutput(); err != nil {
+		t.Fatalf("dynamo discover: %v\n%s", err, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(agents) == 0 {
+		t.Fatal("dynamo discover sent no request")
+	}
+	for _, a := range agents {
+		if _, ua, _ := strings.Cut(a, " "); ua != wantUA {
+			t.Errorf("request %q, want the User-Agent %q", a, wantUA)
+		}
+	}
 }
 
 // TestServeThatCannotBindCreatesNoStore: an address in use stops serve
