@@ -162,8 +162,9 @@ func titles(items []dynamo.Item) string {
 // with its last address free, which it takes back (the archive's links keep
 // answering and no story comes back as a new item), and once with that
 // address taken, when its sources start again at the new address. Either
-// way no link the demo serves points at a port that no longer answers and
-// no title appears twice in the latest version or the archive.
+// way no link any demo source serves (the news page, the wire feed, the
+// other example pages) points at a port that no longer answers and no
+// title appears twice in a latest version or an archive.
 func TestServeDemoSurvivesRestarts(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "dynamo.db")
 	cfg := serveConfig{db: db, demo: true, allowPrivate: true, demoEvery: time.Second, demoPoll: time.Second, hostGap: -1}
@@ -219,31 +220,41 @@ func waitForVersions(t *testing.T, base string, n int) dynamo.Source {
 	}
 }
 
-// checkDemoLinks checks that every loopback link of the news page's latest
-// version and archive points at origin, the demo site now serving, which
-// answers it, and that no title appears twice in either.
+// checkDemoLinks checks that every loopback link of every demo source's
+// latest version and archive points at origin, the demo site now serving,
+// which answers it, and that no title appears twice in either.
 func checkDemoLinks(t *testing.T, base, origin string) {
 	t.Helper()
-	for _, query := range []string{"?index=1&type=json", "?max=10000&type=json"} {
-		var feed struct {
-			Items []struct{ URL, Title string }
+	var list struct{ Sources []dynamo.Source }
+	getJSON(t, base+"/api/sources", &list)
+	if len(list.Sources) < 2 {
+		t.Fatalf("%d demo sources", len(list.Sources))
+	}
+	for _, src := range list.Sources {
+		if src.Summary.Versions == 0 {
+			continue // not polled yet since the demo (re)started its sources
 		}
-		getJSON(t, base+"/resources/news"+query, &feed)
-		titles := map[string]bool{}
-		for _, it := range feed.Items {
-			if titles[it.Title] {
-				t.Errorf("%s: %q appears twice", query, it.Title)
+		for _, query := range []string{"?index=1&type=json", "?max=10000&type=json"} {
+			var feed struct {
+				Items []struct{ URL, Title string }
 			}
-			titles[it.Title] = true
-			if !strings.HasPrefix(it.URL, "http://127.0.0.1") {
-				continue
+			getJSON(t, base+"/resources/"+src.ID+query, &feed)
+			titles := map[string]bool{}
+			for _, it := range feed.Items {
+				if titles[it.Title] {
+					t.Errorf("%s%s: %q appears twice", src.ID, query, it.Title)
+				}
+				titles[it.Title] = true
+				if !strings.HasPrefix(it.URL, "http://127.0.0.1") {
+					continue
+				}
+				if !strings.HasPrefix(it.URL, origin+"/") {
+					t.Errorf("%s%s: %q links to %s, not to the demo site at %s", src.ID, query, it.Title, it.URL, origin)
+				}
 			}
-			if !strings.HasPrefix(it.URL, origin+"/") {
-				t.Errorf("%s: %q links to %s, not to the demo site at %s", query, it.Title, it.URL, origin)
+			if len(feed.Items) == 0 {
+				t.Errorf("%s%s: no items", src.ID, query)
 			}
-		}
-		if len(feed.Items) == 0 {
-			t.Errorf("%s: no items", query)
 		}
 	}
 	// The site answers at origin (its story pages are not served; the
