@@ -26,7 +26,7 @@ func TestParse(t *testing.T) {
 		loc  *time.Location
 		want string // RFC 3339; "" means not a date
 	}{
-		// The spec's own example, in the source's zone.
+		// docs/WRAPPER.md's example date, in the source's zone.
 		{"December 08, 2005 @ 08:25 AM", newYork, "2005-12-08T08:25:00-05:00"},
 		{"December 08, 2005 @ 08:25 PM", nil, "2005-12-08T20:25:00Z"},
 		{"December 8, 2005 at 8:25pm", nil, "2005-12-08T20:25:00Z"},

@@ -18,9 +18,10 @@ func postingsIn(tr *Trace, f Feed) []time.Time {
 	return in
 }
 
-// The Poisson workload has the shape the specification asks for: most
-// feeds post under 10 items a day, most show 10 to 15, a few are busy,
-// and posting follows the time of day and the weekday.
+// The Poisson workload has the shape docs/SCHEDULING.md ("The synthetic
+// workloads") gives it: most feeds post under 10 items a day, most show
+// 10 to 15, a few are busy, and posting follows the time of day and the
+// weekday.
 func TestSyntheticPoisson(t *testing.T) {
 	const n, days = 1000, 28
 	tr, err := Synthetic(Poisson, n, 42, days)

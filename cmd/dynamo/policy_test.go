@@ -164,7 +164,7 @@ next update: 2026-03-04
 }
 
 // Lee et al.'s worked example gives P = 0.356 and 0.804 for two
-// consecutive days. With the specification's formula and its counting
+// consecutive days. With docs/SCHEDULING.md's formula and its counting
 // of the coming days before d as observed days without an update, only
 // one set of counts gives both (searched over histories of 1 to 9 weeks):
 // 25 days with updates, the first day predicted seen 6 times with 2

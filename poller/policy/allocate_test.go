@@ -165,8 +165,8 @@ func TestAllocateRejects(t *testing.T) {
 	}
 }
 
-// naiveMinMissing is min-missing's rule applied one poll at a time, as the
-// specification states it: the reference the bulk computation must match.
+// naiveMinMissing is min-missing's rule applied one poll at a time, as
+// docs/SCHEDULING.md ("uniform, min-delay, min-missing") states it: the reference the bulk computation must match.
 func naiveMinMissing(budget int, feeds []Feed) []int {
 	polls := make([]int, len(feeds))
 	remaining := make([]float64, len(feeds))

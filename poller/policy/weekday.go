@@ -2,8 +2,8 @@ package policy
 
 import "time"
 
-// The weekday formula's constants. The specification fixes α = 0.9 and
-// U = 1, which forecastDay folds into whole-number arithmetic.
+// The weekday formula's constants. docs/SCHEDULING.md ("weekday") fixes
+// α = 0.9 and U = 1, which forecastDay folds into whole-number arithmetic.
 const (
 	// WeekdayThreshold is the probability from which a day is predicted to
 	// have an update.
