@@ -355,7 +355,7 @@ func TestNoPlaceholderDates(t *testing.T) {
 		e.origin.set("/news.html", annotatedPage("Test News", alpha))
 		e.addSource("news", "/news.html", `"category":"local"`, `"paused":true`)
 		feeds("/resources?", "/resources/news?", "/resources/news?max=5&", "/aggregate?", "/aggregate?category=local&")
-		for _, path := range []string{"/api/sources", "/api/sources/news", "/api/stats", "/api/poller"} {
+		for _, path := range []string{"/api/sources", "/api/sources/news", "/api/stats", "/api/poller", "/api/websub"} {
 			check(t, e.get(path).must(t, http.StatusOK, path), path)
 		}
 		e.poll("news")
