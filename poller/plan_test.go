@@ -153,7 +153,7 @@ func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
 }
 
 // Without a policy named, the poller follows smart, or at-risk when a
-// budget is set: the budget policy that holds its claim
+// budget is set: the budget policy that loses least against its claim
 // (docs/SCHEDULING.md).
 func TestDefaultPolicy(t *testing.T) {
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "dynamo.db"))
