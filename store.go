@@ -163,6 +163,10 @@ type ArchiveStore interface {
 	Page(ctx context.Context, q PageQuery) (*ArchivePage, error)
 	// Aggregate answers queries across collections (docs/API.md "Decisions where the spec is silent", aggregate items).
 	Aggregate(ctx context.Context, q AggregateQuery) ([]AggregatedItem, error)
+	// AggregatePage reads one page of the aggregate's archived feed by the
+	// aggregate numbers items get when published (AggregatedItem.Number):
+	// like Page, a full page never changes (docs/API.md "Archived feeds").
+	AggregatePage(ctx context.Context, q AggregatePageQuery) (*AggregatePage, error)
 	// StoryItems calls fn for every item first seen at or after since,
 	// oldest first, with what a detector of stories reads, to rebuild it.
 	StoryItems(ctx context.Context, since time.Time, fn func(StoryItem) error) error
@@ -226,6 +230,40 @@ type ArchivePage struct {
 	Version *Version
 }
 
+// AggregatePageQuery selects page Number of the aggregate's archived feed:
+// the items whose aggregate numbers run from (Number-1)·Size+1 through
+// Number·Size, of the sources of Category ("" for every source), matching
+// the conditions, each story once unless IncludeDuplicates.
+type AggregatePageQuery struct {
+	// Number is the page, from 1; 0 asks for the page just after the last
+	// full one (the subscription document), found in the same snapshot.
+	Number, Size      int64
+	Category          string
+	Conditions        []Condition
+	IncludeDuplicates bool
+}
+
+// AggregatePage is what AggregatePage read, all from one snapshot.
+type AggregatePage struct {
+	Number int64 // the page read: the query's, or the current one's
+	// Items are the matching items of the page, the highest number first,
+	// each with the content it had when first stored, naming in AlsoIn only
+	// the copies numbered up to the page's end: what the aggregate knew
+	// when the page filled (copies arrive after their primary, so a full
+	// page's list never grows).
+	Items []AggregatedItem
+	// Last is the highest aggregate number handed out: page n is full
+	// once Last >= n·Size. Numbers of purged items are never reused.
+	Last int64
+	// Older is the highest number below the page of an item the query
+	// selects, 0 for none: where a reader walking back goes next.
+	Older int64
+	// At is the latest first seen of the items numbered on the page,
+	// whatever the query selects; zero when it has none. It dates a full
+	// page, whose date must not change.
+	At time.Time
+}
+
 // ItemKey names an item across collections.
 type ItemKey struct {
 	SourceID string `json:"source_id"`
@@ -238,7 +276,9 @@ type ArchivedItem struct {
 	Item     Item   `json:"item"`
 	// Number counts the collection's items in the order first seen, from
 	// 1, and never changes (items of one version: the lowest on the page
-	// first). Set by Page only; 0 elsewhere.
+	// first). Set by Page only (by AggregatePage: the item's aggregate
+	// number, counting every source's items in the order published); 0
+	// elsewhere.
 	Number    int64     `json:"number,omitempty"`
 	FirstSeen time.Time `json:"first_seen,omitzero"`
 	LastSeen  time.Time `json:"last_seen,omitzero"`

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
@@ -183,14 +185,21 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}
 	out := archive.Aggregated(items)
-	if err := s.alsoIn(ctx, out); err != nil {
+	if err := alsoIn(ctx, s.pool, out, 0); err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}
 	return out, nil
 }
 
-// alsoIn names, for each item, the duplicates recorded of it.
-func (s *Store) alsoIn(ctx context.Context, items []dynamo.AggregatedItem) error {
+// querier runs a query: the pool, or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// alsoIn names, for each item, the duplicates recorded of it: those with
+// an aggregate number up to upTo, or all for 0 (an archive page names only
+// the copies published by its end: dynamo.AggregatePage).
+func alsoIn(ctx context.Context, db querier, items []dynamo.AggregatedItem, upTo int64) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -198,9 +207,10 @@ func (s *Store) alsoIn(ctx context.Context, items []dynamo.AggregatedItem) error
 	for _, k := range archive.ItemKeys(items) {
 		srcs, ids = append(srcs, k.SourceID), append(ids, k.ItemID)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT d.primary_source, d.primary_item, d.source_id, d.item_id
+	rows, err := db.Query(ctx, `SELECT d.primary_source, d.primary_item, d.source_id, d.item_id
 		FROM duplicates d JOIN unnest($1::text[], $2::text[]) AS p(s, i) ON d.primary_source = p.s AND d.primary_item = p.i
-		ORDER BY d.source_id, d.item_id`, srcs, ids)
+		WHERE $3::bigint = 0 OR EXISTS (SELECT 1 FROM items c WHERE c.source_id = d.source_id AND c.item_id = d.item_id AND c.agg_seq <= $3::bigint)
+		ORDER BY d.source_id, d.item_id`, srcs, ids, upTo)
 	if err != nil {
 		return fmt.Errorf("duplicates: %w", err)
 	}

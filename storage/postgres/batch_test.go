@@ -57,7 +57,7 @@ func TestBatchedVersionIsHiddenUntilPublished(t *testing.T) {
 		t.Errorf("%d transactions, %d of them leaving the version hidden; want %d and %d", writes, hidden, want, want-1)
 	}
 	after := look(t, s)
-	if res.Version == nil || len(res.NewItems) != 90 || after.Versions != 2 || len(after.Archive) != 190 || after.Stories != 190 || after.Aggregate != 190 || after.Paged != 190 || after.Last != 190 {
+	if res.Version == nil || len(res.NewItems) != 90 || after.Versions != 2 || len(after.Archive) != 190 || after.Stories != 190 || after.Aggregate != 190 || after.Paged != 190 || after.Last != 190 || after.AggPaged != 190 || after.AggLast != 190 {
 		t.Errorf("after the version: %v, result %+v", after, res)
 	}
 	var staged, staging int
@@ -106,7 +106,7 @@ func TestStoppedBatchedVersion(t *testing.T) {
 	res := record(t, s, "a", at, next)
 	after := look(t, s)
 	if res.Version == nil || len(res.NewItems) != 300 || after.Versions != 2 || len(after.Archive) != 800 ||
-		after.Stories != 800 || after.Paged != 800 || after.Last != 800 {
+		after.Stories != 800 || after.Paged != 800 || after.Last != 800 || after.AggPaged != 800 || after.AggLast != 800 {
 		t.Errorf("the version stored again: %+v, readers see %v", res.Version, after)
 	}
 	var unpublished, orphans int

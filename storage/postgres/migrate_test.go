@@ -223,3 +223,65 @@ func TestItemNumbersMigration(t *testing.T) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
 }
+
+// TestAggregateNumbersMigration numbers the items of a database written
+// before aggregate numbers as polls number them (in the order first seen,
+// which is here the order stored), and the counter continues from the last.
+func TestAggregateNumbersMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	s := openDSN(t, dsn)
+	addSource(t, s, "a")
+	addSource(t, s, "b")
+	poll := func(s *Store, id string, v int) {
+		var items []dynamo.Item
+		for n := v*2 + 4; n >= v*2; n-- {
+			items = append(items, item(n, fmt.Sprintf("Story %d of %s", n, id)))
+		}
+		at := t0.Add(time.Duration(v) * time.Hour)
+		record(t, s, id, at, doc(id, at, items...))
+	}
+	for v := range 4 {
+		poll(s, "a", v)
+		poll(s, "b", v)
+	}
+	numbers := func(s *Store) []string {
+		t.Helper()
+		rows, err := s.pool.Query(ctx, `SELECT source_id || ' ' || arch_seq || ' ' || agg_seq || ' ' || (SELECT n FROM aggregate_counter)
+			FROM items ORDER BY agg_seq`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	stored := numbers(s)
+	if len(stored) != 2*(5+3*2) || stored[0] != "a 1 1 22" || stored[5] != "b 1 6 22" {
+		t.Fatalf("numbered as stored: %v; want 22 items, a's five first, then b's", stored)
+	}
+	for _, q := range []string{
+		"DROP INDEX items_agg_seq, items_unnumbered",
+		"ALTER TABLE items DROP COLUMN agg_seq",
+		"DROP TABLE aggregate_counter",
+		"DELETE FROM schema_migrations WHERE version = 12",
+	} {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	upgraded := openDSN(t, dsn)
+	if got := upgraded.Applied(); !slices.Equal(got, []string{"0012_aggregate_numbers.sql"}) {
+		t.Fatalf("reopening applied %v, want 0012_aggregate_numbers.sql", got)
+	}
+	if got := numbers(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	poll(upgraded, "a", 4)
+	if got := numbers(upgraded); len(got) != 24 || got[23] != "a 13 24 24" {
+		t.Errorf("the next poll numbered %v; want items 23 and 24", got[22:])
+	}
+}

@@ -350,6 +350,10 @@ func (r *Replicated) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]
 	return read(ctx, r, func(s *Store) ([]dynamo.AggregatedItem, error) { return s.Aggregate(ctx, q) })
 }
 
+func (r *Replicated) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) (*dynamo.AggregatePage, error) {
+	return read(ctx, r, func(s *Store) (*dynamo.AggregatePage, error) { return s.AggregatePage(ctx, q) })
+}
+
 func (r *Replicated) Stats(ctx context.Context) (dynamo.Stats, error) {
 	return read(ctx, r, func(s *Store) (dynamo.Stats, error) { return s.Stats(ctx) })
 }

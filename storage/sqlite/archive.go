@@ -242,7 +242,7 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 			return err
 		}
 		out = archive.Aggregated(items)
-		return alsoIn(ctx, tx, out)
+		return alsoIn(ctx, tx, out, 0)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
@@ -250,8 +250,10 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 	return out, nil
 }
 
-// alsoIn names, for each item, the duplicates recorded of it.
-func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem) error {
+// alsoIn names, for each item, the duplicates recorded of it: those with
+// an aggregate number up to upTo, or all for 0 (an archive page names only
+// the copies published by its end: dynamo.AggregatePage).
+func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem, upTo int64) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -262,7 +264,8 @@ func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem) erro
 	rows, err := tx.QueryContext(ctx, `SELECT d.primary_source, d.primary_item, d.source_id, d.item_id
 		FROM json_each(?) AS p
 		CROSS JOIN duplicates d ON d.primary_source = p.value ->> 0 AND d.primary_item = p.value ->> 1
-		ORDER BY d.source_id, d.item_id`, jsonArg(keys))
+		WHERE ?2 = 0 OR EXISTS (SELECT 1 FROM items c WHERE c.source_id = d.source_id AND c.item_id = d.item_id AND c.agg_seq <= ?2)
+		ORDER BY d.source_id, d.item_id`, jsonArg(keys), upTo)
 	if err != nil {
 		return fmt.Errorf("duplicates: %w", err)
 	}

@@ -46,7 +46,7 @@ func TestBatchedVersionIsHiddenUntilPublished(t *testing.T) {
 		t.Errorf("%d write transactions, %d of them leaving the version hidden; want %d and %d", writes, hidden, want, want-1)
 	}
 	after := look(t, s)
-	if res.Version == nil || len(res.NewItems) != 90 || after.Versions != 2 || len(after.Archive) != 190 || after.Stories != 190 || after.Aggregate != 190 || after.Paged != 190 || after.Last != 190 {
+	if res.Version == nil || len(res.NewItems) != 90 || after.Versions != 2 || len(after.Archive) != 190 || after.Stories != 190 || after.Aggregate != 190 || after.Paged != 190 || after.Last != 190 || after.AggPaged != 190 || after.AggLast != 190 {
 		t.Errorf("after the version: %v, result %+v", after, res)
 	}
 	var staged, staging int

@@ -215,7 +215,34 @@ func finishPoll(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result *
 		changed(d.Item.SourceID)
 		changed(d.Primary.SourceID)
 	}
-	return writeUpdate(ctx, tx, rec, *result, upd)
+	if err := writeUpdate(ctx, tx, rec, *result, upd); err != nil {
+		return err
+	}
+	if result.Version != nil && len(result.NewItems) > 0 {
+		return numberAggregate(ctx, tx, rec.SourceID)
+	}
+	return nil
+}
+
+// numberAggregate gives the items the poll publishes their aggregate
+// numbers (docs/STORAGE.md "Aggregate numbers"): the source's items without
+// one, in the order of their numbers in the source, after every number
+// handed out before. SQLite's one writer makes numbers follow commits.
+func numberAggregate(ctx context.Context, tx *sql.Tx, source string) error {
+	var base int64
+	err := tx.QueryRowContext(ctx, `UPDATE aggregate_counter
+		SET n = n + (SELECT count(*) FROM items WHERE source_id = ?1 AND agg_seq IS NULL)
+		RETURNING n - (SELECT count(*) FROM items WHERE source_id = ?1 AND agg_seq IS NULL)`, source).Scan(&base)
+	if err != nil {
+		return fmt.Errorf("hand out aggregate numbers: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE items SET agg_seq = ?2 + p.r
+		FROM (SELECT item_id, row_number() OVER (ORDER BY arch_seq) AS r FROM items
+			WHERE source_id = ?1 AND agg_seq IS NULL) AS p
+		WHERE items.source_id = ?1 AND items.item_id = p.item_id`, source, base); err != nil {
+		return fmt.Errorf("number items: %w", err)
+	}
+	return nil
 }
 
 // numberStories numbers the poll's new items after every item numbered

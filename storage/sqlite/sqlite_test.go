@@ -625,3 +625,64 @@ func TestPageUsesIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateNumbersMigration numbers the items of a file written before
+// aggregate numbers as polls number them (in the order first seen, which
+// is here the order stored), and the counter continues from the last.
+func TestAggregateNumbersMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	addSource(t, s, "a")
+	addSource(t, s, "b")
+	for v := range 4 {
+		for _, id := range []string{"a", "b"} {
+			store(t, s, id, page(id, v, 5, 2))
+		}
+	}
+	numbers := func(s *Store) []string {
+		t.Helper()
+		rows, err := s.r.QueryContext(ctx, "SELECT source_id || ' ' || arch_seq || ' ' || agg_seq || ' ' || (SELECT n FROM aggregate_counter) FROM items ORDER BY agg_seq")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, line)
+		}
+		return out
+	}
+	stored := numbers(s)
+	if len(stored) != 2*(5+3*2) || stored[0] != "a 1 1 22" || stored[5] != "b 1 6 22" {
+		t.Fatalf("numbered as stored: %v; want 22 items, a's five first, then b's", stored)
+	}
+	for _, q := range []string{
+		"DROP INDEX items_agg_seq",
+		"DROP INDEX items_unnumbered",
+		"ALTER TABLE items DROP COLUMN agg_seq",
+		"DROP TABLE aggregate_counter",
+		"DELETE FROM schema_migrations WHERE version = 11",
+	} {
+		if _, err := s.w.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	upgraded := openPath(t, path)
+	if got := upgraded.Applied(); !slices.Equal(got, []string{"0011_aggregate_numbers.sql"}) {
+		t.Fatalf("reopening applied %v, want 0011_aggregate_numbers.sql", got)
+	}
+	if got := numbers(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	store(t, upgraded, "a", page("a", 4, 5, 2))
+	if got := numbers(upgraded); len(got) != 24 || got[23] != "a 13 24 24" {
+		t.Errorf("the next poll numbered %v; want items 23 and 24", got[22:])
+	}
+}

@@ -22,6 +22,8 @@ type View struct {
 	Aggregate int      // the items an aggregate of every source reads
 	Paged     int      // items on the archived page of numbers 1 to 1000
 	Last      int64    // the highest item number that page names
+	AggPaged  int      // items on the aggregate's page of numbers 1 to 1000
+	AggLast   int64    // the highest aggregate number handed out
 }
 
 // Look reads the View of source id; story items are those first seen
@@ -63,16 +65,22 @@ func Look(t *testing.T, s dynamo.Store, id string, storiesSince time.Time) View 
 		t.Fatal(err)
 	}
 	v.Paged, v.Last = len(page.Items), page.Last
+	ap, err := s.AggregatePage(ctx, dynamo.AggregatePageQuery{Number: 1, Size: 1000, IncludeDuplicates: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.AggPaged, v.AggLast = len(ap.Items), ap.Last
 	return v
 }
 
 // Same reports whether two views are equal.
 func (v View) Same(o View) bool {
 	return v.Versions == o.Versions && v.Newest == o.Newest && slices.Equal(v.Archive, o.Archive) &&
-		v.Stories == o.Stories && v.Aggregate == o.Aggregate && v.Paged == o.Paged && v.Last == o.Last
+		v.Stories == o.Stories && v.Aggregate == o.Aggregate && v.Paged == o.Paged && v.Last == o.Last &&
+		v.AggPaged == o.AggPaged && v.AggLast == o.AggLast
 }
 
 func (v View) String() string {
-	return fmt.Sprintf("%d versions (newest %.8s), %d archived, %d story items, %d aggregated, %d paged (last %d)",
-		v.Versions, v.Newest, len(v.Archive), v.Stories, v.Aggregate, v.Paged, v.Last)
+	return fmt.Sprintf("%d versions (newest %.8s), %d archived, %d story items, %d aggregated, %d paged (last %d), %d on the aggregate's page (last %d)",
+		v.Versions, v.Newest, len(v.Archive), v.Stories, v.Aggregate, v.Paged, v.Last, v.AggPaged, v.AggLast)
 }
