@@ -411,6 +411,9 @@ func archivedItem(ai dynamo.ArchivedItem) dynamo.Item {
 func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) {
 	s.serveFeed(w, r, aggregateEndpoint, "", func(ctx context.Context, fr *feedRequest) (*built, error) {
 		q := fr.q
+		if q.Page != 0 {
+			return s.aggregatePage(ctx, fr)
+		}
 		items, err := s.cfg.Store.Aggregate(ctx, dynamo.AggregateQuery{
 			Category: q.Category, Conditions: q.Conditions, Max: q.Limit(), IncludeDuplicates: q.Dups,
 			Since: q.Since, Until: q.Until,
@@ -422,33 +425,44 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, fmt.Errorf("list sources: %w", err)
 		}
-		title, what := "Dynamo: every source", "every source"
-		if q.Category != "" {
-			title, what = "Dynamo: "+q.Category, "the sources of category "+q.Category
-		}
-		self := fr.link("/aggregate", nil)
-		b := &built{doc: &dynamo.Resource{
-			URL: self,
-			Channel: dynamo.Channel{
-				Title:       title,
-				Link:        self,
-				Description: "The newest items of " + what + ", each story once with the other sources that carried it.",
-			},
-		}}
-		for _, src := range sources {
-			if q.Category == "" || src.Category == q.Category {
-				b.lastModified = later(b.lastModified, changedAt(&src))
-				b.nextChange = earlier(b.nextChange, nextChange(&src))
-				b.doc.Timestamp = later(b.doc.Timestamp, datedAt(&src))
-			}
-		}
-		for i, ai := range items {
-			b.doc.Items = append(b.doc.Items, aggregatedItem(fr, i+1, ai))
-			b.lastModified = later(b.lastModified, ai.FirstSeen)
-		}
-		s.dateListing(b)
+		b := aggregateBuilt(fr)
+		s.dateAggregate(b, fr, sources, items)
 		return b, nil
 	})
+}
+
+// aggregateBuilt starts an aggregate answer: its channel, no items yet.
+func aggregateBuilt(fr *feedRequest) *built {
+	title, what := "Dynamo: every source", "every source"
+	if c := fr.q.Category; c != "" {
+		title, what = "Dynamo: "+c, "the sources of category "+c
+	}
+	self := fr.link("/aggregate", nil)
+	return &built{doc: &dynamo.Resource{
+		URL: self,
+		Channel: dynamo.Channel{
+			Title:       title,
+			Link:        self,
+			Description: "The newest items of " + what + ", each story once with the other sources that carried it.",
+		},
+	}}
+}
+
+// dateAggregate adds items to an aggregate answer that changes as sources
+// do, dating it and its next change by its sources and its items.
+func (s *Server) dateAggregate(b *built, fr *feedRequest, sources []dynamo.Source, items []dynamo.AggregatedItem) {
+	for _, src := range sources {
+		if fr.q.Category == "" || src.Category == fr.q.Category {
+			b.lastModified = later(b.lastModified, changedAt(&src))
+			b.nextChange = earlier(b.nextChange, nextChange(&src))
+			b.doc.Timestamp = later(b.doc.Timestamp, datedAt(&src))
+		}
+	}
+	for i, ai := range items {
+		b.doc.Items = append(b.doc.Items, aggregatedItem(fr, i+1, ai))
+		b.lastModified = later(b.lastModified, ai.FirstSeen)
+	}
+	s.dateListing(b)
 }
 
 // aggregatedItem names the item's source and the other sources that

@@ -86,9 +86,56 @@ func (s *Server) archivePage(ctx context.Context, fr *feedRequest, src *dynamo.S
 // pageLink is the URL of another page of the same archived feed: the same
 // query with page=n.
 func (fr *feedRequest) pageLink(id string, n int64) string {
+	return fr.pageLinkAt("/resources/"+url.PathEscape(id), n)
+}
+
+// pageLinkAt is pageLink for the feed at path.
+func (fr *feedRequest) pageLinkAt(path string, n int64) string {
 	q := *fr.q
 	q.Page = n
-	return fr.base + "/resources/" + url.PathEscape(id) + "?" + q.canonical()
+	return fr.base + path + "?" + q.canonical()
+}
+
+// aggregatePage answers /aggregate?page=: a document of the aggregate's
+// archived feed, numbered across sources in the order items were published
+// (dynamo.AggregatePage, docs/API.md "Archived feeds"). An archive page
+// depends only on what was stored by its last item: its items with their
+// first content, the copies of each story published by then, dated by its
+// items' first seen.
+func (s *Server) aggregatePage(ctx context.Context, fr *feedRequest) (*built, error) {
+	n := max(fr.q.Page, 0) // PageCurrent: 0, the store finds the current page
+	p, err := s.cfg.Store.AggregatePage(ctx, dynamo.AggregatePageQuery{Number: n, Size: pageSize,
+		Category: fr.q.Category, Conditions: fr.q.Conditions, IncludeDuplicates: fr.q.Dups})
+	if err != nil {
+		return nil, fmt.Errorf("read aggregate page: %w", err)
+	}
+	current := n == 0
+	if !current && p.Last < n*pageSize {
+		return nil, notFound("the aggregate has %d archive pages (of %d items each; %d items were published): page %d is not full yet, its items are at page=current",
+			p.Last/pageSize, pageSize, p.Last, n)
+	}
+	b := aggregateBuilt(fr)
+	if current {
+		sources, err := s.cfg.Store.Sources(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list sources: %w", err)
+		}
+		s.dateAggregate(b, fr, sources, p.Items)
+	} else {
+		for i, ai := range p.Items {
+			b.doc.Items = append(b.doc.Items, aggregatedItem(fr, i+1, ai))
+		}
+		b.lastModified, b.doc.Timestamp, b.immutable = p.At, p.At, true
+		s.dateListing(b)
+	}
+	b.history = &transform.History{Archive: !current}
+	if p.Older > 0 {
+		b.history.PrevArchive = fr.pageLinkAt("/aggregate", (p.Older+pageSize-1)/pageSize)
+	}
+	if !current {
+		b.history.Current = fr.pageLinkAt("/aggregate", dynamo.PageCurrent)
+	}
+	return b, nil
 }
 
 // pageParam writes Query.Page as the page parameter reads it.

@@ -189,7 +189,7 @@ func (e *env) walk(path string, f transform.Format) []archivedDoc {
 			e.t.Errorf("%s: Cache-Control %q", u, d.cacheControl)
 		}
 		docs = append(docs, d)
-		if d.prev != "" && !strings.HasPrefix(d.prev, e.http.URL+"/resources/") {
+		if d.prev != "" && !strings.HasPrefix(d.prev, e.http.URL+"/resources/") && !strings.HasPrefix(d.prev, e.http.URL+"/aggregate?") {
 			e.t.Fatalf("%s links prev-archive %q, not a page of this server", u, d.prev)
 		}
 		u = d.prev

@@ -17,7 +17,7 @@ import (
 var (
 	collectionsEndpoint = dynamo.QuerySyntax{Name: "/resources", Params: []string{"type"}}
 	resourceEndpoint    = dynamo.QuerySyntax{Name: "/resources/{rssId}", Params: []string{"index", "max", "title", "link", "description", "desc", "op", "since", "until", "xpath", "page", "type"}}
-	aggregateEndpoint   = dynamo.QuerySyntax{Name: "/aggregate", Params: []string{"max", "category", "title", "link", "description", "desc", "op", "since", "until", "dups", "type"}}
+	aggregateEndpoint   = dynamo.QuerySyntax{Name: "/aggregate", Params: []string{"max", "category", "title", "link", "description", "desc", "op", "since", "until", "dups", "page", "type"}}
 )
 
 // badParam is a client error in the query string, naming the parameter.
@@ -51,7 +51,7 @@ func parseQuery(raw string, e dynamo.QuerySyntax) (*readQuery, error) {
 		return nil, badParam("since", "since and until bound the archive's items (max=…), not one version (index=…) or an XPath selection")
 	}
 	if q.Page != 0 && (q.Index > 0 || q.Max > 0 || q.ranged()) {
-		return nil, badParam("page", "page reads a document of the archived feed: it goes with title, link, description, op, xpath and type, not with index, max, since or until")
+		return nil, badParam("page", "page reads a document of the archived feed: it goes with title, link, description, op, xpath, category, dups and type, not with index, max, since or until")
 	}
 	if q.Format, err = transform.ParseFormat(q.Type); err != nil {
 		return nil, badParam("type", "type must be one of %s (got %q)", formatList(), q.Type)
