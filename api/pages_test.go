@@ -382,5 +382,4 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 	for _, bad := range []string{"page=0", "page=x", "page=1&max=5", "page=1&index=1", "page=current&since=2026-01-01"} {
 		e.get("/resources/big?"+bad).must(t, http.StatusBadRequest, bad)
 	}
-	e.get("/aggregate?page=1").must(t, http.StatusBadRequest, "aggregate pages")
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +44,33 @@ func BenchmarkRecordPollChanged(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "versions/s")
+}
+
+// BenchmarkRecordPollChangedParallel stores new versions of 50-item pages
+// from eight writers at once, each its own source, one new item per
+// version: the publishing path that aggregate numbers serialize (every
+// version with new items locks the one counter row until it commits).
+func BenchmarkRecordPollChangedParallel(b *testing.B) {
+	s := open(b)
+	const writers = 64
+	for w := range writers {
+		addSource(b, s, "w"+strconv.Itoa(w))
+	}
+	var next atomic.Int64
+	b.SetParallelism(max(1, 8/runtime.GOMAXPROCS(0)))
+	b.RunParallel(func(pb *testing.PB) {
+		id := "w" + strconv.Itoa(int(next.Add(1)-1)%writers)
+		n := 0
+		for pb.Next() {
+			n++
+			d := page50(id, n)
+			if res := record(b, s, id, d.Timestamp, d); res.Version == nil {
+				b.Error("no version stored")
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "versions/s")
 }
 
 // BenchmarkRecordPollUnchanged records polls that read the same 50-item

@@ -354,7 +354,9 @@ func writeUpdate(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.
 // numberAggregate gives the items the poll publishes their aggregate
 // numbers (docs/STORAGE.md "Aggregate numbers"): the source's items without
 // one, in the order of their numbers in the source, after every number
-// handed out before. The counter's row stays locked until the transaction
+// handed out before. Both reads of the items go through the partial index
+// items_unnumbered, so the cost does not grow with the source's archive.
+// The counter's row stays locked until the transaction
 // ends, so a transaction handing out numbers waits for the one before it
 // to commit: numbers become visible in the order handed out, and a page of
 // the aggregate's archived feed whose numbers are all handed out has all
@@ -362,7 +364,8 @@ func writeUpdate(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.
 const numberAggregate = `WITH p AS (
 		SELECT item_id, row_number() OVER (ORDER BY arch_seq) AS r FROM items WHERE source_id = $1 AND agg_seq IS NULL),
 	c AS (UPDATE aggregate_counter SET n = n + (SELECT count(*) FROM p) RETURNING n - (SELECT count(*) FROM p) AS base)
-	UPDATE items i SET agg_seq = c.base + p.r FROM p, c WHERE i.source_id = $1 AND i.item_id = p.item_id`
+	UPDATE items i SET agg_seq = c.base + p.r FROM p, c
+	WHERE i.source_id = $1 AND i.agg_seq IS NULL AND i.item_id = p.item_id`
 
 // queueDuplicates records duplicates whose items both exist; a primary
 // purged since the detector saw it is skipped, a matched copy purged since

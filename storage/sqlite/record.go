@@ -239,7 +239,7 @@ func numberAggregate(ctx context.Context, tx *sql.Tx, source string) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE items SET agg_seq = ?2 + p.r
 		FROM (SELECT item_id, row_number() OVER (ORDER BY arch_seq) AS r FROM items
 			WHERE source_id = ?1 AND agg_seq IS NULL) AS p
-		WHERE items.source_id = ?1 AND items.item_id = p.item_id`, source, base); err != nil {
+		WHERE items.source_id = ?1 AND items.agg_seq IS NULL AND items.item_id = p.item_id`, source, base); err != nil {
 		return fmt.Errorf("number items: %w", err)
 	}
 	return nil
