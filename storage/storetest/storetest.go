@@ -94,6 +94,7 @@ var suite = []subtest{
 	{"ConditionsLeftToRight", testConditionsLeftToRight},
 	{"ConditionsAgreeWithMatch", testConditionsAgreeWithMatch},
 	{"Aggregate", testAggregate},
+	{"AggregatePages", testAggregatePages},
 	{"StoryItems", testStoryItems},
 	{"StoryNumbers", testStoryNumbers},
 	{"StoryPollsSerialized", testStoryPollsSerialized},
