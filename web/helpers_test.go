@@ -21,10 +21,10 @@ import (
 	"github.com/dynamo-feeds/dynamo/dedup"
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/examples"
-	"github.com/dynamo-feeds/dynamo/nativefeed"
 	"github.com/dynamo-feeds/dynamo/poller"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
+	"github.com/dynamo-feeds/dynamo/poller/robots"
 	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/storage/sqlite"
 	"github.com/dynamo-feeds/dynamo/web"
@@ -147,8 +147,11 @@ func newEnv(t testing.TB, opts envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Kind auto is resolved as dynamo serve resolves it, through a client
+	// allowed to read the loopback origin.
+	resolver := fetch.New(fetch.Options{AllowPrivate: true, HostGap: -1, Timeout: 5 * time.Second})
 	cfg := web.Config{Store: st, Poller: e.poller, AdminToken: opts.token, Fetch: fetchLoopback, PublicURL: opts.publicURL, TrustedProxies: opts.proxies,
-		Resolve: resolveLoopback(st)}
+		Resolve: sources.NewResolver(resolver, robots.New(resolver, robots.Options{}), discovery.SettingMemory{Store: st})}
 	if opts.noPoller {
 		cfg.Poller = nil
 	}
@@ -355,47 +358,4 @@ func texts(t testing.TB, page, tag, class string) []string {
 		}
 	}
 	return out
-}
-
-// resolveLoopback resolves kind auto as dynamo serve does (cmd/dynamo's
-// resolver, which the web package cannot import): a feed is feed, an
-// annotated page html, and any other page is searched by discovery, with
-// the store's domain memory; over loopback only.
-func resolveLoopback(st dynamo.Store) sources.Resolver {
-	return func(ctx context.Context, src *dynamo.Source) (*discovery.Result, error) {
-		if src.Kind != dynamo.KindAuto {
-			return nil, nil
-		}
-		body, contentType, _, err := fetchLoopback(ctx, src.URL)
-		if err != nil {
-			return nil, fmt.Errorf("kind auto: cannot read %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
-		}
-		switch {
-		case nativefeed.Detect(body, contentType):
-			src.Kind = dynamo.KindFeed
-			return nil, nil
-		case wrapper.HasAnnotations(body):
-			src.Kind = dynamo.KindHTML
-			return nil, nil
-		}
-		d := &discovery.Discoverer{Fetch: loopbackPages{}, Memory: discovery.SettingMemory{Store: st},
-			IsFeed: func(b []byte, ct string) bool { return nativefeed.Detect(b, ct) }}
-		res, err := d.Discover(ctx, src.URL)
-		if err != nil {
-			return nil, fmt.Errorf("kind auto: %s has no annotations and no feed was found: %w (%w)", src.URL, sources.ErrUnresolvable, dynamo.ErrInvalid)
-		}
-		src.URL, src.Kind = res.Chosen.URL, dynamo.KindFeed
-		return res, nil
-	}
-}
-
-// loopbackPages is discovery's fetcher in tests.
-type loopbackPages struct{}
-
-func (loopbackPages) Fetch(ctx context.Context, u string) (*discovery.Page, error) {
-	body, contentType, final, err := fetchLoopback(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	return &discovery.Page{URL: final, ContentType: contentType, Body: body}, nil
 }

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo/discovery"
-	"github.com/dynamo-feeds/dynamo/nativefeed"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/robots"
+	"github.com/dynamo-feeds/dynamo/sources"
 )
 
 func init() {
@@ -60,9 +60,9 @@ func runDiscover(ctx context.Context, args []string, s stdio) int {
 	defer cancel()
 	client := pollfetch.New(pollfetch.Options{AllowPrivate: cfg.allowPrivate, HostGap: discoverHostGap})
 	d := &discovery.Discoverer{
-		Fetch:   clientFetcher{client},
-		IsFeed:  readsAsFeed,
-		Allowed: robotsAllowed(robots.New(client, robots.Options{})),
+		Fetch:   sources.ClientFetcher{Client: client},
+		IsFeed:  sources.ReadsAsFeed,
+		Allowed: sources.RobotsAllowed(robots.New(client, robots.Options{})),
 	}
 	res, err := d.Discover(ctx, cfg.url)
 	if err != nil && len(res.Tried) == 0 {
@@ -126,27 +126,6 @@ func parseDiscoverArgs(args []string, errOut io.Writer) (cfg discoverConfig, cod
 		return cfg, 2, false
 	}
 	return cfg, 0, true
-}
-
-// clientFetcher lets discovery fetch through the poller's HTTP client, with
-// its limits, redirect rules and private-address guard.
-type clientFetcher struct {
-	c *pollfetch.Client
-}
-
-// Fetch implements discovery.Fetcher.
-func (f clientFetcher) Fetch(ctx context.Context, url string) (*discovery.Page, error) {
-	resp, err := f.c.Get(ctx, pollfetch.Request{URL: url})
-	if err != nil {
-		return nil, err
-	}
-	return &discovery.Page{URL: resp.URL, ContentType: resp.ContentType, Body: resp.Body}, nil
-}
-
-// readsAsFeed accepts what the poller would read as a feed.
-func readsAsFeed(body []byte, contentType string) bool {
-	_, err := nativefeed.Parse(body, contentType, nativefeed.Options{})
-	return err == nil
 }
 
 // printDiscovery writes a discovery's result for people: the page, a table

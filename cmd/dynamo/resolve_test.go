@@ -103,7 +103,7 @@ func (s *autoSite) count() int {
 
 func testResolver(allowPrivate bool, memory discovery.DomainMemory) sources.Resolver {
 	client := pollfetch.New(pollfetch.Options{AllowPrivate: allowPrivate, HostGap: -1})
-	return sourceResolver(client, robots.New(client, robots.Options{}), memory)
+	return sources.NewResolver(client, robots.New(client, robots.Options{}), memory)
 }
 
 // TestSourceResolver checks kind auto: an annotated page is html, a feed

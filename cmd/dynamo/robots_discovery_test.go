@@ -12,6 +12,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/discovery"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/robots"
+	"github.com/dynamo-feeds/dynamo/sources"
 )
 
 // Discovery asks robots.txt before probing a guessed path: a disallowed
@@ -53,7 +54,7 @@ func TestDiscoveryProbesRespectRobotsTxt(t *testing.T) {
 			}))
 			defer site.Close()
 			client := pollfetch.New(pollfetch.Options{AllowPrivate: true, HostGap: -1})
-			d := &discovery.Discoverer{Fetch: clientFetcher{client}, IsFeed: readsAsFeed, Allowed: robotsAllowed(robots.New(client, robots.Options{}))}
+			d := &discovery.Discoverer{Fetch: sources.ClientFetcher{Client: client}, IsFeed: sources.ReadsAsFeed, Allowed: sources.RobotsAllowed(robots.New(client, robots.Options{}))}
 			res, err := d.Discover(context.Background(), site.URL+"/")
 			mu.Lock()
 			defer mu.Unlock()

@@ -319,7 +319,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 	m := metrics.New()
 	// Every entry point registers and changes sources through svc: the
 	// admin API, the web forms and the sources file.
-	svc := &sources.Service{Store: store, Policies: policy.Names(), Resolve: sourceResolver(client, robotsTxt, discovery.SettingMemory{Store: store})}
+	svc := &sources.Service{Store: store, Policies: policy.Names(), Resolve: sources.NewResolver(client, robotsTxt, discovery.SettingMemory{Store: store})}
 
 	if cfg.demo {
 		site, err := startDemoSite(ctx, store, cfg.demoEvery, cfg.demoPoll)

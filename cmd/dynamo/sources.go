@@ -111,7 +111,7 @@ func runSourcesImport(ctx context.Context, args []string, s stdio) int {
 	ew := &errWriter{w: s.out}
 	svc := &sources.Service{
 		Store:    store,
-		Resolve:  sourceResolver(client, robots.New(client, robots.Options{}), discovery.SettingMemory{Store: store}),
+		Resolve:  sources.NewResolver(client, robots.New(client, robots.Options{}), discovery.SettingMemory{Store: store}),
 		Policies: policy.Names(),
 	}
 	_, err = svc.Import(ctx, entries, func(r sources.ImportResult) {

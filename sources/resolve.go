@@ -1,4 +1,4 @@
-package main
+package sources
 
 import (
 	"context"
@@ -10,35 +10,39 @@ import (
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/nativefeed"
-	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
+	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/robots"
-	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
-// sourceResolver refuses, for every kind, a URL that polling would refuse
-// (a private destination, unless allowed), with polling's message, and
-// resolves kind "auto" when a source is registered (docs/DISCOVERY.md "`kind: auto`"): a page with annotations is html, a feed is feed, and any
-// other page is searched for its feed, which the source then polls. The
-// page is fetched once: discovery starts from the copy already read.
+// NewResolver returns the Resolver every entry point uses (dynamo serve's
+// API, web interface and sources file, `dynamo sources import`), written
+// here so that their tests, the web interface's included, run the one the
+// program runs. It refuses, for every kind, a URL that polling would
+// refuse (a private destination, unless allowed), with polling's message,
+// and resolves kind "auto" when a source is registered (docs/DISCOVERY.md
+// "`kind: auto`"): a page with annotations is html, a feed is feed, and
+// any other page is searched for its feed, which the source then polls.
+// The page is fetched once: discovery starts from the copy already read.
+// Guessed paths are asked of robotsTxt first.
 //
 // Errors that are the registration's (the URL cannot be read, no feed was
 // found) wrap dynamo.ErrInvalid; the one for "no feed" also wraps
-// sources.ErrUnresolvable and lists every URL requested and why each candidate
+// ErrUnresolvable and lists every URL requested and why each candidate
 // was not a feed. When discovery chose the feed, its result is returned.
-func sourceResolver(client *pollfetch.Client, robotsTxt *robots.Checker, memory discovery.DomainMemory) sources.Resolver {
+func NewResolver(client *fetch.Client, robotsTxt *robots.Checker, memory discovery.DomainMemory) Resolver {
 	return func(ctx context.Context, src *dynamo.Source) (*discovery.Result, error) {
 		if err := client.CheckURL(src.URL); err != nil {
-			return nil, sources.Refused(err)
+			return nil, Refused(err)
 		}
 		if src.Kind != dynamo.KindAuto && src.Kind != "" {
 			return nil, nil
 		}
-		resp, err := client.Get(ctx, pollfetch.Request{URL: src.URL})
+		resp, err := client.Get(ctx, fetch.Request{URL: src.URL})
 		if err != nil {
-			var fe *pollfetch.Error
-			if errors.As(err, &fe) && fe.Kind == pollfetch.KindRefused {
-				return nil, sources.Refused(err) // a redirect or a name to a private address
+			var fe *fetch.Error
+			if errors.As(err, &fe) && fe.Kind == fetch.KindRefused {
+				return nil, Refused(err) // a redirect or a name to a private address
 			}
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("kind auto: read %s: %w", src.URL, ctx.Err())
@@ -57,11 +61,11 @@ func sourceResolver(client *pollfetch.Client, robotsTxt *robots.Checker, memory 
 			Fetch: &prefetched{
 				url:  discoveryURL(src.URL),
 				page: &discovery.Page{URL: resp.URL, ContentType: resp.ContentType, Body: resp.Body},
-				next: clientFetcher{client},
+				next: ClientFetcher{client},
 			},
-			IsFeed:  readsAsFeed,
+			IsFeed:  ReadsAsFeed,
 			Memory:  memory,
-			Allowed: robotsAllowed(robotsTxt),
+			Allowed: RobotsAllowed(robotsTxt),
 		}
 		res, err := d.Discover(ctx, src.URL)
 		switch {
@@ -69,7 +73,7 @@ func sourceResolver(client *pollfetch.Client, robotsTxt *robots.Checker, memory 
 			return nil, fmt.Errorf("kind auto: discovery on %s: %w", src.URL, ctx.Err())
 		case errors.Is(err, discovery.ErrNoFeed):
 			return nil, fmt.Errorf("kind auto: %s has no annotations and no feed was found; tried %s: %w (%w)",
-				src.URL, triedText(res), sources.ErrUnresolvable, dynamo.ErrInvalid)
+				src.URL, triedText(res), ErrUnresolvable, dynamo.ErrInvalid)
 		case err != nil:
 			return nil, fmt.Errorf("kind auto: discovery on %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
 		}
@@ -134,9 +138,9 @@ func (p *prefetched) Fetch(ctx context.Context, u string) (*discovery.Page, erro
 	return p.next.Fetch(ctx, u)
 }
 
-// robotsAllowed is discovery's question to robots.txt before it probes a
+// RobotsAllowed is discovery's question to robots.txt before it probes a
 // guessed path; a host that cannot be asked is not probed either.
-func robotsAllowed(c *robots.Checker) func(ctx context.Context, url string) (bool, string) {
+func RobotsAllowed(c *robots.Checker) func(ctx context.Context, url string) (bool, string) {
 	return func(ctx context.Context, url string) (bool, string) {
 		v, err := c.Check(ctx, url)
 		if err != nil {
@@ -144,4 +148,25 @@ func robotsAllowed(c *robots.Checker) func(ctx context.Context, url string) (boo
 		}
 		return v.Allowed, v.Reason
 	}
+}
+
+// ClientFetcher lets discovery fetch through the poller's HTTP client, with
+// its limits, redirect rules and private-address guard.
+type ClientFetcher struct {
+	Client *fetch.Client
+}
+
+// Fetch implements discovery.Fetcher.
+func (f ClientFetcher) Fetch(ctx context.Context, url string) (*discovery.Page, error) {
+	resp, err := f.Client.Get(ctx, fetch.Request{URL: url})
+	if err != nil {
+		return nil, err
+	}
+	return &discovery.Page{URL: resp.URL, ContentType: resp.ContentType, Body: resp.Body}, nil
+}
+
+// ReadsAsFeed accepts what the poller would read as a feed.
+func ReadsAsFeed(body []byte, contentType string) bool {
+	_, err := nativefeed.Parse(body, contentType, nativefeed.Options{})
+	return err == nil
 }
