@@ -665,6 +665,9 @@ func TestBrowser(t *testing.T) {
 		if s := value(t, ctx, "read the streak", chromedp.Text(chromedp.CSS("p.streak"))); !strings.Contains(s, "2 polls in a row") {
 			t.Errorf("the streak reads %q", s)
 		}
+		if s := value(t, ctx, "read the warnings section", chromedp.Text(chromedp.CSS(`section[aria-labelledby="warnings-h"]`))); !strings.Contains(s, "has not been read successfully yet") {
+			t.Errorf("a page never read says %q about its warnings", s)
+		}
 		row := value(t, ctx, "read the newest poll", chromedp.Evaluate[[]string](`[...document.querySelector("table.polls tbody tr").cells].map(c => c.textContent.trim())`))
 		if len(row) != 7 || row[0] == "" || row[1] != "error" || row[2] != "404" || !strings.HasSuffix(row[3], "s") || row[4] != "–" || !strings.Contains(row[6], "404") {
 			t.Errorf("the newest poll reads %q; want its time, error, HTTP 404, a duration, no bytes and the error", row)
