@@ -19,13 +19,9 @@ func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) 
 	if err := archive.CheckAggregatePage(q); err != nil {
 		return nil, err
 	}
-	where, cargs, err := conditionSQL(q.Conditions)
+	where, cargs, err := aggregateWhere(q)
 	if err != nil {
 		return nil, fmt.Errorf("aggregate page %d: %w", q.Number, err)
-	}
-	where = "(?3 = '' OR s.category = ?3) AND " + where
-	if !q.IncludeDuplicates {
-		where += " AND d.source_id IS NULL"
 	}
 	p := &dynamo.AggregatePage{}
 	err = s.readTx(ctx, func(tx *sql.Tx) error {
@@ -35,10 +31,7 @@ func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) 
 		n, from, to := archive.AggregateBounds(q, p.Last)
 		p.Number = n
 		args := append([]any{from, min(to, p.Last), q.Category}, cargs...)
-		rows, err := tx.QueryContext(ctx, `SELECT `+archive.ItemColumns+`, p.agg_seq
-			FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev `+archive.ItemJoins+`
-			WHERE p.agg_seq BETWEEN ?1 AND ?2 AND `+where+`
-			ORDER BY p.agg_seq DESC`, args...)
+		rows, err := tx.QueryContext(ctx, aggregatePageSQL(where), args...)
 		if err != nil {
 			return fmt.Errorf("items: %w", err)
 		}
@@ -54,8 +47,7 @@ func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) 
 			return err
 		}
 		args = append([]any{min(from, p.Last+1), nil, q.Category}, cargs...)
-		err = tx.QueryRowContext(ctx, `SELECT p.agg_seq FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev `+archive.ItemJoins+`
-			WHERE p.agg_seq < ?1 AND `+where+` ORDER BY p.agg_seq DESC LIMIT 1`, args...).Scan(&p.Older)
+		err = tx.QueryRowContext(ctx, aggregateOlderSQL(where), args...).Scan(&p.Older)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("older items: %w", err)
 		}
@@ -72,4 +64,35 @@ func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) 
 		return nil, fmt.Errorf("aggregate page %d: %w", q.Number, err)
 	}
 	return p, nil
+}
+
+// aggregatePageSQL selects the items numbered from ?1 through ?2 that
+// where selects, highest number first: a range of the items_agg_seq index.
+func aggregatePageSQL(where string) string {
+	return `SELECT ` + archive.ItemColumns + `, p.agg_seq
+		FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + archive.ItemJoins + `
+		WHERE p.agg_seq BETWEEN ?1 AND ?2 AND ` + where + `
+		ORDER BY p.agg_seq DESC`
+}
+
+// aggregateOlderSQL selects the highest number below ?1 of an item that
+// where selects, walking the items_agg_seq index down.
+func aggregateOlderSQL(where string) string {
+	return `SELECT p.agg_seq FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + archive.ItemJoins + `
+		WHERE p.agg_seq < ?1 AND ` + where + ` ORDER BY p.agg_seq DESC LIMIT 1`
+}
+
+// aggregateWhere compiles what an aggregate page selects, over the
+// revision r, its source s and its duplicate record d: the category is
+// ?3, the conditions' values follow as cargs.
+func aggregateWhere(q dynamo.AggregatePageQuery) (where string, cargs []any, err error) {
+	cond, cargs, err := conditionSQL(q.Conditions)
+	if err != nil {
+		return "", nil, err
+	}
+	where = "(?3 = '' OR s.category = ?3) AND " + cond
+	if !q.IncludeDuplicates {
+		where += " AND d.source_id IS NULL"
+	}
+	return where, cargs, nil
 }

@@ -686,3 +686,40 @@ func TestAggregateNumbersMigration(t *testing.T) {
 		t.Errorf("the next poll numbered %v; want items 23 and 24", got[22:])
 	}
 }
+
+// TestAggregatePageUsesIndex checks that a page of the aggregate's archived
+// feed, and the search for the nearest older match, read a range of the
+// aggregate numbers' index, in order, rather than every item.
+func TestAggregatePageUsesIndex(t *testing.T) {
+	s := open(t)
+	where, _, err := aggregateWhere(dynamo.AggregatePageQuery{Category: "c", Conditions: []dynamo.Condition{{Field: dynamo.FieldTitle, Value: "bridge"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []struct {
+		what, sql, want string
+		args            []any
+	}{
+		{"page", aggregatePageSQL(where), "SEARCH p USING INDEX items_agg_seq (agg_seq>? AND agg_seq<?)", []any{101, 200, "c", "bridge"}},
+		{"older match", aggregateOlderSQL(where), "SEARCH p USING INDEX items_agg_seq (agg_seq<?)", []any{101, nil, "c", "bridge"}},
+	} {
+		rows, err := s.r.Query("EXPLAIN QUERY PLAN "+q.sql, q.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		joined := strings.Join(plan, "; ")
+		if !strings.Contains(joined, q.want) || strings.Contains(joined, "TEMP B-TREE") {
+			t.Errorf("%s: plan %q does not read a range of items_agg_seq in order", q.what, joined)
+		}
+	}
+}
