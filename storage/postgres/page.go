@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -12,66 +11,51 @@ import (
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// Page reads one page of a collection's archive in one read-only
-// repeatable-read transaction (one snapshot: a page read as full has all its
-// items): the items numbered q.From through q.To through the items_arch_seq
-// index, each with its first revision, the highest number, the nearest
-// older match and the version heading the page.
+// Page reads one page of a collection's archive (archive.ReadPage) in one
+// read-only repeatable-read transaction (one snapshot: a page read as full
+// has all its items), its items through the items_arch_seq index, each
+// with its first revision.
 func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePage, error) {
 	if err := archive.CheckPage(q); err != nil {
 		return nil, err
 	}
-	p := &dynamo.ArchivePage{}
+	var p *dynamo.ArchivePage
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var lastSeq int
-		// Items beyond the source's last_seq belong to a version not yet
-		// published (docs/STORAGE.md, "Large versions"), numbered above
-		// every published item: no number above Last is read.
-		err := tx.QueryRow(ctx, `SELECT s.last_seq, (SELECT coalesce(max(arch_seq), 0) FROM items
-				WHERE source_id = s.id AND first_seq <= s.last_seq)
-			FROM sources s WHERE s.id = $1`, q.SourceID).Scan(&lastSeq, &p.Last)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("collection %s: %w", q.SourceID, dynamo.ErrNotFound)
-		}
-		if err != nil {
-			return fmt.Errorf("last item: %w", err)
-		}
-		page := q
-		page.To = min(q.To, p.Last)
-		sq, err := pageQuery(page)
-		if err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, sq.sql, sq.args...)
-		if err != nil {
-			return fmt.Errorf("items: %w", err)
-		}
-		p.Items, err = collect(rows, nil, archive.ScanItem)
-		if err != nil {
-			return fmt.Errorf("items: %w", err)
-		}
-		for i := range p.Items {
-			p.Items[i].Number, p.Items[i].Item.Index = int64(p.Items[i].Item.Index), i+1
-		}
-		if p.Older, err = olderMatch(ctx, tx, q, p.Last); err != nil {
-			return err
-		}
-		seq := lastSeq
-		if n := archive.HeadNumber(q, p.Last); n > 0 {
-			if err := tx.QueryRow(ctx, "SELECT first_seq FROM items WHERE source_id = $1 AND arch_seq = $2",
-				q.SourceID, n).Scan(&seq); err != nil {
-				return fmt.Errorf("item %d: %w", n, err)
-			}
-		}
-		if seq > 0 {
-			p.Head, p.Version, err = headOf(ctx, tx, q.SourceID, seq, lastSeq)
-		}
+		var err error
+		p, err = archive.ReadPage(ctx, pageTx{tx: tx, source: q.SourceID}, q)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("page of %s: %w", q.SourceID, err)
 	}
 	return p, nil
+}
+
+// pageTx is PostgreSQL's SQL for archive.ReadPage.
+type pageTx struct {
+	tx     pgx.Tx
+	source string
+}
+
+// Last implements archive.PageTx.
+func (p pageTx) Last(ctx context.Context) (lastSeq int, last int64, err error) {
+	err = p.tx.QueryRow(ctx, `SELECT s.last_seq, (SELECT coalesce(max(arch_seq), 0) FROM items
+			WHERE source_id = s.id AND first_seq <= s.last_seq)
+		FROM sources s WHERE s.id = $1`, p.source).Scan(&lastSeq, &last)
+	if err != nil {
+		return 0, 0, fmt.Errorf("collection %s: %w", p.source, notFound(err))
+	}
+	return lastSeq, last, nil
+}
+
+// Items implements archive.PageTx: a range of the items_arch_seq index.
+func (p pageTx) Items(ctx context.Context, q dynamo.PageQuery) ([]dynamo.ArchivedItem, error) {
+	sq, err := pageQuery(q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := p.tx.Query(ctx, sq.sql, sq.args...)
+	return collect(rows, err, archive.ScanItem)
 }
 
 // pageQuery selects the items numbered q.From through q.To whose first
@@ -88,47 +72,36 @@ func pageQuery(q dynamo.PageQuery) (query, error) {
 		ORDER BY p.arch_seq DESC`, args}, nil
 }
 
-// olderMatch is ArchivePage.Older: the highest number below q.From of an
-// item whose first revision matches the conditions, walking the numbers'
-// index down.
-func olderMatch(ctx context.Context, tx pgx.Tx, q dynamo.PageQuery, last int64) (int64, error) {
-	if len(q.Conditions) == 0 {
-		return archive.OlderPlain(q, last), nil
-	}
-	where, args, err := conditionSQL(q.Conditions, []any{q.SourceID, min(q.From, last+1)})
+// Older implements archive.PageTx, walking the numbers' index down.
+func (p pageTx) Older(ctx context.Context, q dynamo.PageQuery, below int64) (int64, error) {
+	where, args, err := conditionSQL(q.Conditions, []any{q.SourceID, below})
 	if err != nil {
 		return 0, err
 	}
 	var n int64
-	err = tx.QueryRow(ctx, `SELECT p.arch_seq FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev
+	err = p.tx.QueryRow(ctx, `SELECT p.arch_seq FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev
 		WHERE p.source_id = $1 AND p.arch_seq < $2 AND `+where+`
 		ORDER BY p.arch_seq DESC LIMIT 1`, args...).Scan(&n)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil
 	}
-	if err != nil {
-		return 0, fmt.Errorf("older items: %w", err)
-	}
-	return n, nil
+	return n, err
 }
 
-// headOf reads version seq of a collection without its items.
-func headOf(ctx context.Context, tx pgx.Tx, sourceID string, seq, lastSeq int) (*dynamo.Resource, *dynamo.Version, error) {
-	doc := &dynamo.Resource{}
-	v := &dynamo.Version{SourceID: sourceID, Seq: seq, Index: lastSeq - seq + 1}
-	var channel []byte
-	err := tx.QueryRow(ctx, `SELECT url, rss_id, stamp, channel, seen_at, hash, title, item_count, added, removed
-		FROM versions WHERE source_id = $1 AND seq = $2`, sourceID, seq).Scan(
-		&doc.URL, &doc.RSSID, &doc.Timestamp, &channel, &v.SeenAt, &v.Hash, &v.Title, &v.Items, &v.Added, &v.Removed)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil, fmt.Errorf("version %d: %w", seq, dynamo.ErrNotFound)
-	}
+// FirstSeq implements archive.PageTx.
+func (p pageTx) FirstSeq(ctx context.Context, n int64) (int, error) {
+	var seq int
+	err := p.tx.QueryRow(ctx, "SELECT first_seq FROM items WHERE source_id = $1 AND arch_seq = $2", p.source, n).Scan(&seq)
+	return seq, err
+}
+
+// Head implements archive.PageTx.
+func (p pageTx) Head(ctx context.Context, seq, lastSeq int) (*dynamo.Resource, *dynamo.Version, error) {
+	v := &dynamo.Version{SourceID: p.source, Seq: seq, Index: lastSeq - seq + 1}
+	doc, err := archive.ScanHead(p.tx.QueryRow(ctx, `SELECT url, rss_id, stamp, channel, seen_at, hash, title, item_count, added, removed
+		FROM versions WHERE source_id = $1 AND seq = $2`, p.source, seq), v)
 	if err != nil {
-		return nil, nil, fmt.Errorf("version %d: %w", seq, err)
-	}
-	doc.Timestamp, v.SeenAt = doc.Timestamp.UTC(), v.SeenAt.UTC()
-	if err := json.Unmarshal(channel, &doc.Channel); err != nil {
-		return nil, nil, fmt.Errorf("version %d: channel: %w", seq, err)
+		return nil, nil, fmt.Errorf("version %d: %w", seq, notFound(err))
 	}
 	return doc, v, nil
 }

@@ -30,8 +30,8 @@ func (s *Store) CreateSource(ctx context.Context, src *dynamo.Source) error {
 				title_prefix = ?7, subscribers = ?8, timezone = ?9, paused = ?10, created_at = ?11,
 				etag = ?12, last_modified = ?13, body_hash = ?14, last_poll = ?15, next_poll = ?16,
 				last_change = ?17, last_status = ?18, errors = ?19, last_error = ?20, schedule = ?21,
-				selectors = ?22, poll_warnings = ?23, ignore_robots = ?24, user_title = ?25, removed = 0, lease_owner = '', lease_expires = ?26
-			WHERE sources.removed`, append(archive.NewSourceArgs(src, dbTimeArg), zeroTime)...)
+				selectors = ?22, poll_warnings = ?23, ignore_robots = ?24, user_title = ?25, removed = 0, lease_owner = '', lease_expires = :zero
+			WHERE sources.removed`, append(archive.NewSourceArgs(src, dbTimeArg), sql.Named("zero", zeroTime))...)
 		if err != nil {
 			return err
 		}
