@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,12 +13,10 @@ import (
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// RecordPoll applies one poll. A new version of more than s.batch items is
-// written in batches first (recordBatched); every other poll is one
-// transaction. Locking the source's row first serializes every writer of
-// one source, so two writers storing the same content cannot both create a
-// version: the second sees the first's hash (and, having lost the lease,
-// is refused before that).
+// RecordPoll applies one poll (archive.RecordPoll). Locking the source's
+// row first serializes every writer of one source, so two writers storing
+// the same content cannot both create a version: the second sees the
+// first's hash (and, having lost the lease, is refused before that).
 func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
 	if rec.Document == nil {
 		// Nothing read, so nothing stored: what decide sees is known
@@ -31,108 +27,35 @@ func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide fu
 		}
 		decide = func(dynamo.PollResult) dynamo.PollUpdate { return upd }
 	}
-	if rec.Document != nil && len(rec.Document.Items) > s.batch {
-		result, err := s.recordBatched(ctx, rec, decide)
-		if err == nil {
-			return result, nil
-		}
-		if !errors.Is(err, errWriteWhole) {
-			return dynamo.PollResult{}, fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
-		}
-	}
-	var result dynamo.PollResult
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		src, err := leased(ctx, tx, rec)
-		if err != nil {
-			return err
-		}
-		at := stamp(rec.At)
-		result = dynamo.PollResult{}
-		if doc := rec.Document; doc != nil {
-			result.Seen = len(doc.Items)
-			if hash := dynamo.ContentHash(doc); src.lastSeq == 0 || hash != src.lastHash {
-				if err := dropStaged(ctx, tx, rec.SourceID, src.staging); err != nil {
-					return err
-				}
-				w := &versionTx{tx: tx, source: rec.SourceID, seq: src.lastSeq + 1, at: at}
-				if result.Version, result.NewItems, err = archive.WriteVersion(ctx, w, w.source, w.seq, at, hash, doc); err != nil {
-					return err
-				}
-			}
-		}
-		return finishPoll(ctx, tx, rec, at, &result, decide)
-	})
-	if err != nil {
-		return dynamo.PollResult{}, fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
-	}
-	return result, nil
+	return archive.RecordPoll(ctx, pollWriter{s}, s.batch, rec, decide)
 }
 
-// errWriteWhole sends recordBatched's poll to the one-transaction path:
-// its content is the version stored already, or another writer took over
-// the rows it staged.
-var errWriteWhole = errors.New("write the poll in one transaction")
+// pollWriter is PostgreSQL's archive.PollWriter.
+type pollWriter struct{ s *Store }
 
-// recordBatched writes a new version in batches (archive.StageVersion,
-// docs/STORAGE.md "Large versions"), so that no transaction of it holds
-// the source's row, or the stories lock, for long: a first transaction
-// checks the lease and marks the source's staging as this attempt's,
-// deleting any rows a stopped attempt left; the batches store the
-// revisions and new items hidden; a last one publishes them with the
-// version and writes the rest of the poll.
-func (s *Store) recordBatched(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
-	doc, at := rec.Document, stamp(rec.At)
-	hash := dynamo.ContentHash(doc)
-	attempt := rand.Int64N(math.MaxInt64) + 1
-	var seq int
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		src, err := leased(ctx, tx, rec)
-		if err != nil {
+// Write implements archive.PollWriter: the source's row is locked first.
+func (w pollWriter) Write(ctx context.Context, rec dynamo.PollRecord, fn func(archive.PollTx, archive.LeasedSource) error) error {
+	return w.s.inTx(ctx, func(tx pgx.Tx) error {
+		var (
+			src     archive.LeasedSource
+			owner   string
+			removed bool
+		)
+		err := tx.QueryRow(ctx, "SELECT lease_owner, removed, last_seq, last_hash, staging FROM sources WHERE id = $1 FOR UPDATE",
+			rec.SourceID).Scan(&owner, &removed, &src.LastSeq, &src.LastHash, &src.Staging)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		if src.lastSeq > 0 && hash == src.lastHash {
-			return errWriteWhole
-		}
-		if err := dropStaged(ctx, tx, rec.SourceID, src.staging); err != nil {
+		if err := archive.CheckLease(rec, err == nil, owner, removed); err != nil {
 			return err
 		}
-		seq = src.lastSeq + 1
-		if _, err := tx.Exec(ctx, "UPDATE sources SET staging = $2 WHERE id = $1", rec.SourceID, attempt); err != nil {
-			return fmt.Errorf("mark staging: %w", err)
-		}
-		return nil
+		return fn(pollTx{tx: tx, rec: rec}, src)
 	})
-	if err != nil {
-		return dynamo.PollResult{}, err
-	}
-	b := &batches{s: s, source: rec.SourceID, attempt: attempt, seq: seq, at: at}
-	st, err := archive.StageVersion(ctx, b, s.batch, rec.SourceID, seq, at, hash, doc)
-	if errors.Is(err, archive.ErrStagingLost) {
-		return dynamo.PollResult{}, errWriteWhole
-	}
-	if err != nil {
-		return dynamo.PollResult{}, err
-	}
-	var result dynamo.PollResult
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		src, err := leased(ctx, tx, rec)
-		if err != nil {
-			return err
-		}
-		if src.staging != attempt || src.lastSeq != seq-1 {
-			return errWriteWhole
-		}
-		result = dynamo.PollResult{Seen: len(doc.Items)}
-		w := &versionTx{tx: tx, source: rec.SourceID, seq: seq, at: at}
-		if result.Version, result.NewItems, err = st.Publish(ctx, w); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, "UPDATE sources SET staging = 0 WHERE id = $1", rec.SourceID); err != nil {
-			return fmt.Errorf("publish version %d: %w", seq, err)
-		}
-		return finishPoll(ctx, tx, rec, at, &result, decide)
-	})
-	return result, err
+}
+
+// Batches implements archive.PollWriter.
+func (w pollWriter) Batches(rec dynamo.PollRecord, attempt int64, seq int, at time.Time) archive.Batches {
+	return &batches{s: w.s, source: rec.SourceID, attempt: attempt, seq: seq, at: at}
 }
 
 // batches is PostgreSQL's archive.Batches: reads in a read-only
@@ -162,40 +85,26 @@ func (b *batches) Batch(ctx context.Context, fn func(archive.VersionTx) error) e
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("read staging: %w", err)
 		}
-		if staging != b.attempt {
-			return archive.ErrStagingLost
+		if err := archive.StagedBatch(err == nil, staging, b.attempt); err != nil {
+			return err
 		}
 		return fn(&versionTx{tx: tx, source: b.source, seq: b.seq, at: b.at})
 	})
 }
 
-// leasedSource is what a poll's transaction reads of its source.
-type leasedSource struct {
-	lastSeq  int
-	lastHash string
-	staging  int64
+// pollTx is PostgreSQL's archive.PollTx: the poll rec's transaction tx.
+type pollTx struct {
+	tx  pgx.Tx
+	rec dynamo.PollRecord
 }
 
-// leased locks the poll's source's row and reads it, ErrLeaseLost unless
-// rec.Owner holds it.
-func leased(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord) (leasedSource, error) {
-	var (
-		src     leasedSource
-		owner   string
-		removed bool
-	)
-	err := tx.QueryRow(ctx, "SELECT lease_owner, removed, last_seq, last_hash, staging FROM sources WHERE id = $1 FOR UPDATE",
-		rec.SourceID).Scan(&owner, &removed, &src.lastSeq, &src.lastHash, &src.staging)
-	if errors.Is(err, pgx.ErrNoRows) || err == nil && (removed || owner != rec.Owner) {
-		return src, dynamo.ErrLeaseLost
-	}
-	return src, err
+// Version implements archive.PollTx.
+func (p pollTx) Version(seq int, at time.Time) archive.VersionTx {
+	return &versionTx{tx: p.tx, source: p.rec.SourceID, seq: seq, at: at}
 }
 
-// dropStaged deletes the rows an unfinished batched write of the source
-// left (staging is not 0): the items stored under a sequence number the
-// source has not reached, then the revisions beyond its published one.
-func dropStaged(ctx context.Context, tx pgx.Tx, source string, staging int64) error {
+// DropStaged implements archive.PollTx.
+func (p pollTx) DropStaged(ctx context.Context, staging int64) error {
 	if staging == 0 {
 		return nil
 	}
@@ -204,22 +113,27 @@ func dropStaged(ctx context.Context, tx pgx.Tx, source string, staging int64) er
 		"DELETE FROM item_revisions WHERE rev_id > (SELECT published_rev FROM sources WHERE id = $1) AND source_id = $1",
 		"UPDATE sources SET staging = 0 WHERE id = $1",
 	} {
-		if _, err := tx.Exec(ctx, q, source); err != nil {
+		if _, err := p.tx.Exec(ctx, q, p.rec.SourceID); err != nil {
 			return fmt.Errorf("delete an unpublished version's rows: %w", err)
 		}
 	}
 	return nil
 }
 
-// finishPoll numbers the poll's stories, asks decide and writes its
-// answer, in the poll's last transaction.
-func finishPoll(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.Time, result *dynamo.PollResult, decide func(dynamo.PollResult) dynamo.PollUpdate) error {
-	if rec.Stories && len(result.NewItems) > 0 {
-		if err := numberStories(ctx, tx, rec, result); err != nil {
+// Stage implements archive.PollTx.
+func (p pollTx) Stage(ctx context.Context, attempt int64) error {
+	_, err := p.tx.Exec(ctx, "UPDATE sources SET staging = $2 WHERE id = $1", p.rec.SourceID, attempt)
+	return err
+}
+
+// Finish implements archive.PollTx.
+func (p pollTx) Finish(ctx context.Context, at time.Time, result *dynamo.PollResult, decide func(dynamo.PollResult) dynamo.PollUpdate) error {
+	if p.rec.Stories && len(result.NewItems) > 0 {
+		if err := numberStories(ctx, p.tx, p.rec, result); err != nil {
 			return err
 		}
 	}
-	return writeUpdate(ctx, tx, rec, at, *result, decide(*result))
+	return writeUpdate(ctx, p.tx, p.rec, at, *result, decide(*result))
 }
 
 // storiesLock is the pg_advisory_xact_lock key that serializes, across

@@ -9,123 +9,46 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// RecordPoll applies one poll. A new version of more than s.batch items is
-// written in batches first (recordBatched); every other poll is one write
-// transaction. Writes are serialized (one writer connection, IMMEDIATE
-// transactions), so two writers storing the same content cannot both
-// create a version: the second finds the first's hash, or, having lost the
-// lease, is refused.
+// RecordPoll applies one poll (archive.RecordPoll). Writes are
+// serialized (one writer connection, IMMEDIATE transactions), so two
+// writers storing the same content cannot both create a version: the
+// second finds the first's hash, or, having lost the lease, is refused.
 func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
-	if rec.Document != nil && len(rec.Document.Items) > s.batch {
-		result, err := s.recordBatched(ctx, rec, decide)
-		if err == nil {
-			return result, nil
-		}
-		if !errors.Is(err, errWriteWhole) {
-			return dynamo.PollResult{}, fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
-		}
-	}
-	var result dynamo.PollResult
-	err := s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
-		src, err := leased(ctx, tx, rec)
-		if err != nil {
-			return err
-		}
-		result = dynamo.PollResult{}
-		if doc := rec.Document; doc != nil {
-			result.Seen = len(doc.Items)
-			if hash := dynamo.ContentHash(doc); src.lastSeq == 0 || hash != src.lastHash {
-				if err := dropStaged(ctx, tx, rec.SourceID, src.staging); err != nil {
-					return err
-				}
-				w := &versionTx{tx: tx, source: rec.SourceID, seq: src.lastSeq + 1, at: rec.At}
-				if result.Version, result.NewItems, err = archive.WriteVersion(ctx, w, w.source, w.seq, rec.At, hash, doc); err != nil {
-					return err
-				}
-				changed(rec.SourceID)
-			}
-		}
-		return finishPoll(ctx, tx, rec, &result, decide, changed)
-	})
-	if err != nil {
-		return dynamo.PollResult{}, fmt.Errorf("record poll of %s: %w", rec.SourceID, err)
-	}
-	return result, nil
+	return archive.RecordPoll(ctx, pollWriter{s}, s.batch, rec, decide)
 }
 
-// errWriteWhole sends recordBatched's poll to the one-transaction path:
-// its content is the version stored already, or another writer took over
-// the rows it staged.
-var errWriteWhole = errors.New("write the poll in one transaction")
+// pollWriter is SQLite's archive.PollWriter.
+type pollWriter struct{ s *Store }
 
-// recordBatched writes a new version in batches (archive.StageVersion,
-// docs/STORAGE.md "Large versions"), so that no transaction of it holds
-// the one writer for long: a first transaction checks the lease and marks
-// the source's staging as this attempt's, deleting any rows a stopped
-// attempt left; the batches store the revisions and new items hidden; a
-// last one publishes them with the version and writes the rest of the poll.
-func (s *Store) recordBatched(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
-	doc := rec.Document
-	hash := dynamo.ContentHash(doc)
-	attempt := rand.Int64N(math.MaxInt64) + 1
-	var seq int
-	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
-		src, err := leased(ctx, tx, rec)
-		if err != nil {
+// Write implements archive.PollWriter, in the one writer's transaction.
+func (w pollWriter) Write(ctx context.Context, rec dynamo.PollRecord, fn func(archive.PollTx, archive.LeasedSource) error) error {
+	return w.s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
+		var (
+			src     archive.LeasedSource
+			owner   string
+			removed bool
+		)
+		err := tx.QueryRowContext(ctx, "SELECT lease_owner, removed, last_seq, last_hash, staging FROM sources WHERE id = ?",
+			rec.SourceID).Scan(&owner, &removed, &src.LastSeq, &src.LastHash, &src.Staging)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if src.lastSeq > 0 && hash == src.lastHash {
-			return errWriteWhole
-		}
-		if err := dropStaged(ctx, tx, rec.SourceID, src.staging); err != nil {
+		if err := archive.CheckLease(rec, err == nil, owner, removed); err != nil {
 			return err
 		}
-		seq = src.lastSeq + 1
-		if _, err := tx.ExecContext(ctx, "UPDATE sources SET staging = ? WHERE id = ?", attempt, rec.SourceID); err != nil {
-			return fmt.Errorf("mark staging: %w", err)
-		}
-		return nil
+		return fn(pollTx{tx: tx, rec: rec, changed: changed}, src)
 	})
-	if err != nil {
-		return dynamo.PollResult{}, err
-	}
-	b := &batches{s: s, source: rec.SourceID, attempt: attempt, seq: seq, at: rec.At}
-	st, err := archive.StageVersion(ctx, b, s.batch, rec.SourceID, seq, rec.At, hash, doc)
-	if errors.Is(err, archive.ErrStagingLost) {
-		return dynamo.PollResult{}, errWriteWhole
-	}
-	if err != nil {
-		return dynamo.PollResult{}, err
-	}
-	var result dynamo.PollResult
-	err = s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
-		src, err := leased(ctx, tx, rec)
-		if err != nil {
-			return err
-		}
-		if src.staging != attempt || src.lastSeq != seq-1 {
-			return errWriteWhole
-		}
-		result = dynamo.PollResult{Seen: len(doc.Items)}
-		w := &versionTx{tx: tx, source: rec.SourceID, seq: seq, at: rec.At}
-		if result.Version, result.NewItems, err = st.Publish(ctx, w); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "UPDATE sources SET staging = 0 WHERE id = ?", rec.SourceID); err != nil {
-			return fmt.Errorf("publish version %d: %w", seq, err)
-		}
-		changed(rec.SourceID)
-		return finishPoll(ctx, tx, rec, &result, decide, changed)
-	})
-	return result, err
+}
+
+// Batches implements archive.PollWriter.
+func (w pollWriter) Batches(rec dynamo.PollRecord, attempt int64, seq int, at time.Time) archive.Batches {
+	return &batches{s: w.s, source: rec.SourceID, attempt: attempt, seq: seq, at: at}
 }
 
 // batches is SQLite's archive.Batches: reads on a reader connection, each
@@ -154,39 +77,28 @@ func (b *batches) Batch(ctx context.Context, fn func(archive.VersionTx) error) e
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("read staging: %w", err)
 		}
-		if staging != b.attempt {
-			return archive.ErrStagingLost
+		if err := archive.StagedBatch(err == nil, staging, b.attempt); err != nil {
+			return err
 		}
 		return fn(&versionTx{tx: tx, source: b.source, seq: b.seq, at: b.at})
 	})
 }
 
-// leasedSource is what a poll's transaction reads of its source.
-type leasedSource struct {
-	lastSeq  int
-	lastHash string
-	staging  int64
+// pollTx is SQLite's archive.PollTx: the poll rec's write transaction tx,
+// which reports the sources it changed to changed.
+type pollTx struct {
+	tx      *sql.Tx
+	rec     dynamo.PollRecord
+	changed func(string)
 }
 
-// leased reads the poll's source, ErrLeaseLost unless rec.Owner holds it.
-func leased(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord) (leasedSource, error) {
-	var (
-		src     leasedSource
-		owner   string
-		removed bool
-	)
-	err := tx.QueryRowContext(ctx, "SELECT lease_owner, removed, last_seq, last_hash, staging FROM sources WHERE id = ?",
-		rec.SourceID).Scan(&owner, &removed, &src.lastSeq, &src.lastHash, &src.staging)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && (removed || rec.Owner == "" || owner != rec.Owner) {
-		return src, dynamo.ErrLeaseLost
-	}
-	return src, err
+// Version implements archive.PollTx.
+func (p pollTx) Version(seq int, at time.Time) archive.VersionTx {
+	return &versionTx{tx: p.tx, source: p.rec.SourceID, seq: seq, at: at}
 }
 
-// dropStaged deletes the rows an unfinished batched write of the source
-// left (staging is not 0): the items stored under a sequence number the
-// source has not reached and the revisions beyond its published one.
-func dropStaged(ctx context.Context, tx *sql.Tx, source string, staging int64) error {
+// DropStaged implements archive.PollTx.
+func (p pollTx) DropStaged(ctx context.Context, staging int64) error {
 	if staging == 0 {
 		return nil
 	}
@@ -195,31 +107,40 @@ func dropStaged(ctx context.Context, tx *sql.Tx, source string, staging int64) e
 		"DELETE FROM item_revisions WHERE rev_id > (SELECT published_rev FROM sources WHERE id = ?1) AND source_id = ?1",
 		"UPDATE sources SET staging = 0 WHERE id = ?1",
 	} {
-		if _, err := tx.ExecContext(ctx, q, source); err != nil {
+		if _, err := p.tx.ExecContext(ctx, q, p.rec.SourceID); err != nil {
 			return fmt.Errorf("delete an unpublished version's rows: %w", err)
 		}
 	}
 	return nil
 }
 
-// finishPoll numbers the poll's stories, asks decide and writes its
-// answer, in the poll's last transaction.
-func finishPoll(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result *dynamo.PollResult, decide func(dynamo.PollResult) dynamo.PollUpdate, changed func(string)) error {
-	if rec.Stories && len(result.NewItems) > 0 {
-		if err := numberStories(ctx, tx, rec, result); err != nil {
+// Stage implements archive.PollTx.
+func (p pollTx) Stage(ctx context.Context, attempt int64) error {
+	_, err := p.tx.ExecContext(ctx, "UPDATE sources SET staging = ? WHERE id = ?", attempt, p.rec.SourceID)
+	return err
+}
+
+// Finish implements archive.PollTx; a new version, and the sources of
+// duplicates, are reported as changed once the transaction commits.
+func (p pollTx) Finish(ctx context.Context, at time.Time, result *dynamo.PollResult, decide func(dynamo.PollResult) dynamo.PollUpdate) error {
+	if result.Version != nil {
+		p.changed(p.rec.SourceID)
+	}
+	if p.rec.Stories && len(result.NewItems) > 0 {
+		if err := numberStories(ctx, p.tx, p.rec, result); err != nil {
 			return err
 		}
 	}
 	upd := decide(*result)
 	for _, d := range upd.Duplicates {
-		changed(d.Item.SourceID)
-		changed(d.Primary.SourceID)
+		p.changed(d.Item.SourceID)
+		p.changed(d.Primary.SourceID)
 	}
-	if err := writeUpdate(ctx, tx, rec, *result, upd); err != nil {
+	if err := writeUpdate(ctx, p.tx, p.rec, at, *result, upd); err != nil {
 		return err
 	}
 	if result.Version != nil && len(result.NewItems) > 0 {
-		return numberAggregate(ctx, tx, rec.SourceID)
+		return numberAggregate(ctx, p.tx, p.rec.SourceID)
 	}
 	return nil
 }
@@ -287,11 +208,11 @@ func numberStories(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, resul
 }
 
 // writeUpdate writes what the poller decided and releases the lease.
-func writeUpdate(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result dynamo.PollResult, upd dynamo.PollUpdate) error {
+func writeUpdate(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, at time.Time, result dynamo.PollResult, upd dynamo.PollUpdate) error {
 	st := upd.State
 	var versionAt any
 	if result.Version != nil {
-		versionAt = dbTime(rec.At)
+		versionAt = dbTime(at)
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE sources SET etag = ?, last_modified = ?, body_hash = ?, last_poll = ?,
 			next_poll = ?, last_change = ?, last_status = ?, errors = ?, last_error = ?, schedule = ?,
@@ -310,7 +231,7 @@ func writeUpdate(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result 
 	}
 	logAt := upd.Log.At
 	if logAt.IsZero() {
-		logAt = rec.At
+		logAt = at
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, rec.SourceID, dbTime(logAt), status, int64(upd.Log.Duration), upd.Log.NewItems,
