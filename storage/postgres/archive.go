@@ -234,6 +234,3 @@ func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.
 	}
 	return nil
 }
-
-// Stats counts the store from the sources' summaries.
-func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) { return archive.Stats(ctx, s) }

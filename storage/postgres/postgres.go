@@ -27,8 +27,9 @@ import (
 
 // Store is a dynamo.Store backed by a PostgreSQL database.
 type Store struct {
-	pool    *pgxpool.Pool
-	applied []string
+	archive.Listing // Sources, Collections, Stats
+	pool            *pgxpool.Pool
+	applied         []string
 
 	closeOnce sync.Once
 	done      chan struct{} // closed by Close, to end the watchers
@@ -69,7 +70,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool, applied: applied, done: make(chan struct{}), batch: batchRows}, nil
+	return newStore(pool, applied), nil
 }
 
 // Applied names the migrations that Open applied, in order; it is empty when
@@ -115,6 +116,13 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// newStore is the store of pool, whose migrations applied ran.
+func newStore(pool *pgxpool.Pool, applied []string) *Store {
+	s := &Store{pool: pool, applied: applied, done: make(chan struct{}), batch: batchRows}
+	s.Listing = archive.Listing{Each: s.EachSource}
+	return s
 }
 
 // notFound is err, with the driver's "no rows" read as dynamo.ErrNotFound.

@@ -111,7 +111,7 @@ func openReplica(ctx context.Context, dsn string, system int64) (*replica, error
 		pool.Close()
 		return nil, err
 	}
-	return &replica{store: &Store{pool: pool, done: make(chan struct{}), batch: batchRows}, name: name}, nil
+	return &replica{store: newStore(pool, nil), name: name}, nil
 }
 
 // Close releases the connections to the replicas and the primary.

@@ -292,9 +292,6 @@ func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.
 	return nil
 }
 
-// Stats counts the store from the sources' summaries.
-func (s *Store) Stats(ctx context.Context) (dynamo.Stats, error) { return archive.Stats(ctx, s) }
-
 // anonParam is SQLite's placeholder for an argument in the order given,
 // for archive.SeenBetween.
 func anonParam(int) string { return "?" }

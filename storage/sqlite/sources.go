@@ -56,18 +56,6 @@ func (s *Store) Source(ctx context.Context, id string) (*dynamo.Source, error) {
 	return &src, nil
 }
 
-// Sources lists the active sources, ordered by id.
-func (s *Store) Sources(ctx context.Context) ([]dynamo.Source, error) {
-	return archive.ListSources(ctx, s, false)
-}
-
-// Collections lists the sources whose archives are served: the active ones
-// and the removed ones whose archive was kept (a removed source without
-// versions is deleted outright).
-func (s *Store) Collections(ctx context.Context) ([]dynamo.Source, error) {
-	return archive.ListSources(ctx, s, true)
-}
-
 // EachSource reads the sources with one query, row by row.
 func (s *Store) EachSource(ctx context.Context, collections bool, fn func(*dynamo.Source) error) error {
 	what, where := "sources", "WHERE NOT s.removed"

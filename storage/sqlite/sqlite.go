@@ -40,10 +40,11 @@ const busyTimeout = 10 * time.Second
 
 // Store is a dynamo.Store kept in one SQLite file.
 type Store struct {
-	w       *sql.DB // the one writer connection
-	r       *sql.DB // the readers
-	applied []string
-	watch   *fanout
+	archive.Listing         // Sources, Collections, Stats
+	w               *sql.DB // the one writer connection
+	r               *sql.DB // the readers
+	applied         []string
+	watch           *fanout
 	// batch is the most rows one transaction of a version written in
 	// batches stores, and the size of a version beyond which it is.
 	batch int
@@ -107,7 +108,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		r.Close()
 		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
 	}
-	return &Store{w: w, r: r, applied: applied, watch: newFanout(), batch: batchRows}, nil
+	st := &Store{w: w, r: r, applied: applied, watch: newFanout(), batch: batchRows}
+	st.Listing = archive.Listing{Each: st.EachSource}
+	return st, nil
 }
 
 // Applied names the migrations that Open applied, in order; it is empty when

@@ -172,11 +172,24 @@ func Set(keys []string) map[string]bool {
 	return m
 }
 
-// ListSources collects what store.EachSource walks (dynamo.SourceStore's
-// Sources and Collections, for both stores).
-func ListSources(ctx context.Context, store dynamo.SourceStore, collections bool) ([]dynamo.Source, error) {
+// Listing is the part of dynamo.SourceStore and dynamo.ArchiveStore both
+// stores derive from their EachSource, which Each is: each store embeds
+// it.
+type Listing struct {
+	Each func(ctx context.Context, collections bool, fn func(*dynamo.Source) error) error
+}
+
+// Sources lists the active sources, ordered by id.
+func (l Listing) Sources(ctx context.Context) ([]dynamo.Source, error) { return l.list(ctx, false) }
+
+// Collections lists the sources whose archives are served: the active ones
+// and the removed ones whose archive was kept (a removed source without
+// versions is deleted outright).
+func (l Listing) Collections(ctx context.Context) ([]dynamo.Source, error) { return l.list(ctx, true) }
+
+func (l Listing) list(ctx context.Context, collections bool) ([]dynamo.Source, error) {
 	var list []dynamo.Source
-	err := store.EachSource(ctx, collections, func(src *dynamo.Source) error {
+	err := l.Each(ctx, collections, func(src *dynamo.Source) error {
 		list = append(list, *src)
 		return nil
 	})
@@ -186,16 +199,16 @@ func ListSources(ctx context.Context, store dynamo.SourceStore, collections bool
 	return list, nil
 }
 
-// Stats counts a store from its sources' summaries (dynamo.ArchiveStore's
-// Stats, for both stores), walking the sources rather than listing them.
-func Stats(ctx context.Context, store dynamo.SourceStore) (dynamo.Stats, error) {
+// Stats counts the store from its sources' summaries, walking the sources
+// rather than listing them.
+func (l Listing) Stats(ctx context.Context) (dynamo.Stats, error) {
 	st := dynamo.Stats{Polls: map[string]int{}, PerSource: []dynamo.SourceStats{}}
-	err := store.EachSource(ctx, false, func(*dynamo.Source) error {
+	err := l.Each(ctx, false, func(*dynamo.Source) error {
 		st.Sources++
 		return nil
 	})
 	if err == nil {
-		err = store.EachSource(ctx, true, func(src *dynamo.Source) error {
+		err = l.Each(ctx, true, func(src *dynamo.Source) error {
 			add(&st, src)
 			return nil
 		})

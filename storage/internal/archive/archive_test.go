@@ -43,9 +43,8 @@ func TestRevisionHashTellsContentApart(t *testing.T) {
 	}
 }
 
-// summaries is a SourceStore holding sources with summaries only.
+// summaries holds sources with summaries only.
 type summaries struct {
-	dynamo.SourceStore
 	active, all []dynamo.Source
 }
 
@@ -65,7 +64,7 @@ func (s summaries) EachSource(_ context.Context, collections bool, fn func(*dyna
 func TestStats(t *testing.T) {
 	a := dynamo.Source{ID: "a", Summary: dynamo.SourceSummary{Versions: 2, Items: 10, Duplicates: 5, Polls: map[string]int{"changed": 2}}}
 	b := dynamo.Source{ID: "b", Summary: dynamo.SourceSummary{Versions: 1, Items: 10, Polls: map[string]int{"changed": 1, "error": 4}}}
-	st, err := Stats(context.Background(), summaries{active: []dynamo.Source{a}, all: []dynamo.Source{a, b}})
+	st, err := Listing{Each: summaries{active: []dynamo.Source{a}, all: []dynamo.Source{a, b}}.EachSource}.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +72,7 @@ func TestStats(t *testing.T) {
 		st.Polls["changed"] != 3 || st.Polls["error"] != 4 || len(st.PerSource) != 2 || st.PerSource[0].DuplicateShare != 0.5 {
 		t.Errorf("stats %+v", st)
 	}
-	if st, _ := Stats(context.Background(), summaries{}); st.DuplicateShare != 0 || st.PerSource == nil {
+	if st, _ := (Listing{Each: summaries{}.EachSource}).Stats(context.Background()); st.DuplicateShare != 0 || st.PerSource == nil {
 		t.Errorf("stats of an empty store %+v", st)
 	}
 }
