@@ -136,7 +136,7 @@ func (c *Checker) Check(ctx context.Context, rawURL string) (Verdict, error) {
 		path += "?" + u.RawQuery
 	}
 	path = normalPath(path)
-	v := Verdict{Allowed: e.rules.Test(path), CrawlDelay: e.rules.CrawlDelay}
+	v := Verdict{Allowed: e.rules.Test(anchor + path), CrawlDelay: e.rules.CrawlDelay}
 	if !v.Allowed {
 		v.Reason = fmt.Sprintf("disallowed by robots.txt: %s disallows %s for %s", robotsURL, path, c.opts.Agent)
 	}
@@ -246,13 +246,16 @@ func (c *Checker) read(ctx context.Context, robotsURL string, e *entry) error {
 // token ("Dyn") for ours and misses "Dynamo/1.0"; it lets the first of an
 // Allow and a Disallow of equal length win, where §2.2.2 has the Allow
 // win; it compares paths without the percent-encoding §2.2.2 asks for
-// ("/%7Ejoe" is "/~joe"); and it refuses a whole file over one misplaced
-// line, where §2.2 has crawlers use the lines they can. So it is given a
-// file canonical written from body: the lines of every group naming our
-// token (§2.2.1: matching groups are combined) under our token, those of
-// every "*" group under "*", nothing else; in each, the Crawl-delays that
-// are numbers, then the Allows, then the Disallows, paths
-// percent-normalized.
+// ("/%7Ejoe" is "/~joe"); it matches a rule with a wildcard anywhere in
+// the path rather than from its start ("/private*/" matched
+// "/public/private1/", and an Allow could so open a disallowed page); and
+// it refuses a whole file over one misplaced line, where §2.2 has
+// crawlers use the lines they can. So it is given a file canonical
+// written from body: the lines of every group naming our token (§2.2.1:
+// matching groups are combined) under our token, those of every "*" group
+// under "*", nothing else; in each, the Crawl-delays that are numbers,
+// then the Allows, then the Disallows, paths percent-normalized and
+// anchored (see anchor).
 func rulesFor(body []byte, agent string) (group *robotstxt.Group, ok bool) {
 	text, records, other := canonical(body, agent)
 	if records == 0 {
@@ -317,11 +320,11 @@ func canonical(body []byte, agent string) (text string, records int, other bool)
 					}
 				case "allow":
 					if value != "" { // an empty path matches nothing
-						r.allow = append(r.allow, normalPath(value))
+						r.allow = append(r.allow, rulePath(value))
 					}
 				case "disallow":
 					if value != "" {
-						r.disallow = append(r.disallow, normalPath(value))
+						r.disallow = append(r.disallow, rulePath(value))
 					}
 				}
 			}
@@ -344,10 +347,10 @@ func canonical(body []byte, agent string) (text string, records int, other bool)
 			fmt.Fprintf(&b, "Crawl-delay: %s\n", d)
 		}
 		for _, p := range g.r.allow {
-			fmt.Fprintf(&b, "Allow: %s\n", p)
+			fmt.Fprintf(&b, "Allow: %s%s\n", anchor, p)
 		}
 		for _, p := range g.r.disallow {
-			fmt.Fprintf(&b, "Disallow: %s\n", p)
+			fmt.Fprintf(&b, "Disallow: %s%s\n", anchor, p)
 		}
 		if len(g.r.allow)+len(g.r.disallow) == 0 {
 			// A group with no path rules still applies (it allows
@@ -375,10 +378,30 @@ func productToken(value string) string {
 	return value[:end]
 }
 
+// anchor starts every rule the parser is given and every path it tests,
+// so that a wildcard rule, which the parser matches anywhere in the path,
+// matches only from the start: the parser escapes the '^', so a rule
+// "/private*/" becomes the expression `/\^/private.*/`, and a '^' is
+// found only there, normalPath having encoded any other. A rule without
+// it still matches as a prefix, both sides carrying it.
+const anchor = "/^"
+
+// rulePath is an Allow or Disallow path as canonical writes it:
+// normalized, and starting with "/" as the parser would make it (a rule
+// may start with a wildcard instead).
+func rulePath(value string) string {
+	if !strings.HasPrefix(value, "/") && !strings.HasPrefix(value, "*") {
+		value = "/" + value
+	}
+	return normalPath(value)
+}
+
 // normalPath writes a path (of a rule or a URL) as RFC 9309 §2.2.2 has
 // them compared: an octet outside printable ASCII percent-encoded, a
 // percent-encoded unreserved character (RFC 3986 §2.3) decoded, any other
-// percent-encoding with upper-case digits. A rule's '*' and '$' stay.
+// percent-encoding with upper-case digits, and '^', which is no URI
+// character and marks the start of a path for the parser (anchor),
+// encoded. A rule's '*' and '$' stay.
 func normalPath(p string) string {
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
@@ -392,7 +415,7 @@ func normalPath(p string) string {
 				fmt.Fprintf(&b, "%%%02X", v)
 			}
 			i += 2
-		case c <= ' ' || c >= 0x7f:
+		case c <= ' ' || c >= 0x7f || c == '^':
 			fmt.Fprintf(&b, "%%%02X", c)
 		default:
 			b.WriteByte(c)

@@ -99,6 +99,12 @@ func TestCheckReadsRobotsTxtAsRFC9309Says(t *testing.T) {
 		{"an encoded slash is no slash", 200, "User-agent: *\nDisallow: /a%2Fb\n", "/a/b", true, "", 0},
 		{"UTF-8 in a rule compares encoded", 200, "User-agent: *\nDisallow: /caf\xc3\xa9\n", "/caf%C3%A9/menu", false, "disallowed", 0},
 		{"lines ending with CR alone", 200, "User-agent: *\rDisallow: /x\rCrawl-delay: 1\r", "/x", false, "disallowed", time.Second},
+		{"a wildcard rule matches from the path's start", 200, "User-agent: *\nDisallow: /private*/\n", "/public/private1/", true, "", 0},
+		{"... and there", 200, "User-agent: *\nDisallow: /private*/\n", "/private1/a", false, "disallowed", 0},
+		{"a wildcard Allow elsewhere in the path allows nothing", 200, "User-agent: *\nDisallow: /private\nAllow: /publ*cation\n", "/private/publication", false, "disallowed", 0},
+		{"a rule may start with a wildcard", 200, "User-agent: *\nDisallow: *.php$\n", "/x/a.php", false, "disallowed", 0},
+		{"a rule without its leading slash", 200, "User-agent: *\nDisallow: private/\n", "/private/a", false, "disallowed", 0},
+		{"a caret in a rule is a character", 200, "User-agent: *\nDisallow: /a^b\n", "/a%5Eb", false, "disallowed", 0},
 		{"a byte order mark and CRLF", 200, "\xef\xbb\xbfUser-agent: Dynamo\r\nDisallow: /x # not here\r\n", "/x", false, "disallowed", 0},
 	}
 	for _, tc := range tests {
