@@ -29,14 +29,11 @@ func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) 
 		}
 		n, from, to := archive.AggregateBounds(q, p.Last)
 		p.Number = n
-		where, args, err := aggregateWhere(q, []any{from, min(to, p.Last)})
+		sq, err := aggregatePageQuery(q, from, min(to, p.Last))
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT `+archive.ItemColumns+`, p.agg_seq
-			FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev `+archive.ItemJoins+`
-			WHERE p.agg_seq BETWEEN $1 AND $2 AND `+where+`
-			ORDER BY p.agg_seq DESC`, args...)
+		rows, err := tx.Query(ctx, sq.sql, sq.args...)
 		if err != nil {
 			return fmt.Errorf("items: %w", err)
 		}
@@ -51,11 +48,10 @@ func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) 
 		if err := alsoIn(ctx, tx, p.Items, to); err != nil {
 			return err
 		}
-		if where, args, err = aggregateWhere(q, []any{min(from, p.Last+1)}); err != nil {
+		if sq, err = aggregateOlderQuery(q, min(from, p.Last+1)); err != nil {
 			return err
 		}
-		err = tx.QueryRow(ctx, `SELECT p.agg_seq FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev `+archive.ItemJoins+`
-			WHERE p.agg_seq < $1 AND `+where+` ORDER BY p.agg_seq DESC LIMIT 1`, args...).Scan(&p.Older)
+		err = tx.QueryRow(ctx, sq.sql, sq.args...).Scan(&p.Older)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("older items: %w", err)
 		}
@@ -72,6 +68,30 @@ func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) 
 		return nil, fmt.Errorf("aggregate page %d: %w", q.Number, err)
 	}
 	return p, nil
+}
+
+// aggregatePageQuery selects the items numbered from through to that q
+// selects, highest number first: a range of the items_agg_seq index.
+func aggregatePageQuery(q dynamo.AggregatePageQuery, from, to int64) (query, error) {
+	where, args, err := aggregateWhere(q, []any{from, to})
+	if err != nil {
+		return query{}, err
+	}
+	return query{`SELECT ` + archive.ItemColumns + `, p.agg_seq
+		FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + archive.ItemJoins + `
+		WHERE p.agg_seq BETWEEN $1 AND $2 AND ` + where + `
+		ORDER BY p.agg_seq DESC`, args}, nil
+}
+
+// aggregateOlderQuery selects the highest number below below of an item q
+// selects, walking the items_agg_seq index down.
+func aggregateOlderQuery(q dynamo.AggregatePageQuery, below int64) (query, error) {
+	where, args, err := aggregateWhere(q, []any{below})
+	if err != nil {
+		return query{}, err
+	}
+	return query{`SELECT p.agg_seq FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + archive.ItemJoins + `
+		WHERE p.agg_seq < $1 AND ` + where + ` ORDER BY p.agg_seq DESC LIMIT 1`, args}, nil
 }
 
 // aggregateWhere compiles what an aggregate page selects, over the

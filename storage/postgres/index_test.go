@@ -130,3 +130,46 @@ func TestPageUsesIndex(t *testing.T) {
 		}
 	}
 }
+
+// A page of the aggregate's archived feed, and the search for the nearest
+// older match, read a range of the aggregate numbers' index, at the start
+// of a 5,000-item aggregate as at its end.
+func TestAggregatePageUsesIndex(t *testing.T) {
+	s := open(t)
+	addSource(t, s, "big")
+	fillArchiveBulk(t, s, "big", 5_000)
+	bridge := []dynamo.Condition{{Field: dynamo.FieldTitle, Value: "ab"}}
+	var queries []query
+	for _, q := range []struct {
+		q        dynamo.AggregatePageQuery
+		from, to int64
+	}{
+		{dynamo.AggregatePageQuery{}, 1, 100},
+		{dynamo.AggregatePageQuery{}, 4_901, 5_000},
+		{dynamo.AggregatePageQuery{Category: "x", Conditions: bridge}, 2_001, 2_100},
+	} {
+		page, err := aggregatePageQuery(q.q, q.from, q.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		older, err := aggregateOlderQuery(q.q, q.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		queries = append(queries, page, older)
+	}
+	for _, sq := range queries {
+		rows, err := s.pool.Query(context.Background(), "EXPLAIN "+sq.sql, sq.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := strings.Join(lines, "\n")
+		if !strings.Contains(plan, "items_agg_seq") || strings.Contains(plan, "Seq Scan on items") {
+			t.Errorf("%v does not read a range of items_agg_seq:\n%s", sq.args, plan)
+		}
+	}
+}
