@@ -538,6 +538,7 @@ func (c *candidate) describeOnce() string {
 		n = n.parent
 	}
 	var sb strings.Builder
+	sb.Grow(96) // most descriptions: one allocation
 	if n != nil && n.tag != "#root" {
 		sb.WriteString("… > ")
 	}
