@@ -125,7 +125,14 @@ type treeBuilder struct {
 	// wrapper uses as the channel's description.
 	metaDescription string
 	block           []node // the nodes newNode has still to give
+	// kids is a block of child slots: an element's first children take
+	// kidSlots of them, so that most elements (one to four children)
+	// need no slice of their own.
+	kids []*node
 }
+
+// kidSlots is how many children an element gets room for at its first.
+const kidSlots = 4
 
 // annotationComment is an annotation comment already in the page.
 type annotationComment struct {
@@ -239,6 +246,12 @@ func (b *treeBuilder) top() *node { return b.stack[len(b.stack)-1] }
 func (b *treeBuilder) appendChild(n *node) {
 	p := b.top()
 	n.parent = p
+	if p.children == nil {
+		if len(b.kids) < kidSlots {
+			b.kids = make([]*node, 256*kidSlots)
+		}
+		p.children, b.kids = b.kids[:0:kidSlots], b.kids[kidSlots:]
+	}
 	p.children = append(p.children, n)
 	b.all = append(b.all, n)
 }
