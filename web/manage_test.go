@@ -422,3 +422,81 @@ func TestFormsRefuseForgery(t *testing.T) {
 		t.Errorf("the import with its token: %d", resp.StatusCode)
 	}
 }
+
+// TestManagingNeedsTheToken checks, with an admin token configured, that
+// the pages that manage sources offer no form before logging in and say
+// how to log in, that each of their forms (preview, add, settings, delete,
+// OPML import) is refused with 403 and changes nothing, and that after
+// logging in each is accepted.
+func TestManagingNeedsTheToken(t *testing.T) {
+	const secret = "s3cret-token"
+	e := newEnv(t, envOptions{token: secret})
+	e.seedExamples(t)
+	e.site.mu.Lock()
+	e.site.pages["/wire.rss"] = sitePage{rssFeed("Wire", "Flash"), "application/rss+xml"}
+	e.site.mu.Unlock()
+	ctx := context.Background()
+	c := client(t)
+	for _, p := range []string{"/ui/add", "/ui/opml", "/ui/sources/news/edit", "/ui/sources/news"} {
+		_, page := get(t, c, e.srv.URL+p)
+		if strings.Contains(page, `action="/ui/sources"`) || strings.Contains(page, `action="/ui/opml"`) ||
+			strings.Contains(page, `/settings"`) || strings.Contains(page, `/delete"`) || !strings.Contains(page, `href="/ui/login"`) {
+			t.Errorf("%s before logging in offers a form, or not the login", p)
+		}
+	}
+	_, page := get(t, c, e.srv.URL+"/ui/login")
+	token := formToken(t, page)
+	file := []byte(`<opml version="2.0"><body><outline text="x" type="rss" xmlUrl="` + e.site.URL + `/wire.rss"/></body></opml>`)
+	forms := []struct {
+		path   string
+		form   url.Values // nil: the OPML upload
+		status int        // after logging in
+	}{
+		{"/ui/add", url.Values{"url": {e.site.URL + "/wire.rss"}, "kind": {"auto"}}, http.StatusOK},
+		{"/ui/sources", url.Values{"url": {e.site.URL + "/wire.rss"}, "kind": {"feed"}, "id": {"wire"}}, http.StatusSeeOther},
+		{"/ui/sources/news/settings", url.Values{"url": {e.site.URL + "/news/index.html"}, "kind": {"html"}, "interval": {"2h"}}, http.StatusSeeOther},
+		{"/ui/sources/blog/delete", url.Values{"purge": {"true"}}, http.StatusSeeOther},
+		{"/ui/opml", nil, http.StatusOK},
+	}
+	send := func(path string, form url.Values) int {
+		t.Helper()
+		var resp *http.Response
+		if form == nil {
+			resp, _ = upload(t, c, e.srv.URL+path, token, "x.opml", file)
+		} else {
+			v := url.Values{"csrf": {token}}
+			for k, vs := range form {
+				v[k] = vs
+			}
+			resp, _ = post(t, c, e.srv.URL+path, v)
+		}
+		return resp.StatusCode
+	}
+	for _, f := range forms {
+		if status := send(f.path, f.form); status != http.StatusForbidden {
+			t.Errorf("POST %s before logging in: %d, want 403", f.path, status)
+		}
+	}
+	list, _ := e.store.Sources(ctx)
+	news, _ := e.store.Source(ctx, "news")
+	if len(list) != 3 || news.Interval != dynamo.Duration(time.Hour) {
+		t.Fatalf("the refused forms changed the store: %d sources, news every %s", len(list), news.Interval)
+	}
+	if resp, _ := post(t, c, e.srv.URL+"/ui/login", url.Values{"csrf": {token}, "token": {secret}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login: %d", resp.StatusCode)
+	}
+	for _, f := range forms {
+		if status := send(f.path, f.form); status != f.status {
+			t.Errorf("POST %s after logging in: %d, want %d", f.path, status, f.status)
+		}
+	}
+	if _, err := e.store.Source(ctx, "wire"); err != nil {
+		t.Errorf("the source added after logging in: %v", err)
+	}
+	if news, _ := e.store.Source(ctx, "news"); news.Interval != dynamo.Duration(2*time.Hour) {
+		t.Errorf("news after the settings form: every %s", news.Interval)
+	}
+	if _, err := e.store.Source(ctx, "blog"); !errors.Is(err, dynamo.ErrNotFound) {
+		t.Errorf("blog after deleting it: %v", err)
+	}
+}
