@@ -34,16 +34,11 @@ func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) 
 			return err
 		}
 		rows, err := tx.Query(ctx, sq.sql, sq.args...)
+		items, err := collect(rows, err, archive.ScanItem)
 		if err != nil {
 			return fmt.Errorf("items: %w", err)
 		}
-		items, err := collect(rows, nil, archive.ScanItem)
-		if err != nil {
-			return fmt.Errorf("items: %w", err)
-		}
-		for i := range items {
-			items[i].Number, items[i].Item.Index = int64(items[i].Item.Index), i+1
-		}
+		archive.NumberPage(items)
 		p.Items = archive.Aggregated(items)
 		if err := alsoIn(ctx, tx, p.Items, to); err != nil {
 			return err

@@ -117,13 +117,14 @@ func (s *Store) DeleteSource(ctx context.Context, id string, purge bool) error {
 		var removed bool
 		var versions int
 		err := tx.QueryRow(ctx, "SELECT removed, last_seq FROM sources WHERE id = $1 FOR UPDATE", id).Scan(&removed, &versions)
-		if errors.Is(err, pgx.ErrNoRows) || err == nil && removed && !purge {
-			return dynamo.ErrNotFound
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
 		}
+		drop, err := archive.Removal(err == nil, removed, versions, purge)
 		if err != nil {
 			return err
 		}
-		if purge || versions == 0 {
+		if drop {
 			_, err = tx.Exec(ctx, "DELETE FROM sources WHERE id = $1", id)
 		} else {
 			_, err = tx.Exec(ctx, `UPDATE sources SET removed = true, lease_owner = '',

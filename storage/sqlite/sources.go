@@ -109,13 +109,14 @@ func (s *Store) DeleteSource(ctx context.Context, id string, purge bool) error {
 		var removed bool
 		var versions int
 		err := tx.QueryRowContext(ctx, "SELECT removed, last_seq FROM sources WHERE id = ?", id).Scan(&removed, &versions)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && removed && !purge {
-			return dynamo.ErrNotFound
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
 		}
+		drop, err := archive.Removal(err == nil, removed, versions, purge)
 		if err != nil {
 			return err
 		}
-		if purge || versions == 0 {
+		if drop {
 			_, err = tx.ExecContext(ctx, "DELETE FROM sources WHERE id = ?", id)
 		} else {
 			_, err = tx.ExecContext(ctx, "UPDATE sources SET removed = 1, lease_owner = '', lease_expires = ? WHERE id = ?",

@@ -158,3 +158,15 @@ func ScanPoll(row Scanner) (dynamo.PollLogEntry, error) {
 	e.Status, e.Duration = dynamo.PollStatus(status), time.Duration(d)
 	return e, err
 }
+
+// Removal decides what DeleteSource does with the source row it read
+// (found, removed, its versions): drop it, with its archive, when purge is
+// set or it has no versions; else mark it removed, its archive kept.
+// dynamo.ErrNotFound for an unknown source, and for a removed one unless
+// purge.
+func Removal(found, removed bool, versions int, purge bool) (drop bool, err error) {
+	if !found || removed && !purge {
+		return false, dynamo.ErrNotFound
+	}
+	return purge || versions == 0, nil
+}
