@@ -201,6 +201,24 @@ func (r *Resource) WriteTo(w io.Writer) (int64, error) { return r.WriteWithSchem
 // (`dynamo serve` publishes it at schema.XMLDataPath: docs/API.md
 // "XMLData's schema").
 func (r *Resource) WriteWithSchema(w io.Writer, schemaURL string) (int64, error) {
+	cw := &countingWriter{w: w}
+	err := r.WriteItems(cw, schemaURL, func(yield func(*Item) error) error {
+		for i := range r.Items {
+			if err := yield(&r.Items[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return cw.n, err
+}
+
+// WriteItems is WriteWithSchema with the items handed by items, in order,
+// instead of r's: each is written as it comes and not kept, so that a
+// document of any number of items is written in the memory of one (the
+// API's streamed listings). An error from items or from w stops the
+// writing and is returned.
+func (r *Resource) WriteItems(w io.Writer, schemaURL string, items func(yield func(*Item) error) error) error {
 	x := &xmlWriter{}
 	x.raw(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	x.raw(`<resource `)
@@ -222,7 +240,7 @@ func (r *Resource) WriteWithSchema(w io.Writer, schemaURL string) (int64, error)
 	x.image("    ", r.Channel.Image)
 	x.extensions("    ", r.Channel.Extensions)
 	x.raw("  </channel>\n")
-	for _, it := range r.Items {
+	err := items(func(it *Item) error {
 		x.raw(`  <item index="` + strconv.Itoa(it.Index) + `" id="`)
 		x.escape(it.ID)
 		x.raw("\">\n")
@@ -238,10 +256,34 @@ func (r *Resource) WriteWithSchema(w io.Writer, schemaURL string) (int64, error)
 		x.enclosures("    ", it.Enclosures)
 		x.extensions("    ", it.Extensions)
 		x.raw("  </item>\n")
+		if x.buf.Len() < writeChunk {
+			return nil
+		}
+		_, err := w.Write(x.buf.Bytes())
+		x.buf.Reset()
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	x.raw("</resource>\n")
-	n, err := w.Write(x.buf.Bytes())
-	return int64(n), err
+	_, err = w.Write(x.buf.Bytes())
+	return err
+}
+
+// writeChunk is how many bytes WriteItems gathers before writing them.
+const writeChunk = 32 << 10
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 type xmlWriter struct{ buf bytes.Buffer }

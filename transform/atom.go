@@ -18,15 +18,15 @@ var atomNoDate = time.Unix(0, 0).UTC()
 // content type="html", which readers show in full and feedparser also
 // reports as the summary. The feed's language, when the channel has a valid
 // dc:language, is its xml:lang.
-func writeAtom(w io.Writer, f *feed) error {
+func writeAtom(w io.Writer, f *feed, es entries, fc *facts) error {
 	x := newXMLWriter(w)
-	if f.hasEntryImages() {
+	if fc.images {
 		x.ns.bind("media", nsMedia)
 	}
 	if f.history.Archive {
 		x.ns.bind("fh", nsHistory)
 	}
-	x.ns.bindExtensions(f, ownedByAtom)
+	x.ns.bindExtensions(f.extensions, ownedByAtom, &fc.bindings)
 	lang := ""
 	if f.language != "" {
 		lang = ` xml:lang="` + f.language + `"` // isLanguageTag admits nothing to escape
@@ -65,9 +65,12 @@ func writeAtom(w io.Writer, f *feed) error {
 
 	entryUpdated := firstDate(f.timestamp, f.updated)
 	seen := map[string]bool{} // atom:updated values written
-	for i := range f.entries {
-		e := &f.entries[i]
+	err := es(func(e *entry) error {
 		writeAtomEntry(x, e, distinctUpdated(seen, firstDate(e.updated, e.date, entryUpdated)))
+		return x.err()
+	})
+	if err != nil {
+		return err
 	}
 	x.raw("</feed>\n")
 	return x.flush()

@@ -31,7 +31,11 @@ type feed struct {
 	creators           []string // the channel's dc:creator values
 	image              *image
 	extensions         []dynamo.Extension
-	entries            []entry
+	// rssID and base are what preparing an entry takes of the resource:
+	// its collection (entry ids) and the URL that relative links are
+	// resolved against.
+	rssID string
+	base  *url.URL
 	// timestamp is when the resource was retrieved (zero if unknown): the
 	// Atom "updated" of entries without a date of their own.
 	timestamp time.Time
@@ -78,7 +82,8 @@ func (e enclosure) typeOrDefault() string {
 // text returns the plain text of the entry's description.
 func (e *entry) text() string { return plainText(e.derivedText, e.description) }
 
-// prepare builds the feed for r. self is the URL the feed is served at, or "".
+// prepare builds the feed for r, its items aside (prepareEntry). self is the
+// URL the feed is served at, or "".
 func prepare(r *dynamo.Resource, self string) *feed {
 	base := baseURL(r.URL)
 	c := &r.Channel
@@ -90,6 +95,8 @@ func prepare(r *dynamo.Resource, self string) *feed {
 		description: strings.TrimSpace(cleanText(c.Description)),
 		timestamp:   feedDate(r.Timestamp.UTC(), !r.Timestamp.IsZero()),
 		extensions:  cleanExtensions(c.Extensions),
+		rssID:       r.RSSID,
+		base:        base,
 	}
 	f.updated = feedDate(extensionsDate(f.extensions))
 	f.updatedFromChannel = !f.updated.IsZero()
@@ -107,12 +114,11 @@ func prepare(r *dynamo.Resource, self string) *feed {
 			}
 		}
 	}
-	f.entries = make([]entry, len(r.Items))
-	for i := range r.Items {
-		f.entries[i] = prepareEntry(r.RSSID, &r.Items[i], base, f.link)
-	}
 	return f
 }
+
+// entry prepares one item of the feed's resource.
+func (f *feed) entry(it *dynamo.Item) entry { return prepareEntry(f.rssID, it, f.base, f.link) }
 
 // prepareEntry builds one entry. An item without a usable link links to the
 // channel, so that every entry leads somewhere; one without a title is

@@ -127,29 +127,60 @@ func Render(w io.Writer, r *dynamo.Resource, f Format, opts ...Option) error {
 	if r == nil {
 		return fmt.Errorf("render %s: %w: no resource", f, dynamo.ErrInvalid)
 	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+	if err := f.check(); err != nil {
+		return fmt.Errorf("render: %w", err)
 	}
+	o := newOptions(opts)
 	var err error
-	switch f {
-	case XMLData:
-		err = writeXMLData(w, r, o.schema)
-	case RSS1:
-		err = writeRSS1(w, o.prepare(r))
-	case RSS2:
-		err = writeRSS2(w, o.prepare(r))
-	case Atom:
-		err = writeAtom(w, o.prepare(r))
-	case JSON:
-		err = writeJSON(w, o.prepare(r))
-	default:
-		return fmt.Errorf("render: %w: unknown format %q: want one of %s", dynamo.ErrInvalid, string(f), formatNames())
+	if f == XMLData {
+		err = writeXMLData(w, r, itemsOf(r.Items), o.schema)
+	} else {
+		fd := o.prepare(r)
+		ents := make([]entry, len(r.Items))
+		fc := newFacts(f)
+		for i := range r.Items {
+			ents[i] = fd.entry(&r.Items[i])
+			fc.add(&ents[i])
+		}
+		err = writeFeed(w, f, fd, entriesOf(ents), fc)
 	}
 	if err != nil {
 		return fmt.Errorf("render %s: %w", f, err)
 	}
 	return nil
+}
+
+// check returns an error (wrapping dynamo.ErrInvalid) for a format Render
+// does not write.
+func (f Format) check() error {
+	for _, known := range Formats() {
+		if f == known {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: unknown format %q: want one of %s", dynamo.ErrInvalid, string(f), formatNames())
+}
+
+func newOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// writeFeed writes the feed f in format (any but XMLData), with the
+// entries es, of which fc says what the root element needs to know.
+func writeFeed(w io.Writer, format Format, f *feed, es entries, fc *facts) error {
+	switch format {
+	case RSS1:
+		return writeRSS1(w, f, es, fc)
+	case RSS2:
+		return writeRSS2(w, f, es, fc)
+	case Atom:
+		return writeAtom(w, f, es, fc)
+	}
+	return writeJSON(w, f, es)
 }
 
 // Label names the format for people ("RSS 2.0", "JSON Feed"): the web

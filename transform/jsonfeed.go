@@ -2,6 +2,7 @@ package transform
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"time"
@@ -12,25 +13,24 @@ import (
 // jsonFeedVersion is the version URL of JSON Feed 1.1.
 const jsonFeedVersion = "https://jsonfeed.org/version/1.1"
 
-// jsonFeed is a JSON Feed 1.1 document, with Dynamo's own small types
-// rather than gorilla/feeds': its item writes "banner_" for banner_image
-// and its attachment "size" for size_in_bytes (an int32 besides), which
-// readers do not understand. Items are always written (the specification
-// requires "items"), and a "_dynamo" extension object carries the XMLData
-// extensions that JSON Feed has no field for.
+// jsonFeed is a JSON Feed 1.1 document up to its items, with Dynamo's own
+// small types rather than gorilla/feeds': its item writes "banner_" for
+// banner_image and its attachment "size" for size_in_bytes (an int32
+// besides), which readers do not understand. writeJSON follows it with the
+// items, always written (the specification requires "items"), and a
+// "_dynamo" extension object carrying the XMLData extensions that JSON Feed
+// has no field for.
 type jsonFeed struct {
-	Version     string          `json:"version"`
-	Title       string          `json:"title"`
-	Language    string          `json:"language,omitempty"`
-	HomePageURL string          `json:"home_page_url,omitempty"`
-	FeedURL     string          `json:"feed_url,omitempty"`
-	NextURL     string          `json:"next_url,omitempty"` // the next older page of an archived feed
-	Description string          `json:"description,omitempty"`
-	Icon        string          `json:"icon,omitempty"`
-	Authors     []jsonAuthor    `json:"authors,omitempty"`
-	Hubs        []jsonHub       `json:"hubs,omitempty"`
-	Items       []jsonItem      `json:"items"`
-	Dynamo      *jsonExtensions `json:"_dynamo,omitempty"`
+	Version     string       `json:"version"`
+	Title       string       `json:"title"`
+	Language    string       `json:"language,omitempty"`
+	HomePageURL string       `json:"home_page_url,omitempty"`
+	FeedURL     string       `json:"feed_url,omitempty"`
+	NextURL     string       `json:"next_url,omitempty"` // the next older page of an archived feed
+	Description string       `json:"description,omitempty"`
+	Icon        string       `json:"icon,omitempty"`
+	Authors     []jsonAuthor `json:"authors,omitempty"`
+	Hubs        []jsonHub    `json:"hubs,omitempty"`
 }
 
 // jsonHub is an endpoint to subscribe to the feed in real time (JSON Feed
@@ -88,7 +88,11 @@ type jsonExtension struct {
 // channel's dc:language the language; the channel image is the feed's icon
 // and an item's image its image; enclosures are attachments, an updated
 // time date_modified.
-func writeJSON(w io.Writer, f *feed) error {
+//
+// Each item is encoded and written as it comes, so that a feed of any
+// length is never held whole; the bytes are those of one json.Encoder
+// indenting the whole document by two spaces.
+func writeJSON(w io.Writer, f *feed, es entries) error {
 	doc := jsonFeed{
 		Version:     jsonFeedVersion,
 		Title:       f.title,
@@ -98,8 +102,6 @@ func writeJSON(w io.Writer, f *feed) error {
 		NextURL:     f.history.PrevArchive,
 		Description: plainText("", f.description),
 		Authors:     jsonAuthors(f.creators),
-		Items:       make([]jsonItem, len(f.entries)),
-		Dynamo:      extensionsObject(f.extensions),
 	}
 	if f.image != nil {
 		doc.Icon = f.image.url
@@ -107,16 +109,53 @@ func writeJSON(w io.Writer, f *feed) error {
 	if f.hub != "" {
 		doc.Hubs = []jsonHub{{Type: "WebSub", URL: f.hub}}
 	}
-	for i := range f.entries {
-		doc.Items[i] = newJSONItem(&f.entries[i])
-	}
 	bw := bufio.NewWriterSize(w, 16<<10)
-	enc := json.NewEncoder(bw)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // a feed is not embedded in HTML; "<" stays readable
+	// encode writes v as the document's encoder would at the depth that
+	// prefix indents, without the encoder's final newline.
+	encode := func(v any, prefix string) error {
+		buf.Reset()
+		enc.SetIndent(prefix, "  ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return nil
+	}
+	// The head's fields, then the items in the object it opened.
+	buf.Reset()
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(doc); err != nil {
 		return err
 	}
+	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n}\n")))
+	bw.WriteString(",\n  \"items\": [")
+	sep := "\n    "
+	err := es(func(e *entry) error {
+		bw.WriteString(sep)
+		sep = ",\n    "
+		if err := encode(newJSONItem(e), "    "); err != nil {
+			return err
+		}
+		_, err := bw.Write(nil) // the first write error, kept by bw
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if sep != "\n    " {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]")
+	if ext := extensionsObject(f.extensions); ext != nil {
+		bw.WriteString(",\n  \"_dynamo\": ")
+		if err := encode(ext, "  "); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n}\n")
 	return bw.Flush()
 }
 

@@ -20,28 +20,28 @@ import (
 // shares: RDF merges resources that share a URI, and readers take
 // rdf:about as the entry's id, which must be unique. Otherwise it is the
 // entry's feed-wide id (urn:uuid).
-func writeRSS1(w io.Writer, f *feed) error {
+func writeRSS1(w io.Writer, f *feed, es entries, fc *facts) error {
 	x := newXMLWriter(w)
 	x.ns.bind("rdf", nsRDF)
-	if !f.updated.IsZero() || f.hasEntryDates() {
+	if !f.updated.IsZero() || fc.dates {
 		x.ns.bind("dc", nsDC)
 	}
-	if f.hasEntryHTML() {
+	if fc.html {
 		x.ns.bind("content", nsContent)
 	}
-	if f.hasEntryImages() {
+	if fc.images {
 		x.ns.bind("media", nsMedia)
 	}
-	if f.hasEnclosures(1) || f.hub != "" || f.history.needsAtom() {
+	if fc.enclosures >= 1 || f.hub != "" || f.history.needsAtom() {
 		x.ns.bind("atom", nsAtom)
 	}
 	if f.history.Archive {
 		x.ns.bind("fh", nsHistory)
 	}
-	if f.hasUpdates() {
+	if fc.updates {
 		x.ns.bind("dcterms", dynamo.NamespaceDCTerms)
 	}
-	x.ns.bindExtensions(f, ownedByRSS1)
+	x.ns.bindExtensions(f.extensions, ownedByRSS1, &fc.bindings)
 	x.startRoot("rdf:RDF", nsRSS1, "")
 
 	const in = "    "
@@ -65,9 +65,13 @@ func writeRSS1(w io.Writer, f *feed) error {
 	}
 	x.tag(in, "<", "items", ">\n")
 	x.tag(in, "  <", "rdf:Seq", ">\n")
-	about := f.rss1About(firstNonEmpty(f.self, f.id))
-	for i := range f.entries {
-		x.elementAttr(in+"    ", "rdf:li", "rdf:resource", about[i])
+	channelAbout := firstNonEmpty(f.self, f.id)
+	err := es(func(e *entry) error {
+		x.elementAttr(in+"    ", "rdf:li", "rdf:resource", fc.about(e, channelAbout))
+		return x.err()
+	})
+	if err != nil {
+		return err
 	}
 	x.tag(in, "  </", "rdf:Seq", ">\n")
 	x.tag(in, "</", "items", ">\n")
@@ -83,8 +87,12 @@ func writeRSS1(w io.Writer, f *feed) error {
 		x.element(in, "url", img.url)
 		x.raw("  </image>\n")
 	}
-	for i := range f.entries {
-		writeRSS1Item(x, &f.entries[i], about[i])
+	err = es(func(e *entry) error {
+		writeRSS1Item(x, e, fc.about(e, channelAbout))
+		return x.err()
+	})
+	if err != nil {
+		return err
 	}
 	x.raw("</rdf:RDF>\n")
 	return x.flush()
@@ -142,42 +150,4 @@ func skipRSS1(wroteDate bool) func(dynamo.Extension) bool {
 	return func(e dynamo.Extension) bool {
 		return ownedByRSS1(e.URI) || wroteDate && e.URI == nsDC && e.LocalName == "date"
 	}
-}
-
-// rss1About returns each entry's rdf:about: its own link when no other
-// entry, nor the channel (channelAbout), has that link; else its id.
-func (f *feed) rss1About(channelAbout string) []string {
-	count := map[string]int{channelAbout: 1}
-	for i := range f.entries {
-		if e := &f.entries[i]; e.ownLink {
-			count[e.link]++
-		}
-	}
-	about := make([]string, len(f.entries))
-	for i := range f.entries {
-		e := &f.entries[i]
-		about[i] = e.id
-		if e.ownLink && count[e.link] == 1 {
-			about[i] = e.link
-		}
-	}
-	return about
-}
-
-func (f *feed) hasEntryDates() bool {
-	for i := range f.entries {
-		if !f.entries[i].date.IsZero() {
-			return true
-		}
-	}
-	return false
-}
-
-func (f *feed) hasEntryHTML() bool {
-	for i := range f.entries {
-		if f.entries[i].description != "" {
-			return true
-		}
-	}
-	return false
 }

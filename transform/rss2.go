@@ -16,7 +16,7 @@ import (
 // is its <enclosure> (length 0 and application/octet-stream when the source
 // did not say, as the RSS Advisory Board recommends), the others Atom
 // enclosure links; its updated time is dcterms:modified.
-func writeRSS2(w io.Writer, f *feed) error {
+func writeRSS2(w io.Writer, f *feed, es entries, fc *facts) error {
 	x := newXMLWriter(w)
 	if f.self != "" || f.hub != "" || f.history.needsAtom() {
 		x.ns.bind("atom", nsAtom)
@@ -24,16 +24,16 @@ func writeRSS2(w io.Writer, f *feed) error {
 	if f.history.Archive {
 		x.ns.bind("fh", nsHistory)
 	}
-	if f.hasEntryImages() {
+	if fc.images {
 		x.ns.bind("media", nsMedia)
 	}
-	if f.hasEnclosures(2) {
+	if fc.enclosures >= 2 {
 		x.ns.bind("atom", nsAtom)
 	}
-	if f.hasUpdates() {
+	if fc.updates {
 		x.ns.bind("dcterms", dynamo.NamespaceDCTerms)
 	}
-	x.ns.bindExtensions(f, leftOutOfRSS2)
+	x.ns.bindExtensions(f.extensions, leftOutOfRSS2, &fc.bindings)
 	x.startRoot("rss", "", ` version="2.0"`)
 	x.raw("  <channel>\n")
 	const in = "    "
@@ -73,8 +73,12 @@ func writeRSS2(w io.Writer, f *feed) error {
 	x.extensions(in, f.extensions, func(e dynamo.Extension) bool {
 		return native(e) || leftOutOfRSS2(e.URI) || f.self != "" && e.URI == nsAtom && e.LocalName == "link"
 	})
-	for i := range f.entries {
-		writeRSS2Item(x, &f.entries[i])
+	err := es(func(e *entry) error {
+		writeRSS2Item(x, e)
+		return x.err()
+	})
+	if err != nil {
+		return err
 	}
 	x.raw("  </channel>\n</rss>\n")
 	return x.flush()
@@ -153,26 +157,6 @@ func (x *xmlWriter) enclosureLink(indent, name string, enc enclosure) {
 	x.raw("\"/>\n")
 }
 
-// hasEnclosures reports whether an entry has at least n enclosures.
-func (f *feed) hasEnclosures(n int) bool {
-	for i := range f.entries {
-		if len(f.entries[i].enclosures) >= n {
-			return true
-		}
-	}
-	return false
-}
-
-// hasUpdates reports whether an entry has an updated time.
-func (f *feed) hasUpdates() bool {
-	for i := range f.entries {
-		if !f.entries[i].updated.IsZero() {
-			return true
-		}
-	}
-	return false
-}
-
 // mediaImage writes an item's picture as a Media RSS element, which RSS 1.0,
 // RSS 2.0 and Atom readers all understand and which needs neither a length
 // nor a media type.
@@ -187,15 +171,6 @@ func (x *xmlWriter) mediaImage(indent, url string) {
 // written for the entry's picture.
 func (e *entry) skipMediaImage(ext dynamo.Extension) bool {
 	return e.image != "" && ext.URI == nsMedia && ext.LocalName == "content"
-}
-
-func (f *feed) hasEntryImages() bool {
-	for i := range f.entries {
-		if f.entries[i].image != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // leftOutOfRSS2 reports whether extensions in namespace uri stay out of

@@ -7,28 +7,30 @@ import (
 	"github.com/dynamo-feeds/dynamo"
 )
 
-// writeXMLData writes r as XMLData with Resource.WriteTo, after mending what
+// writeXMLData writes r, with the items that items hands, as XMLData with
+// Resource.WriteItems, after mending what
 // would make the document invalid against schema/xmldata.xsd although
 // WriteTo writes it: characters that xsd:anyURI does not admit in a link
 // (spaces, quotes, angle brackets, a stray '%') are percent-encoded, and
 // extensions bound to the xml or xmlns namespaces, which no prefix may be
 // bound to, are left out. A resource the wrapper produced has none of
 // these, and gives exactly Resource.XML's bytes.
-func writeXMLData(w io.Writer, r *dynamo.Resource, schemaURL string) error {
+func writeXMLData(w io.Writer, r *dynamo.Resource, items Items, schemaURL string) error {
 	c := *r
 	c.URL = anyURI(r.URL)
 	c.Channel.Link = anyURI(r.Channel.Link)
 	c.Channel.Image = anyURIImage(r.Channel.Image)
 	c.Channel.Extensions = namespaceableExtensions(r.Channel.Extensions)
-	c.Items = make([]dynamo.Item, len(r.Items))
-	for i, it := range r.Items {
-		it.Link = anyURI(it.Link)
-		it.Image = anyURIImage(it.Image)
-		it.Extensions = namespaceableExtensions(it.Extensions)
-		c.Items[i] = it
-	}
-	_, err := c.WriteWithSchema(w, schemaURL)
-	return err
+	c.Items = nil
+	return c.WriteItems(w, schemaURL, func(yield func(*dynamo.Item) error) error {
+		return items(func(it *dynamo.Item) error {
+			mended := *it
+			mended.Link = anyURI(it.Link)
+			mended.Image = anyURIImage(it.Image)
+			mended.Extensions = namespaceableExtensions(it.Extensions)
+			return yield(&mended)
+		})
+	})
 }
 
 // anyURI returns s as a valid xsd:anyURI: cleaned, trimmed, and with the

@@ -27,6 +27,13 @@ func newXMLWriter(w io.Writer) *xmlWriter {
 
 func (x *xmlWriter) flush() error { return x.w.Flush() }
 
+// err is the first error writing failed with, which stops a writer that
+// is handed its entries one at a time.
+func (x *xmlWriter) err() error {
+	_, err := x.w.Write(nil)
+	return err
+}
+
 func (x *xmlWriter) raw(s string) { x.w.WriteString(s) }
 
 // tag writes "<" or "</" (open), the name and ">", piece by piece: string
@@ -182,21 +189,24 @@ func (n *namespaces) bind(prefix, uri string) {
 	}
 }
 
-// bindExtensions binds the prefixes of the channel's and the items'
-// extensions in document order, so that most extension elements need no
-// declaration of their own. Extensions in a namespace the format owns
-// (owned reports it) and Dynamo's own (ownExtension) are never written,
-// so they bind nothing.
-func (n *namespaces) bindExtensions(f *feed, owned func(uri string) bool) {
-	bindAll := func(exts []dynamo.Extension) {
-		for _, e := range exts {
-			if !owned(e.URI) && !unparsedDate(e) && !ownExtension(e) {
-				n.bind(e.Prefix, e.URI)
-			}
+// bindExtensions binds the prefixes of the channel's extensions, then
+// those of the entries' (learnt by their facts, in document order), so that
+// most extension elements need no declaration of their own. Extensions in a
+// namespace the format owns (owned reports it) and Dynamo's own
+// (ownExtension) are never written, so they bind nothing.
+func (n *namespaces) bindExtensions(channel []dynamo.Extension, owned func(uri string) bool, entries *namespaces) {
+	for _, e := range channel {
+		if bindable(e, owned) {
+			n.bind(e.Prefix, e.URI)
 		}
 	}
-	bindAll(f.extensions)
-	for i := range f.entries {
-		bindAll(f.entries[i].extensions)
+	for _, b := range entries.bindings {
+		n.bind(b.prefix, b.uri)
 	}
+}
+
+// bindable reports whether an extension element is written, so that the
+// root element should bind its prefix.
+func bindable(e dynamo.Extension, owned func(uri string) bool) bool {
+	return !owned(e.URI) && !unparsedDate(e) && !ownExtension(e)
 }
