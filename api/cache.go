@@ -129,6 +129,17 @@ func (c *cache) get(key string) (*answer, bool) {
 	return el.Value.(*cacheEntry).answer, true
 }
 
+// room is the largest answer put may keep, 0 while the cache is off: a
+// streamed listing keeps a copy of what it writes up to it.
+func (c *cache) room() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.enabled {
+		return 0
+	}
+	return c.maxBytes / 8
+}
+
 // put stores an answer unless the cache is off, the answer is too large to
 // be worth a place, or its scope changed since gen was read.
 func (c *cache) put(key, scope string, gen uint64, a *answer) {

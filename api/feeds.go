@@ -162,30 +162,37 @@ func (s *Server) baseURL(r *http.Request) string {
 	return s.access.Scheme(r) + "://" + r.Host
 }
 
-// collections answers GET /resources: one item per collection.
+// collections answers GET /resources: one item per collection, read from
+// the store as they are written (serveListing).
 func (s *Server) collections(w http.ResponseWriter, r *http.Request) {
-	s.serveFeed(w, r, collectionsEndpoint, "", func(ctx context.Context, fr *feedRequest) (*built, error) {
-		b := &built{doc: &dynamo.Resource{
+	s.serveListing(w, r, collectionsEndpoint, func(fr *feedRequest, l *listing) {
+		l.head = &dynamo.Resource{
 			URL: fr.link("/resources", nil),
 			Channel: dynamo.Channel{
 				Title:       "Dynamo collections",
 				Link:        fr.link("/resources", nil),
 				Description: "Every collection this Dynamo serves, one item each.",
 			},
-		}}
-		// Walked, not listed: only the items stay.
-		err := s.cfg.Store.EachSource(ctx, true, func(src *dynamo.Source) error {
-			b.doc.Items = append(b.doc.Items, collectionItem(fr, len(b.doc.Items)+1, src))
-			b.lastModified = later(b.lastModified, changedAt(src))
-			b.nextChange = earlier(b.nextChange, nextChange(src))
-			b.doc.Timestamp = later(b.doc.Timestamp, datedAt(src))
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("list collections: %w", err)
 		}
-		s.dateListing(b)
-		return b, nil
+		l.items = func(ctx context.Context) transform.Items {
+			return func(yield func(*dynamo.Item) error) error {
+				var lastModified, next, dated time.Time
+				index := 0
+				err := s.cfg.Store.EachSource(ctx, true, func(src *dynamo.Source) error {
+					index++
+					lastModified = later(lastModified, changedAt(src))
+					next = earlier(next, nextChange(src))
+					dated = later(dated, datedAt(src))
+					it := collectionItem(fr, index, src)
+					return yield(&it)
+				})
+				if err != nil {
+					return fmt.Errorf("list collections: %w", err)
+				}
+				l.lastModified, l.nextChange, l.dated = lastModified, next, dated
+				return nil
+			}
+		}
 	})
 }
 
@@ -554,10 +561,16 @@ func datedAt(src *dynamo.Source) time.Time {
 // that its feeds never carry a placeholder date (Atom and XMLData need
 // one) and its body, and so its ETag, stays the same between changes.
 func (s *Server) dateListing(b *built) {
-	b.doc.Timestamp = later(b.doc.Timestamp, b.lastModified)
-	if b.doc.Timestamp.IsZero() {
-		b.doc.Timestamp = s.started
+	b.doc.Timestamp = s.listingDate(b.doc.Timestamp, b.lastModified)
+}
+
+// listingDate is dateListing's date of a listing whose sources are dated
+// dated at the latest and whose newest version or item is lastModified.
+func (s *Server) listingDate(dated, lastModified time.Time) time.Time {
+	if t := later(dated, lastModified); !t.IsZero() {
+		return t
 	}
+	return s.started
 }
 
 // nextChange is the earliest a collection can change: its next poll, or

@@ -256,7 +256,7 @@ func TestConditionalRequests(t *testing.T) {
 					status int
 				}{
 					{"same etag", []string{"If-None-Match", etag}, http.StatusNotModified},
-					{"weak etag in a list", []string{"If-None-Match", `"other", W/` + etag}, http.StatusNotModified},
+					{"weak etag in a list", []string{"If-None-Match", `"other", W/` + strings.TrimPrefix(etag, "W/")}, http.StatusNotModified},
 					{"star", []string{"If-None-Match", "*"}, http.StatusNotModified},
 					{"other etag", []string{"If-None-Match", `"nope"`}, http.StatusOK},
 					{"since last modified", []string{"If-Modified-Since", lm}, http.StatusNotModified},

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"embed"
+	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -107,28 +108,90 @@ func viewable(f transform.Format) bool {
 // stylesheet referenced and a processing instruction naming the feed's own
 // URL and format (self, label), which the page offers to subscribe to.
 func viewOf(a *answer, self, label string) *answer {
-	body := a.body
-	decl := 0
-	if bytes.HasPrefix(body, []byte("<?xml")) {
-		if i := bytes.Index(body, []byte("?>")); i >= 0 {
-			decl = i + 2
-		}
-	}
 	var b bytes.Buffer
-	b.Grow(len(body) + 256)
-	b.Write(body[:decl])
-	b.WriteString("\n<?xml-stylesheet type=\"text/xsl\" href=\"" + feedXSLPath + "\"?>")
-	b.WriteString("\n<?dynamo-feed href=\"" + piValue(self) + "\" format=\"" + piValue(label) + "\"?>")
-	if decl == 0 {
-		b.WriteString("\n")
-	}
-	b.Write(body[decl:])
+	b.Grow(len(a.body) + 256)
+	pw := newPageWriter(&b, self, label)
+	pw.Write(a.body) // a bytes.Buffer does not fail
+	pw.Close()
 	v := *a
 	v.body = b.Bytes()
-	v.contentType = "text/xml; charset=utf-8" // rendered by the browser, not offered as a download
-	v.etag = strings.TrimSuffix(a.etag, `"`) + `-page"`
+	v.contentType = pageContentType
+	v.etag = pageETag(a.etag)
 	v.gz = nil // the feed's, not the page's: the page is compressed as it is written (httpcompress.Handler)
 	return &v
+}
+
+// pageContentType is the readable page's: rendered by the browser, not
+// offered as a download.
+const pageContentType = "text/xml; charset=utf-8"
+
+// pageETag is the page's tag, made of the feed's.
+func pageETag(etag string) string { return strings.TrimSuffix(etag, `"`) + `-page"` }
+
+// pageWriter writes a feed as its readable page (viewOf), whatever writes
+// bring the feed: the instructions go right after the XML declaration, or
+// before everything when there is none. Close ends a feed too short to
+// have shown which.
+type pageWriter struct {
+	w    io.Writer
+	pis  string
+	head []byte // what came before the place of the instructions was known
+	done bool
+}
+
+func newPageWriter(w io.Writer, self, label string) *pageWriter {
+	return &pageWriter{w: w, pis: "\n<?xml-stylesheet type=\"text/xsl\" href=\"" + feedXSLPath + "\"?>" +
+		"\n<?dynamo-feed href=\"" + piValue(self) + "\" format=\"" + piValue(label) + "\"?>"}
+}
+
+func (p *pageWriter) Write(b []byte) (int, error) {
+	if p.done {
+		return p.w.Write(b)
+	}
+	p.head = append(p.head, b...)
+	decl, known := declEnd(p.head)
+	if !known {
+		return len(b), nil
+	}
+	return len(b), p.emit(decl)
+}
+
+// Close writes what is held when the declaration's end was never seen.
+func (p *pageWriter) Close() error {
+	if p.done {
+		return nil
+	}
+	return p.emit(0)
+}
+
+// emit writes the head with the instructions after its first decl bytes.
+func (p *pageWriter) emit(decl int) error {
+	p.done = true
+	out := make([]byte, 0, len(p.head)+len(p.pis)+1)
+	out = append(append(out, p.head[:decl]...), p.pis...)
+	if decl == 0 {
+		out = append(out, '\n')
+	}
+	out = append(out, p.head[decl:]...)
+	p.head = nil
+	_, err := p.w.Write(out)
+	return err
+}
+
+// declEnd is where the XML declaration that head starts with ends, 0 when
+// it starts with none; known is false while head is too short to tell.
+func declEnd(head []byte) (end int, known bool) {
+	const start = "<?xml"
+	if len(head) < len(start) {
+		return 0, !strings.HasPrefix(start, string(head))
+	}
+	if !bytes.HasPrefix(head, []byte(start)) {
+		return 0, true
+	}
+	if i := bytes.Index(head, []byte("?>")); i >= 0 {
+		return i + 2, true
+	}
+	return 0, false
 }
 
 // piValue makes s safe inside a processing instruction's quoted pseudo-

@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/opml"
@@ -24,24 +23,28 @@ const (
 // POST /api/sources/import accepts it, application/xml and text/xml.
 const OPMLContentType = "text/x-opml; charset=utf-8"
 
-// exportOPML answers GET /api/sources.opml: every active source.
+// exportOPML answers GET /api/sources.opml: every active source, read from
+// the store as it is written (twice: opml.WriteEach), so that a list of
+// any length is never held whole. A failure before the first byte is
+// answered in JSON; after it, the connection is cut, so that the client
+// sees a truncated document rather than a short list.
 func (s *Server) exportOPML(w http.ResponseWriter, r *http.Request) {
-	list, err := s.cfg.Store.Sources(r.Context())
-	if err != nil {
-		s.writeAdminError(w, r, fmt.Errorf("list sources: %w", err))
-		return
-	}
-	var buf bytes.Buffer
-	if err := opml.WriteSources(&buf, list, s.baseURL(r)); err != nil {
-		s.writeAdminError(w, r, fmt.Errorf("export sources: %w", err))
-		return
-	}
 	h := w.Header()
 	h.Set("Content-Type", OPMLContentType)
 	h.Set("Content-Disposition", `attachment; filename="dynamo-sources.opml"`)
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.Write(buf.Bytes())
+	out := &countWriter{w: w}
+	err := opml.WriteEachSource(out, func(yield func(*dynamo.Source) error) error {
+		return s.cfg.Store.EachSource(r.Context(), false, yield)
+	}, s.baseURL(r))
+	switch {
+	case err != nil && out.n == 0:
+		h.Del("Content-Disposition")
+		s.writeAdminError(w, r, fmt.Errorf("export sources: %w", err))
+	case err != nil:
+		s.log.Warn("OPML export cut short", "err", err)
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // importAnswer is what POST /api/sources/import answers.

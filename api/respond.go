@@ -36,12 +36,29 @@ const (
 // depends on Accept-Encoding, and If-None-Match with either ETag is the
 // same content, so answers 304.
 func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) {
-	h := w.Header()
 	body, etag := a.body, a.etag
 	gzipped := a.gz != nil && httpcompress.AcceptsGzip(r)
 	if gzipped {
 		etag = httpcompress.ETag(a.etag)
 	}
+	if s.answerHeaders(w, r, a, etag) {
+		return
+	}
+	h := w.Header()
+	if gzipped {
+		body = a.gz.get(a.body)
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
+}
+
+// answerHeaders sets the headers of a feed answer, etag being the tag of
+// the representation the client gets, and answers 304, reporting true, when
+// the client's copy is current; else it sets the Content-Type and the body
+// is the caller's to write.
+func (s *Server) answerHeaders(w http.ResponseWriter, r *http.Request, a *answer, etag string) bool {
+	h := w.Header()
 	httpcompress.AddVary(h)
 	h.Add("Vary", "Accept") // a browser asking for HTML gets the readable page
 	h.Set("ETag", etag)
@@ -58,15 +75,10 @@ func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) 
 	}
 	if notModified(r, a) {
 		w.WriteHeader(http.StatusNotModified)
-		return
+		return true
 	}
 	h.Set("Content-Type", a.contentType)
-	if gzipped {
-		body = a.gz.get(a.body)
-		h.Set("Content-Encoding", "gzip")
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.Write(body)
+	return false
 }
 
 // maxAge is how long a client may keep an answer: until the collection's
@@ -94,8 +106,9 @@ func notModified(r *http.Request, a *answer) bool {
 }
 
 // etagMatches reports whether the If-None-Match list names etag, ignoring
-// weakness (W/), or is "*".
+// weakness (W/) on either side (RFC 9110's weak comparison), or is "*".
 func etagMatches(list, etag string) bool {
+	etag = strings.TrimPrefix(etag, "W/")
 	for tag := range strings.SplitSeq(list, ",") {
 		tag = strings.TrimSpace(tag)
 		if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {

@@ -288,23 +288,6 @@ func clip(s string) string {
 }
 
 // folder is a category Write outputs (the root holds the uncategorized).
-type folder struct {
-	name    string
-	entries []Entry
-	subs    []*folder
-}
-
-func (f *folder) sub(name string) *folder {
-	for _, s := range f.subs {
-		if s.name == name {
-			return s
-		}
-	}
-	s := &folder{name: name}
-	f.subs = append(f.subs, s)
-	return s
-}
-
 // Write writes entries as an OPML 2.0 document, each in one folder outline
 // (of type FolderType) named by its whole category, "/" included: feed readers (Miniflux,
 // FreshRSS) have flat categories, and a category "News/Local" must come
@@ -314,99 +297,159 @@ func (f *folder) sub(name string) *folder {
 // entries (with categories normalized), in that order. Every entry needs an
 // XMLURL, and Extra's keys must be XML names.
 func Write(w io.Writer, entries []Entry) error {
-	root := &folder{}
-	namespaced, freshRSS, miniflux := false, false, false
-	for i, e := range entries {
+	return WriteEach(w, func(yield func(*Entry) error) error {
+		for i := range entries {
+			if err := yield(&entries[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WriteEach is Write for the entries each hands to yield, in order, for
+// lists too long to hold (every source of a store, read as it is written).
+// It calls each twice, and each call must hand the same entries: once to
+// check them and learn the namespaces the root element declares, once to
+// write them. An entry without a category is written as it comes; one in a
+// category is held, as its written outline, until the entries without one
+// are written. An entry of the second call needing a namespace the first
+// did not declare stops the writing with an error. Errors from each are
+// returned as they are.
+func WriteEach(w io.Writer, each func(yield func(*Entry) error) error) error {
+	var used namespaces
+	n := 0
+	err := each(func(e *Entry) error {
+		n++
 		if strings.TrimSpace(e.XMLURL) == "" {
-			return fmt.Errorf("opml: entry %d (%q) has no xmlUrl", i+1, e.Title)
+			return fmt.Errorf("opml: entry %d (%q) has no xmlUrl", n, e.Title)
 		}
-		for k := range e.Extra {
-			if !isName(k) {
-				return fmt.Errorf("opml: entry %d (%q): %q is not an XML attribute name", i+1, e.Title, k)
+		for _, attrs := range []map[string]string{e.Extra, e.FreshRSS} {
+			for k := range attrs {
+				if !isName(k) {
+					return fmt.Errorf("opml: entry %d (%q): %q is not an XML attribute name", n, e.Title, k)
+				}
 			}
-			namespaced = true
 		}
-		for k := range e.FreshRSS {
-			if !isName(k) {
-				return fmt.Errorf("opml: entry %d (%q): %q is not an XML attribute name", i+1, e.Title, k)
-			}
-			freshRSS = true
-		}
-		f := root
-		if c := NormalizeCategory(e.Category); c != "" {
-			f = f.sub(c)
-		}
-		f.entries = append(f.entries, e)
-		miniflux = miniflux || e.Disabled
+		used.add(e)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	bw := bufio.NewWriterSize(w, 32<<10)
 	var b bytes.Buffer
 	b.WriteString(xml.Header)
 	b.WriteString(`<opml version="2.0"`)
-	if namespaced {
+	if used.dynamo {
 		b.WriteString(` xmlns:dynamo="` + Namespace + `"`)
 	}
-	if freshRSS {
+	if used.freshRSS {
 		b.WriteString(` xmlns:frss="` + FreshRSSNamespace + `"`)
 	}
-	if miniflux {
+	if used.miniflux {
 		b.WriteString(` xmlns:miniflux="` + MinifluxNamespace + `"`)
 	}
 	b.WriteString(">\n  <head>\n    <title>Dynamo sources</title>\n  </head>\n  <body>\n")
-	writeFolder(&b, root, 2)
-	b.WriteString("  </body>\n</opml>\n")
-	if _, err := w.Write(b.Bytes()); err != nil {
+	bw.Write(b.Bytes())
+	var folders []*folder
+	byName := map[string]*folder{}
+	err = each(func(e *Entry) error {
+		var needs namespaces
+		if needs.add(e); !used.covers(needs) {
+			return fmt.Errorf("opml: entry %q changed since the document was begun: it needs a namespace the root element does not declare", e.Title)
+		}
+		c := NormalizeCategory(e.Category)
+		if c == "" {
+			b.Reset()
+			writeOutline(&b, e, "    ")
+			_, err := bw.Write(b.Bytes())
+			return err
+		}
+		f := byName[c]
+		if f == nil {
+			f = &folder{name: c}
+			byName[c] = f
+			folders = append(folders, f)
+		}
+		writeOutline(&f.outlines, e, "      ")
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range folders {
+		b.Reset()
+		b.WriteString("    <outline")
+		attr(&b, "type", FolderType)
+		attr(&b, "text", f.name)
+		attr(&b, "title", f.name)
+		b.WriteString(">\n")
+		bw.Write(b.Bytes())
+		bw.Write(f.outlines.Bytes())
+		bw.WriteString("    </outline>\n")
+	}
+	bw.WriteString("  </body>\n</opml>\n")
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("opml: %w", err)
 	}
 	return nil
 }
 
-// writeFolder writes a folder's entries and subfolders at an indentation
-// of depth levels.
-func writeFolder(b *bytes.Buffer, f *folder, depth int) {
-	indent := strings.Repeat("  ", depth)
-	for _, e := range f.entries {
-		typ := e.Type
-		if typ == "" {
-			typ = "rss"
-		}
-		b.WriteString(indent + "<outline")
-		attr(b, "type", typ)
-		attr(b, "text", e.Title)
-		attr(b, "title", e.Title)
-		attr(b, "xmlUrl", strings.TrimSpace(e.XMLURL))
-		if e.HTMLURL != "" {
-			attr(b, "htmlUrl", e.HTMLURL)
-		}
-		keys := make([]string, 0, len(e.Extra))
-		for k := range e.Extra {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			attr(b, "dynamo:"+k, e.Extra[k])
-		}
-		keys = keys[:0]
-		for k := range e.FreshRSS {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			attr(b, "frss:"+k, e.FreshRSS[k])
-		}
-		if e.Disabled {
-			attr(b, "miniflux:disabled", "true")
-		}
-		b.WriteString("/>\n")
+// folder is a category's outline: its entries' outlines, written.
+type folder struct {
+	name     string
+	outlines bytes.Buffer
+}
+
+// namespaces are the namespaces outside OPML's that entries use.
+type namespaces struct{ dynamo, freshRSS, miniflux bool }
+
+func (n *namespaces) add(e *Entry) {
+	n.dynamo = n.dynamo || len(e.Extra) > 0
+	n.freshRSS = n.freshRSS || len(e.FreshRSS) > 0
+	n.miniflux = n.miniflux || e.Disabled
+}
+
+// covers reports whether every namespace of other is in n.
+func (n namespaces) covers(other namespaces) bool {
+	return (n.dynamo || !other.dynamo) && (n.freshRSS || !other.freshRSS) && (n.miniflux || !other.miniflux)
+}
+
+// writeOutline writes one entry's outline at indent.
+func writeOutline(b *bytes.Buffer, e *Entry, indent string) {
+	typ := e.Type
+	if typ == "" {
+		typ = "rss"
 	}
-	for _, s := range f.subs {
-		b.WriteString(indent + "<outline")
-		attr(b, "type", FolderType)
-		attr(b, "text", s.name)
-		attr(b, "title", s.name)
-		b.WriteString(">\n")
-		writeFolder(b, s, depth+1)
-		b.WriteString(indent + "</outline>\n")
+	b.WriteString(indent + "<outline")
+	attr(b, "type", typ)
+	attr(b, "text", e.Title)
+	attr(b, "title", e.Title)
+	attr(b, "xmlUrl", strings.TrimSpace(e.XMLURL))
+	if e.HTMLURL != "" {
+		attr(b, "htmlUrl", e.HTMLURL)
 	}
+	keys := make([]string, 0, len(e.Extra))
+	for k := range e.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		attr(b, "dynamo:"+k, e.Extra[k])
+	}
+	keys = keys[:0]
+	for k := range e.FreshRSS {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		attr(b, "frss:"+k, e.FreshRSS[k])
+	}
+	if e.Disabled {
+		attr(b, "miniflux:disabled", "true")
+	}
+	b.WriteString("/>\n")
 }
 
 // attr writes one attribute, escaped so that any string reads back as

@@ -29,12 +29,27 @@ const FeedItems = 50
 // (Source.Title, also in dynamo:title), else the source's newest channel
 // title, else its id (outlineTitle).
 func WriteSources(w io.Writer, sources []dynamo.Source, base string) error {
+	return WriteEachSource(w, func(yield func(*dynamo.Source) error) error {
+		for i := range sources {
+			if err := yield(&sources[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, base)
+}
+
+// WriteEachSource is WriteSources for the sources each hands to yield (a
+// store's EachSource), written as WriteEach writes: each is called twice and
+// must hand the same sources.
+func WriteEachSource(w io.Writer, each func(yield func(*dynamo.Source) error) error, base string) error {
 	base = strings.TrimRight(base, "/")
-	entries := make([]Entry, len(sources))
-	for i := range sources {
-		entries[i] = SourceEntry(&sources[i], base)
-	}
-	return Write(w, entries)
+	return WriteEach(w, func(yield func(*Entry) error) error {
+		return each(func(src *dynamo.Source) error {
+			e := SourceEntry(src, base)
+			return yield(&e)
+		})
+	})
 }
 
 // freshRSSSelectors map FreshRSS's XPath attributes to a selectors

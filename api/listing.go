@@ -1,0 +1,187 @@
+package api
+
+import (
+	"context"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/httpcompress"
+	"github.com/dynamo-feeds/dynamo/schema"
+	"github.com/dynamo-feeds/dynamo/transform"
+	"github.com/dynamo-feeds/dynamo/websub"
+)
+
+// listing is a feed whose items are read from the store as they are
+// written (transform.Stream): a listing of any number of collections in
+// the memory of one.
+type listing struct {
+	head *dynamo.Resource // the channel; its Timestamp is set once the items are read
+	// items reads the items within ctx; a listing is read twice, or three
+	// times (RSS 1.0). Each complete reading sets the dates below.
+	items func(ctx context.Context) transform.Items
+	// lastModified and nextChange are the answer's (see built); dated is
+	// the latest date of its sources (dateListing).
+	lastModified, nextChange, dated time.Time
+}
+
+// serveListing answers a read of a listing: from the cache when it can,
+// else by reading the items once to learn the answer's validators (a 304
+// ends there) and again to write them to the client as they come. The
+// answer is cached when it is small enough for the cache; a longer one is
+// never held, so no --max-answer-mib applies to it (docs/API.md
+// "Budgets"). Its ETag is weak, a digest of what the bytes are made of
+// (docs/API.md "Caching, validators, conditional requests"). A failure
+// before the first byte is answered as any read's; after it, the
+// connection is cut, so that the client sees a truncated answer rather
+// than a short listing.
+func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, e dynamo.QuerySyntax, build func(*feedRequest, *listing)) {
+	q, err := parseQuery(r.URL.RawQuery, e)
+	if err != nil {
+		s.writeReadError(w, r, err)
+		return
+	}
+	fr := &feedRequest{q: q, base: s.baseURL(r)}
+	fr.self = fr.base + r.URL.EscapedPath()
+	if c := q.canonical(); c != "" {
+		fr.self += "?" + c
+	}
+	key := fr.self
+	page := wantsHTML(r) && (viewable(q.Format) || q.Format == transform.JSON)
+	format := q.Format
+	if page && format == transform.JSON {
+		format, key = transform.RSS2, key+"\x00page"
+	}
+	if page {
+		w.Header().Set("Content-Security-Policy", feedViewCSP(fr.base))
+	}
+	if a, ok := s.cache.get(key); ok && !dynamo.LatestReads(r.Context()) {
+		s.cfg.Metrics.CacheHit()
+		if page {
+			a = viewOf(a, fr.self, q.Format.Label())
+		}
+		s.writeAnswer(w, r, a)
+		return
+	}
+	s.cfg.Metrics.CacheMiss()
+	gen := s.cache.generation("")
+
+	l := &listing{}
+	build(fr, l)
+	// Each reading within the request timeout: the first before the
+	// headers, the second while a client reads (a slow one is cut off by
+	// the server's write timeout).
+	readCtx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	items := func(yield func(*dynamo.Item) error) error { return l.items(readCtx)(yield) }
+	opts := []transform.Option{transform.SelfURL(fr.self), transform.SchemaURL(fr.base + schema.XMLDataPath)}
+	var link string
+	if s.cfg.Hub != "" {
+		opts = append(opts, transform.HubURL(s.cfg.Hub))
+		link = websub.LinkHeader(s.cfg.Hub, fr.self)
+	}
+	stream, err := transform.NewStream(l.head, items, format, opts...)
+	if err != nil {
+		s.writeReadError(w, r, err)
+		return
+	}
+	l.head.Timestamp = s.listingDate(l.dated, l.lastModified)
+	sum := stream.Sum()
+	a := &answer{
+		contentType:  format.ContentType(),
+		etag:         `W/"` + hex.EncodeToString(sum[:16]) + `"`,
+		lastModified: l.lastModified.UTC().Truncate(time.Second),
+		nextChange:   l.nextChange,
+		link:         link,
+	}
+	shown := a
+	if page {
+		shown = &answer{contentType: pageContentType, etag: pageETag(a.etag), lastModified: a.lastModified, nextChange: a.nextChange, link: a.link}
+	}
+	// httpcompress.Handler compresses the body as it is written and tags
+	// it so; a 304 carries the tag of what the client would get.
+	etag := shown.etag
+	if r.Method != http.MethodHead && httpcompress.AcceptsGzip(r) && notModified(r, shown) {
+		etag = httpcompress.ETag(etag)
+	}
+	if s.answerHeaders(w, r, shown, etag) || r.Method == http.MethodHead {
+		return
+	}
+	readCtx, cancel = context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	out := &countWriter{w: w}
+	var pw *pageWriter
+	var dst io.Writer = out
+	if page {
+		pw = newPageWriter(out, fr.self, q.Format.Label())
+		dst = pw
+	}
+	keep := &capture{max: s.cache.room()}
+	err = stream.Write(teeWriter{keep, dst})
+	if err == nil && pw != nil {
+		err = pw.Close()
+	}
+	switch {
+	case err != nil && out.n == 0:
+		for _, h := range []string{"ETag", "Last-Modified", "Link", "Vary", "Content-Security-Policy"} {
+			w.Header().Del(h)
+		}
+		s.writeReadError(w, r, err)
+		return
+	case err != nil:
+		s.log.Warn("listing cut short", "url", r.URL.String(), "err", err)
+		panic(http.ErrAbortHandler)
+	}
+	if body, ok := keep.bytes(); ok {
+		a.body = body
+		if len(body) >= httpcompress.MinSize {
+			a.gz = &lazyGzip{}
+		}
+		s.cache.put(key, "", gen, a)
+	}
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w http.ResponseWriter
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// capture keeps a copy of what is written up to max bytes; past it, or
+// with max 0, it keeps nothing.
+type capture struct {
+	max  int64
+	buf  []byte
+	over bool
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	if !c.over && int64(len(c.buf)+len(p)) <= c.max {
+		c.buf = append(c.buf, p...)
+	} else {
+		c.over, c.buf = true, nil
+	}
+	return len(p), nil
+}
+
+// bytes is the copy, when it is whole.
+func (c *capture) bytes() ([]byte, bool) { return c.buf, !c.over && c.max > 0 }
+
+// teeWriter writes to keep, which never fails, and to w.
+type teeWriter struct {
+	keep *capture
+	w    io.Writer
+}
+
+func (t teeWriter) Write(p []byte) (int, error) {
+	t.keep.Write(p)
+	return t.w.Write(p)
+}
