@@ -9,7 +9,9 @@
 // urn:uuid IRIs derived from the collection and the item's XMLData id, and
 // the same resource always gives the same bytes, so that ETags computed over
 // them are stable. XMLData extensions (dc:language, dc:creator, any
-// namespace) are written as elements in their own namespaces.
+// namespace) are written as elements in their own namespaces. A Stream
+// writes the same bytes for a document whose items are read as they are
+// written, too many to hold.
 //
 // JSON Feed is written with Dynamo's own small types (gorilla/feeds'
 // misname banner_image and size_in_bytes). The XML formats are written by
