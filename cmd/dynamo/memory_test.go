@@ -217,7 +217,10 @@ func startServeChild(t *testing.T, db string, env []string) *serveProcess {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	argv, _ := json.Marshal([]string{"--db", db, "--addr", addr, "--allow-private", "--cache-mib", "0"})
+	// The write timeout is long: these tests bound memory, not time, and
+	// a listing of 100,000 sources on the loaded test machine takes more
+	// than the default minute to write.
+	argv, _ := json.Marshal([]string{"--db", db, "--addr", addr, "--allow-private", "--cache-mib", "0", "--write-timeout", "15m"})
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()[:strings.Index(t.Name()+"/", "/")]+"$")
 	cmd.Env = append(append(os.Environ(), memoryChildEnv+"="+string(argv)), env...)
 	p := &serveProcess{t: t, cmd: cmd, base: "http://" + addr, logs: &strings.Builder{}}
@@ -298,7 +301,7 @@ func (p *serveProcess) countLines(path, prefix string) (size int64, lines int) {
 			return size, lines
 		}
 		if err != nil {
-			p.t.Fatalf("GET %s: %v after %d bytes", path, err, size)
+			p.t.Fatalf("GET %s: %v after %d bytes; serve's log:\n%.3000s", path, err, size, p.logs.String())
 		}
 	}
 }
