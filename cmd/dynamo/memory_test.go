@@ -301,7 +301,8 @@ func (p *serveProcess) countLines(path, prefix string) (size int64, lines int) {
 			return size, lines
 		}
 		if err != nil {
-			p.t.Fatalf("GET %s: %v after %d bytes; serve's log:\n%.3000s", path, err, size, p.logs.String())
+			logs := p.logs.String()
+			p.t.Fatalf("GET %s: %v after %d bytes; the end of serve's log:\n%s", path, err, size, logs[max(0, len(logs)-3000):])
 		}
 	}
 }
