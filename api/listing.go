@@ -131,7 +131,9 @@ func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, e dynamo.Q
 		s.writeReadError(w, r, err)
 		return
 	case err != nil:
-		s.log.Warn("listing cut short", "url", r.URL.String(), "err", err)
+		if r.Context().Err() == nil { // not a client that went away
+			s.log.Warn("listing cut short", "url", r.URL.String(), "err", err)
+		}
 		panic(http.ErrAbortHandler)
 	}
 	if body, ok := keep.bytes(); ok {

@@ -42,7 +42,9 @@ func (s *Server) exportOPML(w http.ResponseWriter, r *http.Request) {
 		h.Del("Content-Disposition")
 		s.writeAdminError(w, r, fmt.Errorf("export sources: %w", err))
 	case err != nil:
-		s.log.Warn("OPML export cut short", "err", err)
+		if r.Context().Err() == nil { // not a client that went away
+			s.log.Warn("OPML export cut short", "err", err)
+		}
 		panic(http.ErrAbortHandler)
 	}
 }
