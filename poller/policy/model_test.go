@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -134,6 +135,53 @@ func TestLearnOverflowWithDates(t *testing.T) {
 	// Without the estimate, the prior would weigh 24 hours against 90.
 	if r := s.Rate(); r < 215 || r > 260 {
 		t.Errorf("rate %v a day, want about 224", r)
+	}
+}
+
+// A document showing only its newest item has no span to measure: each
+// new item counts over the time since its date, the postings before it
+// are estimated at the rate that gives, and a poll finding nothing new
+// counts its whole interval. However busy the source and however rarely
+// polled, the rate learnt is near the true one; counting the item twice
+// over the whole interval learnt a source posting 290 a day, polled daily,
+// at about 2 a day.
+func TestLearnOneItemWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		perDay float64
+		every  time.Duration
+	}{
+		{"290 a day, polled daily", 290, 24 * time.Hour},
+		{"290 a day, polled every 3 hours", 290, 3 * time.Hour},
+		{"34 a day, polled every 3 hours", 34, 3 * time.Hour},
+		{"4 a day, polled every 2 hours", 4, 2 * time.Hour},
+		{"3 a day, polled daily", 3, 24 * time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(17, 290))
+			gap := func() time.Duration {
+				return time.Duration(rnd.ExpFloat64() / tc.perDay * float64(24*time.Hour))
+			}
+			var s State
+			s.Learn(Observation{At: t0, ItemsSeen: 1})
+			next := t0.Add(gap())
+			for at := t0.Add(tc.every); at.Before(t0.Add(HalfLife * 4)); at = at.Add(tc.every) {
+				var newest time.Time
+				for next.Before(at) {
+					newest, next = next, next.Add(gap())
+				}
+				var o Observation
+				if newest.IsZero() {
+					o = Observation{At: at, ItemsSeen: 1}
+				} else {
+					o = Observation{At: at, NewItems: 1, ItemsSeen: 1, Changed: true, ItemDates: []time.Time{newest}}
+				}
+				s.Learn(o)
+			}
+			if r := s.Rate(); r < 0.8*tc.perDay || r > 1.25*tc.perDay {
+				t.Errorf("rate %.2f a day, want within 0.8–1.25× of %v", r, tc.perDay)
+			}
+		})
 	}
 }
 

@@ -93,9 +93,16 @@ type State struct {
 	// closer together than clusterGap) and the items in them, decayed
 	// with HalfLife; LastItem is the newest item date seen, where the
 	// next poll's cluster may continue.
-	Clusters     float64   `json:"clusters"`
-	ClusterItems float64   `json:"cluster_items"`
-	LastItem     time.Time `json:"last_item,omitzero"`
+	Clusters     float64 `json:"clusters"`
+	ClusterItems float64 `json:"cluster_items"`
+	// NewestItems and NewestHours give the rate of a document that shows
+	// only its newest item: each dated new item counts over the time since
+	// its date, and a poll finding nothing new over its whole interval
+	// (decayed with HalfLife). The time before a new item's date is left
+	// out, since any number may have scrolled out then.
+	NewestItems float64   `json:"newest_items,omitempty"`
+	NewestHours float64   `json:"newest_exposure_h,omitempty"`
+	LastItem    time.Time `json:"last_item,omitzero"`
 	// BurstRate is the excess rate (items an hour) of a burst found in
 	// progress at BurstAt; it fades with burstFade.
 	BurstRate float64   `json:"burst_rate_h,omitempty"`
@@ -207,7 +214,7 @@ func (s *State) repair() {
 		nonNeg(&s.DayItems[d])
 		nonNeg(&s.DayExposure[d])
 	}
-	for _, v := range []*float64{&s.Clusters, &s.ClusterItems, &s.BurstRate} {
+	for _, v := range []*float64{&s.Clusters, &s.ClusterItems, &s.BurstRate, &s.NewestItems, &s.NewestHours} {
 		nonNeg(v)
 	}
 	s.ClusterItems = max(s.ClusterItems, s.Clusters)
@@ -391,6 +398,8 @@ func (s *State) decay(at time.Time) {
 	}
 	s.Clusters *= f
 	s.ClusterItems *= f
+	s.NewestItems *= f
+	s.NewestHours *= f
 }
 
 // learnPostings attributes the new items found at `at` to the hours and
@@ -411,14 +420,32 @@ func (s *State) learnPostings(from, at time.Time, newItems, seen int, dates []ti
 		// oldest, which scrolled out, are estimated at that rate. Without
 		// dates, assume as many again were lost (polls then come sooner
 		// until the document stops overflowing).
-		if n := len(dated); n == newItems && n > 1 && dated[0].After(from) && at.After(dated[0]) {
+		//
+		// A document showing only its newest item has no span to measure:
+		// its rate is NewestItems/NewestHours (see newestRate), and the
+		// postings of the time before the item's date are estimated at it.
+		// Doubling instead learnt a source posting 290 a day that shows
+		// one item at about one posting per poll interval (issue 17).
+		n := len(dated)
+		switch {
+		case n == newItems && n > 1 && dated[0].After(from) && at.After(dated[0]):
 			local := float64(n-1) / at.Sub(dated[0]).Hours()
 			lost := min(local*dated[0].Sub(from).Hours(), maxImputed)
 			maps.Copy(perDay, s.spread(from, dated[0], lost, loc))
 			from, count = dated[0], float64(n)
-		} else {
+		case n == 1 && seen == 1 && dated[0].After(from) && at.After(dated[0]):
+			s.NewestItems++
+			s.NewestHours += at.Sub(dated[0]).Hours()
+			if local, ok := s.newestRate(); ok {
+				lost := min(local*dated[0].Sub(from).Hours(), maxImputed)
+				maps.Copy(perDay, s.spread(from, dated[0], lost, loc))
+			}
+			from = dated[0]
+		default:
 			count *= 2
 		}
+	} else if seen == 1 && newItems == 0 {
+		s.NewestHours += at.Sub(from).Hours()
 	}
 	undated := max(count-float64(len(dated)), 0)
 	for d, v := range s.spread(from, at, undated, loc) {
@@ -431,6 +458,21 @@ func (s *State) learnPostings(from, at time.Time, newItems, seen int, dates []ti
 	}
 	s.markDays(perDay)
 	return dated
+}
+
+// newestRate is the rate, in items an hour, of a document that shows only
+// its newest item, once it has shown more than one: the items over the
+// time observed, where a new item's time runs from its date (a censored
+// observation). The time since the newest posting has mean 1/λ when
+// postings are Poisson (at most the poll interval), so this ratio is
+// consistent where counting the item over the whole interval is not.
+// A single item is not enough: one over the minutes since it would make
+// any source look frantic.
+func (s *State) newestRate() (float64, bool) {
+	if s.NewestItems <= 1 || s.NewestHours <= 0 {
+		return 0, false
+	}
+	return s.NewestItems / s.NewestHours, true
 }
 
 // countItem adds an item (or a share of one) posted at t to every count.
