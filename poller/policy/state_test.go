@@ -186,11 +186,11 @@ func TestLoadState(t *testing.T) {
 	if _, err := LoadState(json.RawMessage(`{"items":`)); err == nil || !strings.Contains(err.Error(), "schedule state") {
 		t.Errorf("malformed JSON: err = %v", err)
 	}
-	s, err := LoadState(json.RawMessage(`{"items":-3,"exposure_h":5,"capacity":-2,"days_start":"2026-03-02","days":"1x01","change_intervals_s":[-1,60],"polls":-4}`))
+	s, err := LoadState(json.RawMessage(`{"items":-3,"exposure_h":5,"capacity":-2,"days_start":"2026-03-02","days":"1x01","change_intervals_s":[-1,60],"polls":-4,"newest_items":-1,"newest_exposure_h":-2}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Items != 0 || s.Exposure != 5 || s.Capacity != 0 || s.Days != "1001" || len(s.ChangeIntervals) != 1 || s.Polls != 0 {
+	if s.Items != 0 || s.Exposure != 5 || s.Capacity != 0 || s.Days != "1001" || len(s.ChangeIntervals) != 1 || s.Polls != 0 || s.NewestItems != 0 || s.NewestHours != 0 {
 		t.Errorf("repair gave %+v", s)
 	}
 	s, _ = LoadState(json.RawMessage(`{"days_start":"yesterday","days":"111"}`))
@@ -210,6 +210,7 @@ func FuzzLoadState(f *testing.F) {
 	f.Add(`{"items":1e308,"exposure_h":1e-308,"hour_items":[1e308]}`)
 	f.Add(`{"days_start":"0001-01-01","days":"1111","last_retrieval":"9999-12-31T23:59:59Z"}`)
 	f.Add(`{"change_intervals_s":[1e300,1e300],"capacity":2147483647}`)
+	f.Add(`{"newest_items":1e308,"newest_exposure_h":1e-308,"capacity":1}`)
 	f.Fuzz(func(t *testing.T, raw string) {
 		s, err := LoadState(json.RawMessage(raw))
 		if err != nil {
@@ -229,6 +230,7 @@ func FuzzLoadState(f *testing.F) {
 		}
 		s.Learn(Observation{At: now, NewItems: 2, ItemsSeen: 5, Changed: true})
 		s.Pushed(Push{At: now.Add(time.Minute), NewItems: 1, ItemDates: []time.Time{now.Add(30 * time.Second)}})
+		s.Learn(Observation{At: now.Add(3 * time.Minute), NewItems: 1, ItemsSeen: 1, ItemDates: []time.Time{now.Add(2 * time.Minute)}})
 		if _, err := Ranks(AtRisk, Config{}, []Source{{State: &s}, src}, now.Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
