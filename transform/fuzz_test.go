@@ -16,7 +16,8 @@ import (
 
 // FuzzRender renders resources built from random fields in every format: the
 // XML must be well-formed with every prefix declared, the JSON valid with
-// the members JSON Feed 1.1 requires, and nothing may panic.
+// the members JSON Feed 1.1 requires, a Stream of the same items must write
+// the same bytes, and nothing may panic.
 func FuzzRender(f *testing.F) {
 	f.Add("Title", "https://example.com/", "<p>desc</p>", "Item", "1.html", "<b>x</b>",
 		"dc", "date", dynamo.NamespaceDC, "2005-12-08T08:25:00+01:00", "https://example.com/i.png", "https://dynamo.example/r", int64(1767225600))
@@ -44,6 +45,26 @@ func FuzzRender(f *testing.F) {
 			var buf bytes.Buffer
 			if err := transform.Render(&buf, r, format, transform.SelfURL(self)); err != nil {
 				t.Fatalf("%s: %v", format, err)
+			}
+			head := *r
+			head.Items = nil
+			stream, err := transform.NewStream(&head, func(yield func(*dynamo.Item) error) error {
+				for i := range r.Items {
+					if err := yield(&r.Items[i]); err != nil {
+						return err
+					}
+				}
+				return nil
+			}, format, transform.SelfURL(self))
+			if err != nil {
+				t.Fatalf("%s: NewStream: %v", format, err)
+			}
+			var streamed bytes.Buffer
+			if err := stream.Write(&streamed); err != nil {
+				t.Fatalf("%s: Stream.Write: %v", format, err)
+			}
+			if !bytes.Equal(streamed.Bytes(), buf.Bytes()) {
+				t.Fatalf("%s: the stream wrote other bytes than Render:\n%s\nwant:\n%s", format, streamed.Bytes(), buf.Bytes())
 			}
 			if format == transform.JSON {
 				checkJSONFeed(t, buf.Bytes(), len(r.Items))
