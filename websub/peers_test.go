@@ -54,6 +54,9 @@ type testHub struct {
 	mu     sync.Mutex
 	subs   map[string]hubSub // by topic+" "+callback
 	events chan hubEvent
+	// hold, when set, keeps the verification of unsubscriptions waiting
+	// until it is closed.
+	hold chan struct{}
 }
 
 func newTestHub(t *testing.T, lease int) *testHub {
@@ -112,6 +115,12 @@ func (h *testHub) verify(mode, topic, callback, secret string) {
 	sep := "?"
 	if strings.Contains(callback, "?") {
 		sep = "&"
+	}
+	h.mu.Lock()
+	hold := h.hold
+	h.mu.Unlock()
+	if hold != nil && mode == "unsubscribe" {
+		<-hold
 	}
 	ev := hubEvent{mode: mode, topic: topic, callback: callback, at: time.Now()}
 	resp, err := h.client.Get(callback + sep + q.Encode())

@@ -137,6 +137,19 @@ func (s *Subscriber) Observe(ctx context.Context, src *dynamo.Source, linkHeader
 	if sub != nil && sub.Hub == links.Hub && sub.Topic == links.Self && sub.SourceURL == src.URL && sub.State != dynamo.SubUnsubscribing {
 		return
 	}
+	// src is the copy the poll read before it fetched: the source may have
+	// been paused, deleted or moved since, and its subscription marked
+	// unsubscribing. Replacing that row would drop the callback the hub
+	// holds, so the hub would never hear the unsubscription: only the
+	// source as it is now may subscribe.
+	if why, err := s.stale(ctx, src); err != nil || why != "" {
+		if err != nil {
+			log.Warn("websub: read sources", "err", err)
+		} else {
+			log.Info("websub: not subscribing from a stale poll", "why", why)
+		}
+		return
+	}
 	// A new hub or topic gets a new callback: the old hub's pushes then
 	// find no subscription and are answered 410 Gone, which ends them.
 	next := &dynamo.Subscription{SourceID: src.ID, SourceURL: src.URL, Hub: links.Hub, Topic: links.Self,
@@ -145,8 +158,32 @@ func (s *Subscriber) Observe(ctx context.Context, src *dynamo.Source, linkHeader
 		log.Warn("websub: store subscription", "err", err)
 		return
 	}
+	// A change committed between the check above and this write may have
+	// been reconciled into the row just replaced: checked again, the
+	// callback the hub verified is put back, to be unsubscribed. (The new
+	// row, never verified, needs no unsubscription.)
+	switch why, err := s.stale(ctx, src); {
+	case err != nil:
+		log.Warn("websub: read sources", "err", err)
+	case why != "":
+		if sub != nil && !sub.VerifiedAt.IsZero() {
+			s.unsubscribe(ctx, sub, why+" during the poll")
+		}
+		s.nudge()
+		return
+	}
 	log.Info("websub: the source advertises a hub; subscribing", "hub", links.Hub, "topic", links.Self)
 	s.nudge()
+}
+
+// stale says why the polled copy src no longer stands for the source
+// (deleted, paused or moved since the poll read it), or "".
+func (s *Subscriber) stale(ctx context.Context, src *dynamo.Source) (string, error) {
+	active, err := s.activeSources(ctx)
+	if err != nil {
+		return "", err
+	}
+	return unwanted(&dynamo.Subscription{SourceID: src.ID, SourceURL: src.URL}, active), nil
 }
 
 // unsubscribe marks sub to be unsubscribed at once.

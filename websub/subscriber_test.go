@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -308,6 +309,124 @@ func TestSubscriberDeleteAndMoveUnsubscribe(t *testing.T) {
 			}
 			eventually(t, "subscription removed", func() bool { return d.subscription(t, "wire") == nil })
 		})
+	}
+}
+
+// A poll still in flight when its source is paused or deleted hands
+// Observe the copy it read before: that stale copy must not replace the
+// pending unsubscription with a new subscription, or the hub, whose
+// verification would find the callback gone, keeps pushing until its lease
+// ends.
+func TestSubscriberStalePollKeepsUnsubscription(t *testing.T) {
+	for _, change := range []string{"pause", "delete"} {
+		t.Run(change, func(t *testing.T) {
+			hub := newTestHub(t, 3600)
+			origin := newFeedOrigin(t, hub.srv.URL, "a")
+			d := newDynamoSide(t)
+			d.addSource(t, "wire", origin.url())
+			d.subscribed(t, hub, "wire")
+			ctx := context.Background()
+			stale, err := d.store.Source(ctx, "wire")
+			if err != nil {
+				t.Fatal(err)
+			}
+			hold := make(chan struct{})
+			hub.mu.Lock()
+			hub.hold = hold
+			hub.mu.Unlock()
+			if change == "pause" {
+				src := *stale
+				src.Paused = true
+				err = d.store.UpdateSource(ctx, &src)
+			} else {
+				err = d.store.DeleteSource(ctx, "wire", false)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The unsubscription is requested; the hub holds its verification.
+			eventually(t, "unsubscription requested", func() bool {
+				sub := d.subscription(t, "wire")
+				return sub != nil && sub.State == dynamo.SubUnsubscribing && sub.Attempts > 0
+			})
+			d.sub.Observe(ctx, stale, nil, []byte(origin.feed()), "application/rss+xml", origin.url())
+			if sub := d.subscription(t, "wire"); sub == nil || sub.State != dynamo.SubUnsubscribing {
+				t.Errorf("after a stale poll the subscription is %+v, want the pending unsubscription", sub)
+			}
+			close(hold)
+			if ev := hub.next(t); ev.mode != "unsubscribe" || !ev.verified {
+				t.Fatalf("the hub saw %+v, want a verified unsubscribe", ev)
+			}
+			eventually(t, "subscription removed", func() bool { return d.subscription(t, "wire") == nil })
+			if got := hub.subscriptions(origin.url()); len(got) != 0 {
+				t.Errorf("the hub still has %+v", got)
+			}
+		})
+	}
+}
+
+// changingStore is the real store, but for one subscribing write, before
+// which it runs change: a source changed by another process just between
+// Observe's check of the source and its write.
+type changingStore struct {
+	dynamo.Store
+	armed  atomic.Bool
+	change func()
+}
+
+func (s *changingStore) PutSubscription(ctx context.Context, sub *dynamo.Subscription) error {
+	if sub.State == dynamo.SubSubscribing && s.armed.CompareAndSwap(true, false) {
+		s.change()
+	}
+	return s.Store.PutSubscription(ctx, sub)
+}
+
+// A source paused after Observe checked it but before Observe wrote its
+// new subscription: the unsubscription already reconciled into the row it
+// replaced is put back, and the hub hears it.
+func TestSubscriberChangeDuringObserveKeepsUnsubscription(t *testing.T) {
+	hub := newTestHub(t, 3600)
+	origin := newFeedOrigin(t, hub.srv.URL, "a")
+	var cs *changingStore
+	d := newDynamoSide(t, func(cfg *websub.SubscriberConfig) {
+		cs = &changingStore{Store: cfg.Store}
+		cfg.Store = cs
+	})
+	d.addSource(t, "wire", origin.url())
+	d.subscribed(t, hub, "wire")
+	ctx := context.Background()
+	src, err := d.store.Source(ctx, "wire")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := make(chan struct{})
+	hub.mu.Lock()
+	hub.hold = hold
+	hub.mu.Unlock()
+	cs.change = func() {
+		paused := *src
+		paused.Paused = true
+		if err := d.store.UpdateSource(ctx, &paused); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "unsubscription requested", func() bool {
+			sub := d.subscription(t, "wire")
+			return sub != nil && sub.State == dynamo.SubUnsubscribing && sub.Attempts > 0
+		})
+	}
+	cs.armed.Store(true)
+	// Another hub: Observe would replace the subscription.
+	other := newTestHub(t, 3600)
+	origin.set(other.srv.URL, "a")
+	d.sub.Observe(ctx, src, nil, []byte(origin.feed()), "application/rss+xml", origin.url())
+	if cs.armed.Load() {
+		t.Fatal("Observe wrote no subscription: the change was never injected")
+	}
+	close(hold)
+	eventually(t, "the hub unsubscribed", func() bool { return len(hub.subscriptions(origin.url())) == 0 })
+	eventually(t, "subscription removed", func() bool { return d.subscription(t, "wire") == nil })
+	if got := other.subscriptions(origin.url()); len(got) != 0 {
+		t.Errorf("the other hub has %+v", got)
 	}
 }
 
