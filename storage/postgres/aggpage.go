@@ -12,57 +12,77 @@ import (
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// AggregatePage reads one page of the aggregate's archived feed in one
-// read-only repeatable-read transaction: the highest number handed out
-// (the counter's row, committed in the order numbers were handed out), the
-// page's items through the items_agg_seq index, each with its first
-// revision and the copies published by the page's end, the nearest older
-// match and the page's date.
+// AggregatePage reads one page of the aggregate's archived feed
+// (archive.ReadAggregatePage) in one read-only repeatable-read
+// transaction: the highest number handed out (the counter's row,
+// committed in the order numbers were handed out), the page's items
+// through the items_agg_seq index, each with its first revision.
 func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) (*dynamo.AggregatePage, error) {
 	if err := archive.CheckAggregatePage(q); err != nil {
 		return nil, err
 	}
-	p := &dynamo.AggregatePage{}
+	var p *dynamo.AggregatePage
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, "SELECT n FROM aggregate_counter").Scan(&p.Last); err != nil {
-			return fmt.Errorf("last number: %w", err)
-		}
-		n, from, to := archive.AggregateBounds(q, p.Last)
-		p.Number = n
-		sq, err := aggregatePageQuery(q, from, min(to, p.Last))
-		if err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, sq.sql, sq.args...)
-		items, err := collect(rows, err, archive.ScanItem)
-		if err != nil {
-			return fmt.Errorf("items: %w", err)
-		}
-		archive.NumberPage(items)
-		p.Items = archive.Aggregated(items)
-		if err := alsoIn(ctx, tx, p.Items, to); err != nil {
-			return err
-		}
-		if sq, err = aggregateOlderQuery(q, min(from, p.Last+1)); err != nil {
-			return err
-		}
-		err = tx.QueryRow(ctx, sq.sql, sq.args...).Scan(&p.Older)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("older items: %w", err)
-		}
-		var at *time.Time
-		if err := tx.QueryRow(ctx, "SELECT max(first_seen) FROM items WHERE agg_seq BETWEEN $1 AND $2", from, to).Scan(&at); err != nil {
-			return fmt.Errorf("page date: %w", err)
-		}
-		if at != nil {
-			p.At = at.UTC()
-		}
-		return nil
+		var err error
+		p, err = archive.ReadAggregatePage(ctx, aggPageTx{tx: tx, q: q}, q)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("aggregate page %d: %w", q.Number, err)
 	}
 	return p, nil
+}
+
+// aggPageTx is PostgreSQL's SQL for archive.ReadAggregatePage, for the
+// query q.
+type aggPageTx struct {
+	tx pgx.Tx
+	q  dynamo.AggregatePageQuery
+}
+
+// Last implements archive.AggregatePageTx.
+func (a aggPageTx) Last(ctx context.Context) (int64, error) {
+	var n int64
+	err := a.tx.QueryRow(ctx, "SELECT n FROM aggregate_counter").Scan(&n)
+	return n, err
+}
+
+// Items implements archive.AggregatePageTx.
+func (a aggPageTx) Items(ctx context.Context, from, to int64) ([]dynamo.ArchivedItem, error) {
+	sq, err := aggregatePageQuery(a.q, from, to)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := a.tx.Query(ctx, sq.sql, sq.args...)
+	return collect(rows, err, archive.ScanItem)
+}
+
+// AlsoIn implements archive.AggregatePageTx.
+func (a aggPageTx) AlsoIn(ctx context.Context, items []dynamo.AggregatedItem, upTo int64) error {
+	return alsoIn(ctx, a.tx, items, upTo)
+}
+
+// Older implements archive.AggregatePageTx.
+func (a aggPageTx) Older(ctx context.Context, below int64) (int64, error) {
+	sq, err := aggregateOlderQuery(a.q, below)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = a.tx.QueryRow(ctx, sq.sql, sq.args...).Scan(&n)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// Date implements archive.AggregatePageTx.
+func (a aggPageTx) Date(ctx context.Context, from, to int64) (time.Time, error) {
+	var at *time.Time
+	if err := a.tx.QueryRow(ctx, "SELECT max(first_seen) FROM items WHERE agg_seq BETWEEN $1 AND $2", from, to).Scan(&at); err != nil || at == nil {
+		return time.Time{}, err
+	}
+	return at.UTC(), nil
 }
 
 // aggregatePageQuery selects the items numbered from through to that q

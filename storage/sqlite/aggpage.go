@@ -5,16 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
-// AggregatePage reads one page of the aggregate's archived feed in one
-// read transaction: the highest number handed out, the page's items
-// through the items_agg_seq index, each with its first revision and the
-// copies published by the page's end, the nearest older match and the
-// page's date.
+// AggregatePage reads one page of the aggregate's archived feed
+// (archive.ReadAggregatePage) in one read transaction, its items through
+// the items_agg_seq index, each with its first revision.
 func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) (*dynamo.AggregatePage, error) {
 	if err := archive.CheckAggregatePage(q); err != nil {
 		return nil, err
@@ -23,42 +22,61 @@ func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) 
 	if err != nil {
 		return nil, fmt.Errorf("aggregate page %d: %w", q.Number, err)
 	}
-	p := &dynamo.AggregatePage{}
+	var p *dynamo.AggregatePage
 	err = s.readTx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, "SELECT n FROM aggregate_counter").Scan(&p.Last); err != nil {
-			return fmt.Errorf("last number: %w", err)
-		}
-		n, from, to := archive.AggregateBounds(q, p.Last)
-		p.Number = n
-		args := append([]any{from, min(to, p.Last), q.Category}, cargs...)
-		rows, err := tx.QueryContext(ctx, aggregatePageSQL(where), args...)
-		items, err := collect(rows, err, archive.ScanItem)
-		if err != nil {
-			return fmt.Errorf("items: %w", err)
-		}
-		archive.NumberPage(items)
-		p.Items = archive.Aggregated(items)
-		if err := alsoIn(ctx, tx, p.Items, to); err != nil {
-			return err
-		}
-		args = append([]any{min(from, p.Last+1), nil, q.Category}, cargs...)
-		err = tx.QueryRowContext(ctx, aggregateOlderSQL(where), args...).Scan(&p.Older)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("older items: %w", err)
-		}
-		var at sql.NullInt64
-		if err := tx.QueryRowContext(ctx, "SELECT max(first_seen) FROM items WHERE agg_seq BETWEEN ? AND ?", from, to).Scan(&at); err != nil {
-			return fmt.Errorf("page date: %w", err)
-		}
-		if at.Valid {
-			p.At = goTime(at.Int64)
-		}
-		return nil
+		p, err = archive.ReadAggregatePage(ctx, aggPageTx{tx: tx, category: q.Category, where: where, cargs: cargs}, q)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("aggregate page %d: %w", q.Number, err)
 	}
 	return p, nil
+}
+
+// aggPageTx is SQLite's SQL for archive.ReadAggregatePage, with the page's
+// selection compiled (where, over the category and cargs).
+type aggPageTx struct {
+	tx       *sql.Tx
+	category string
+	where    string
+	cargs    []any
+}
+
+// Last implements archive.AggregatePageTx.
+func (a aggPageTx) Last(ctx context.Context) (int64, error) {
+	var n int64
+	err := a.tx.QueryRowContext(ctx, "SELECT n FROM aggregate_counter").Scan(&n)
+	return n, err
+}
+
+// Items implements archive.AggregatePageTx.
+func (a aggPageTx) Items(ctx context.Context, from, to int64) ([]dynamo.ArchivedItem, error) {
+	rows, err := a.tx.QueryContext(ctx, aggregatePageSQL(a.where), append([]any{from, to, a.category}, a.cargs...)...)
+	return collect(rows, err, archive.ScanItem)
+}
+
+// AlsoIn implements archive.AggregatePageTx.
+func (a aggPageTx) AlsoIn(ctx context.Context, items []dynamo.AggregatedItem, upTo int64) error {
+	return alsoIn(ctx, a.tx, items, upTo)
+}
+
+// Older implements archive.AggregatePageTx.
+func (a aggPageTx) Older(ctx context.Context, below int64) (int64, error) {
+	var n int64
+	err := a.tx.QueryRowContext(ctx, aggregateOlderSQL(a.where), append([]any{below, nil, a.category}, a.cargs...)...).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// Date implements archive.AggregatePageTx.
+func (a aggPageTx) Date(ctx context.Context, from, to int64) (time.Time, error) {
+	var at sql.NullInt64
+	if err := a.tx.QueryRowContext(ctx, "SELECT max(first_seen) FROM items WHERE agg_seq BETWEEN ? AND ?", from, to).Scan(&at); err != nil || !at.Valid {
+		return time.Time{}, err
+	}
+	return goTime(at.Int64), nil
 }
 
 // aggregatePageSQL selects the items numbered from ?1 through ?2 that
