@@ -116,11 +116,9 @@ func (s *Server) aggregatePage(ctx context.Context, fr *feedRequest) (*built, er
 	}
 	b := aggregateBuilt(fr)
 	if current {
-		sources, err := s.cfg.Store.Sources(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list sources: %w", err)
+		if err := s.dateAggregate(ctx, b, fr, p.Items); err != nil {
+			return nil, err
 		}
-		s.dateAggregate(b, fr, sources, p.Items)
 	} else {
 		for i, ai := range p.Items {
 			b.doc.Items = append(b.doc.Items, aggregatedItem(fr, i+1, ai))

@@ -45,7 +45,7 @@ const memoryBound = 200 << 20
 // while it polls and after it answered each listing of every source
 // (GET /api/sources, /api/sources.opml, and /resources in RSS 2.0, RSS
 // 1.0, which reads its sources three times, and JSON Feed), each checked
-// for every source: under 200 MB.
+// for every source, and /aggregate, dated by every source: under 200 MB.
 func TestServeMemoryBound(t *testing.T) {
 	if serveChild(t) {
 		return
@@ -86,6 +86,12 @@ func TestServeMemoryBound(t *testing.T) {
 		}
 		list.Sources = nil
 		check("after GET /api/sources")
+
+		// The aggregate's dates read every source: walked, not held.
+		resp = child.get("/aggregate?max=50")
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		check("after GET /aggregate?max=50")
 
 		for _, listing := range []struct{ path, item string }{
 			{"/api/sources.opml", "<outline "},
