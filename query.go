@@ -323,6 +323,10 @@ func (q *Query) addCondition(name, value string, or bool) error {
 	return nil
 }
 
+// maxItemsWanted is what max= must be, for its error message: made once,
+// not on every request that names max.
+var maxItemsWanted = fmt.Sprintf("an integer from 1 to %d", MaxItems)
+
 // set reads a parameter that may be given once.
 func (q *Query) set(name, value string) error {
 	var err error
@@ -330,7 +334,7 @@ func (q *Query) set(name, value string) error {
 	case "index":
 		q.Index, err = parseBounded(name, value, 1, MaxVersionIndex, "an integer from 1 (the newest version) to the number of versions")
 	case "max":
-		q.Max, err = parseBounded(name, value, 1, MaxItems, fmt.Sprintf("an integer from 1 to %d", MaxItems))
+		q.Max, err = parseBounded(name, value, 1, MaxItems, maxItemsWanted)
 	case "page":
 		q.Page, err = parsePage(value)
 	case "category":

@@ -2,6 +2,8 @@ package api
 
 import (
 	"container/list"
+	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +29,56 @@ type answer struct {
 	// link is the Link header advertising the WebSub hub and the self
 	// URL, "" without a hub.
 	link string
+	// hdr holds the answer's header values made once (prepare), so that
+	// serving it from the cache builds none of them again.
+	hdr answerHeaders
+}
+
+// answerHeaders are an answer's header values as http.Header holds them.
+// Each slice has its length as capacity, so a handler that appends to the
+// header it was given gets a copy, never a change to the answer's.
+type answerHeaders struct {
+	etag, gzETag, contentType, contentLength, lastModified, link []string
+	// cacheControl is the last Cache-Control value of a changing answer,
+	// whose max-age counts down: one made per second, not per request.
+	cacheControl *cacheControlMemo
+}
+
+// cacheControlMemo keeps the Cache-Control value last made for an answer.
+type cacheControlMemo struct{ last atomic.Pointer[cacheControl] }
+
+type cacheControl struct {
+	maxAge int
+	value  []string
+}
+
+// header is the Cache-Control value for a max-age of maxAge seconds.
+func (m *cacheControlMemo) header(maxAge int) []string {
+	if c := m.last.Load(); c != nil && c.maxAge == maxAge {
+		return c.value
+	}
+	c := &cacheControl{maxAge: maxAge, value: []string{"public, max-age=" + strconv.Itoa(maxAge)}[:1:1]}
+	m.last.Store(c)
+	return c.value
+}
+
+// prepare makes the answer's header values from its fields; it is called
+// when an answer is made and again whenever its fields change.
+func (a *answer) prepare() {
+	one := func(v string) []string { return []string{v}[:1:1] }
+	a.hdr = answerHeaders{
+		etag:          one(a.etag),
+		gzETag:        one(httpcompress.ETag(a.etag)),
+		contentType:   one(a.contentType),
+		contentLength: one(strconv.Itoa(len(a.body))),
+		cacheControl:  &cacheControlMemo{},
+	}
+	if !a.lastModified.IsZero() { // an empty collection or category has none
+		a.hdr.lastModified = one(a.lastModified.Format(http.TimeFormat))
+	}
+	if a.link != "" {
+		a.hdr.link = one(a.link)
+	}
 }
 
 // size is what the answer holds, its compressed body once made.
@@ -39,6 +91,8 @@ func (a *answer) size() int64 { return int64(len(a.body)) + a.gz.size() + 256 }
 type lazyGzip struct {
 	once sync.Once
 	body []byte
+	// length is the Content-Length header of body.
+	length []string
 	// grown, when set, is told how many bytes compressing added: the
 	// cache's accounting of the answer holding it (set by put).
 	grown func(n int64)
@@ -49,6 +103,7 @@ type lazyGzip struct {
 func (z *lazyGzip) get(body []byte) []byte {
 	z.once.Do(func() {
 		z.body = httpcompress.Gzip(body)
+		z.length = []string{strconv.Itoa(len(z.body))}[:1:1]
 		z.done.Store(true)
 		if z.grown != nil {
 			z.grown(int64(len(z.body)))
@@ -56,6 +111,10 @@ func (z *lazyGzip) get(body []byte) []byte {
 	})
 	return z.body
 }
+
+// contentLength is the Content-Length header value of the compressed
+// body, once get has made it.
+func (z *lazyGzip) contentLength() []string { return z.length }
 
 // size is the compressed body's length once made, else 0.
 func (z *lazyGzip) size() int64 {

@@ -142,7 +142,7 @@ func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes 
 	if len(buf.Bytes()) >= httpcompress.MinSize {
 		gz = &lazyGzip{} // compressed when a client first accepts gzip
 	}
-	return &answer{
+	a := &answer{
 		body:         buf.Bytes(),
 		gz:           gz,
 		contentType:  f.ContentType(),
@@ -151,7 +151,9 @@ func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes 
 		nextChange:   b.nextChange,
 		immutable:    b.immutable,
 		link:         link,
-	}, nil
+	}
+	a.prepare()
+	return a, nil
 }
 
 // baseURL is the configured public URL, or the one the client used.

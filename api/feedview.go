@@ -118,6 +118,7 @@ func viewOf(a *answer, self, label string) *answer {
 	v.contentType = pageContentType
 	v.etag = pageETag(a.etag)
 	v.gz = nil // the feed's, not the page's: the page is compressed as it is written (httpcompress.Handler)
+	v.prepare()
 	return &v
 }
 

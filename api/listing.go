@@ -97,9 +97,11 @@ func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, e dynamo.Q
 		nextChange:   l.nextChange,
 		link:         link,
 	}
+	a.prepare()
 	shown := a
 	if page {
 		shown = &answer{contentType: pageContentType, etag: pageETag(a.etag), lastModified: a.lastModified, nextChange: a.nextChange, link: a.link}
+		shown.prepare()
 	}
 	// httpcompress.Handler compresses the body as it is written and tags
 	// it so; a 304 carries the tag of what the client would get.
@@ -141,6 +143,7 @@ func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, e dynamo.Q
 		if len(body) >= httpcompress.MinSize {
 			a.gz = &lazyGzip{}
 		}
+		a.prepare() // its Content-Length, now that it has a body
 		s.cache.put(key, "", gen, a)
 	}
 }

@@ -36,50 +36,74 @@ const (
 // depends on Accept-Encoding, and If-None-Match with either ETag is the
 // same content, so answers 304.
 func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) {
-	body, etag := a.body, a.etag
 	gzipped := a.gz != nil && httpcompress.AcceptsGzip(r)
+	etag := a.hdr.etag
 	if gzipped {
-		etag = httpcompress.ETag(a.etag)
+		etag = a.hdr.gzETag
 	}
-	if s.answerHeaders(w, r, a, etag) {
+	if s.setAnswerHeaders(w, r, a, etag) {
 		return
 	}
 	h := w.Header()
+	body, length := a.body, a.hdr.contentLength
 	if gzipped {
 		body = a.gz.get(a.body)
-		h.Set("Content-Encoding", "gzip")
+		length = a.gz.contentLength()
+		h["Content-Encoding"] = gzipEncoding
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Length"] = length
 	w.Write(body)
 }
 
 // answerHeaders sets the headers of a feed answer, etag being the tag of
 // the representation the client gets, and answers 304, reporting true, when
 // the client's copy is current; else it sets the Content-Type and the body
-// is the caller's to write.
+// is the caller's to write. The answer must be prepared (answer.prepare).
 func (s *Server) answerHeaders(w http.ResponseWriter, r *http.Request, a *answer, etag string) bool {
+	return s.setAnswerHeaders(w, r, a, []string{etag})
+}
+
+// setAnswerHeaders is answerHeaders with the ETag as the header holds it.
+// The header values are the answer's own (answer.prepare), set under their
+// canonical keys: a cached answer builds none of them again.
+func (s *Server) setAnswerHeaders(w http.ResponseWriter, r *http.Request, a *answer, etag []string) bool {
 	h := w.Header()
-	httpcompress.AddVary(h)
-	h.Add("Vary", "Accept") // a browser asking for HTML gets the readable page
-	h.Set("ETag", etag)
-	if a.link != "" {
-		h.Set("Link", a.link)
+	if len(h["Vary"]) == 0 {
+		h["Vary"] = varyValues
+	} else {
+		httpcompress.AddVary(h)
+		h.Add("Vary", "Accept") // a browser asking for HTML gets the readable page
 	}
-	if !a.lastModified.IsZero() { // an empty collection or category has none
-		h.Set("Last-Modified", a.lastModified.Format(http.TimeFormat))
+	h["Etag"] = etag
+	if a.hdr.link != nil {
+		h["Link"] = a.hdr.link
+	}
+	if a.hdr.lastModified != nil { // an empty collection or category has none
+		h["Last-Modified"] = a.hdr.lastModified
 	}
 	if a.immutable {
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(immutableAge)+", immutable")
+		h["Cache-Control"] = immutableCacheControl
 	} else {
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(maxAge(a.nextChange, s.cfg.Now()).Seconds())))
+		h["Cache-Control"] = a.hdr.cacheControl.header(int(maxAge(a.nextChange, s.cfg.Now()).Seconds()))
 	}
 	if notModified(r, a) {
 		w.WriteHeader(http.StatusNotModified)
 		return true
 	}
-	h.Set("Content-Type", a.contentType)
+	h["Content-Type"] = a.hdr.contentType
 	return false
 }
+
+// Header values every answer shares; each slice's capacity is its length,
+// so appending to one copies it.
+var (
+	// varyValues is Vary: an answer depends on Accept-Encoding (its
+	// compression) and Accept (a browser asking for HTML gets the
+	// readable page).
+	varyValues            = []string{"Accept-Encoding", "Accept"}[:2:2]
+	immutableCacheControl = []string{"public, max-age=" + strconv.Itoa(immutableAge) + ", immutable"}[:1:1]
+	gzipEncoding          = []string{"gzip"}[:1:1]
+)
 
 // maxAge is how long a client may keep an answer: until the collection's
 // next poll, the earliest it can change.
@@ -95,7 +119,7 @@ func maxAge(next, now time.Time) time.Duration {
 // If-Modified-Since.
 func notModified(r *http.Request, a *answer) bool {
 	if inm := r.Header.Get("If-None-Match"); inm != "" {
-		return etagMatches(inm, a.etag) || etagMatches(inm, httpcompress.ETag(a.etag))
+		return etagMatches(inm, a.etag) || etagMatches(inm, a.hdr.gzETag[0])
 	}
 	ims := r.Header.Get("If-Modified-Since")
 	if ims == "" {

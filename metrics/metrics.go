@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +33,15 @@ type Metrics struct {
 	requests        *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
 	cache           *prometheus.CounterVec
+	hits, misses    lazyCounter // cache's series, made on first use
+	// series holds the request series already looked up in requests and
+	// requestDuration: a vector's lookup formats and hashes the labels on
+	// every call, a cost each request would pay (routes and codes are few).
+	series struct {
+		sync.RWMutex
+		counts    map[routeCode]prometheus.Counter
+		durations map[string]prometheus.Observer
+	}
 	// WebSub (docs/WEBSUB.md).
 	verifications *prometheus.CounterVec
 	deliveries    *prometheus.CounterVec
@@ -179,21 +189,64 @@ func (m *Metrics) ObserveRequest(route string, code int, took time.Duration) {
 	if m == nil {
 		return
 	}
-	m.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
-	m.requestDuration.WithLabelValues(route).Observe(took.Seconds())
+	count, duration := m.requestSeries(route, code)
+	count.Inc()
+	duration.Observe(took.Seconds())
+}
+
+// lazyCounter is one series of a vector, looked up once, on first use
+// (so that it shows in /metrics only once counted).
+type lazyCounter struct {
+	once sync.Once
+	c    prometheus.Counter
+}
+
+func (l *lazyCounter) get(vec *prometheus.CounterVec, label string) prometheus.Counter {
+	l.once.Do(func() { l.c = vec.WithLabelValues(label) })
+	return l.c
+}
+
+// routeCode names one series of requests.
+type routeCode struct {
+	route string
+	code  int
+}
+
+// requestSeries returns the series of requests to route answered with
+// code, looking them up in the vectors only the first time.
+func (m *Metrics) requestSeries(route string, code int) (prometheus.Counter, prometheus.Observer) {
+	k := routeCode{route, code}
+	m.series.RLock()
+	count, ok := m.series.counts[k]
+	duration, ok2 := m.series.durations[route]
+	m.series.RUnlock()
+	if ok && ok2 {
+		return count, duration
+	}
+	count = m.requests.WithLabelValues(route, strconv.Itoa(code))
+	duration = m.requestDuration.WithLabelValues(route)
+	m.series.Lock()
+	defer m.series.Unlock()
+	if m.series.counts == nil {
+		m.series.counts = map[routeCode]prometheus.Counter{}
+		m.series.durations = map[string]prometheus.Observer{}
+	}
+	m.series.counts[k] = count
+	m.series.durations[route] = duration
+	return count, duration
 }
 
 // CacheHit records an answer served from the cache.
 func (m *Metrics) CacheHit() {
 	if m != nil {
-		m.cache.WithLabelValues("hit").Inc()
+		m.hits.get(m.cache, "hit").Inc()
 	}
 }
 
 // CacheMiss records an answer that had to be rendered.
 func (m *Metrics) CacheMiss() {
 	if m != nil {
-		m.cache.WithLabelValues("miss").Inc()
+		m.misses.get(m.cache, "miss").Inc()
 	}
 }
 
