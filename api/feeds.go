@@ -66,9 +66,10 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e dynamo.Quer
 		return
 	}
 	fr := &feedRequest{q: q, base: s.baseURL(r), scope: scope}
-	fr.self = fr.base + r.URL.EscapedPath()
 	if c := q.canonical(); c != "" {
-		fr.self += "?" + c
+		fr.self = fr.base + r.URL.EscapedPath() + "?" + c
+	} else {
+		fr.self = fr.base + r.URL.EscapedPath()
 	}
 	key := fr.self
 	// A browser asking for HTML gets the feed's readable page; JSON Feed
