@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/api"
@@ -132,11 +134,23 @@ func (w *discardWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// cpuTime is the CPU time the process has spent, user and system: on a
+// machine shared with other work, a benchmark's wall time per operation
+// says as much about the others as about the code.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkCachedGzip measures, without the network, what a cached
 // gzip-compressed answer costs the whole handler chain (metrics, compression,
 // routing, the query's parsing and key, the cache, the answer's headers)
 // beside a static handler setting the same headers and writing the same
-// compressed bytes: the ratio of their ns/op is issue 14's aim (≥ 70 %)
+// compressed bytes: the ratio of their CPU time per answer (cpu-ns/op, the
+// process's, so the collector's work counts) is issue 14's aim (≥ 70 %)
 // for the handlers' share of a request.
 func BenchmarkCachedGzip(b *testing.B) {
 	e := benchEnv(b, stores[0].open)
@@ -173,6 +187,7 @@ func BenchmarkCachedGzip(b *testing.B) {
 	}{{"cached", e.server}, {"static", static}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
+			start := cpuTime(b)
 			for b.Loop() {
 				w := &discardWriter{h: make(http.Header, 12)}
 				c.h.ServeHTTP(w, req)
@@ -180,6 +195,7 @@ func BenchmarkCachedGzip(b *testing.B) {
 					b.Fatalf("wrote %d bytes, want %d", w.n, len(body))
 				}
 			}
+			b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
