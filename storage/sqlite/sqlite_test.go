@@ -361,21 +361,7 @@ func TestNoWriteWhileUnchanged(t *testing.T) {
 // independent of the archive's size.
 func TestArchiveQueryUsesIndex(t *testing.T) {
 	s := open(t)
-	rows, err := s.r.Query(`EXPLAIN QUERY PLAN `+archiveItemsSQL("1"), "a", 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	joined := strings.Join(plan, "; ")
+	joined := queryPlan(t, s, archiveItemsSQL("1"), "a", 10)
 	if !strings.Contains(joined, "item_revisions_archive") || strings.Contains(joined, "TEMP B-TREE") || strings.Contains(joined, "MATERIALIZE") {
 		t.Errorf("archive query plan %q does not read item_revisions_archive in order, joining as it goes", joined)
 	}
@@ -482,7 +468,7 @@ func TestStoriesMigration(t *testing.T) {
 	}
 
 	// Put the tables back as 0001 made them, and forget 0003.
-	for _, q := range []string{
+	undo := []string{
 		`CREATE TABLE duplicates_old (source_id TEXT NOT NULL, item_id TEXT NOT NULL, primary_source TEXT NOT NULL,
 			primary_item TEXT NOT NULL, distance INTEGER NOT NULL, PRIMARY KEY (source_id, item_id)) STRICT, WITHOUT ROWID`,
 		"INSERT INTO duplicates_old SELECT source_id, item_id, primary_source, primary_item, 4 FROM duplicates",
@@ -496,19 +482,8 @@ func TestStoriesMigration(t *testing.T) {
 		"CREATE INDEX items_fingerprints ON items (first_seen) WHERE fingerprint <> 0",
 		"ALTER TABLE item_revisions ADD COLUMN fingerprint INTEGER NOT NULL DEFAULT 1",
 		"DELETE FROM schema_migrations WHERE version = 3",
-	} {
-		if _, err := s.w.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	upgraded := openPath(t, path)
-	if got := upgraded.Applied(); !slices.Equal(got, []string{"0003_stories.sql"}) {
-		t.Fatalf("reopening applied %v, want 0003_stories.sql", got)
-	}
+	upgraded := undoMigration(t, s, path, undo, "0003_stories.sql")
 	items, err := upgraded.Items(ctx, dynamo.ItemQuery{SourceID: "b"})
 	if err != nil || len(items) != 1 {
 		t.Fatalf("archive of b: %+v, %v", items, err)
@@ -533,7 +508,6 @@ func TestStoriesMigration(t *testing.T) {
 // lack them, reopens, and checks that the migration gives every item the
 // number and first revision that storing it gave.
 func TestItemNumbersMigration(t *testing.T) {
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "dynamo.db")
 	s := openPath(t, path)
 	for _, id := range []string{"a", "b"} {
@@ -548,41 +522,19 @@ func TestItemNumbersMigration(t *testing.T) {
 	}
 	numbers := func(s *Store) []string {
 		t.Helper()
-		rows, err := s.r.QueryContext(ctx, "SELECT source_id || ' ' || item_id || ' ' || arch_seq || ' ' || first_rev FROM items ORDER BY 1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, line)
-		}
-		return out
+		return lines(t, s, "SELECT source_id || ' ' || item_id || ' ' || arch_seq || ' ' || first_rev FROM items ORDER BY 1")
 	}
 	stored := numbers(s)
 	if len(stored) != 2*(5+3*2) {
 		t.Fatalf("%d items stored, want 22", len(stored))
 	}
-	for _, q := range []string{
+	undo := []string{
 		"DROP INDEX items_arch_seq",
 		"ALTER TABLE items DROP COLUMN arch_seq",
 		"ALTER TABLE items DROP COLUMN first_rev",
 		"DELETE FROM schema_migrations WHERE version = 8",
-	} {
-		if _, err := s.w.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	upgraded := openPath(t, path)
-	if got := upgraded.Applied(); !slices.Equal(got, []string{"0008_item_numbers.sql"}) {
-		t.Fatalf("reopening applied %v, want 0008_item_numbers.sql", got)
-	}
+	upgraded := undoMigration(t, s, path, undo, "0008_item_numbers.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -605,21 +557,7 @@ func TestPageUsesIndex(t *testing.T) {
 		{"page with a condition", pageSQL(where), []any{"a", 101, 200, "bridge"}},
 		{"older match", olderSQL(where), []any{"a", 101, "bridge"}},
 	} {
-		rows, err := s.r.Query("EXPLAIN QUERY PLAN "+q.sql, q.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		joined := strings.Join(plan, "; ")
+		joined := queryPlan(t, s, q.sql, q.args...)
 		if !strings.Contains(joined, "SEARCH p USING INDEX items_arch_seq (source_id=? AND arch_seq") || strings.Contains(joined, "TEMP B-TREE") {
 			t.Errorf("%s: plan %q does not read a range of items_arch_seq in order", q.what, joined)
 		}
@@ -630,7 +568,6 @@ func TestPageUsesIndex(t *testing.T) {
 // aggregate numbers as polls number them (in the order first seen, which
 // is here the order stored), and the counter continues from the last.
 func TestAggregateNumbersMigration(t *testing.T) {
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "dynamo.db")
 	s := openPath(t, path)
 	addSource(t, s, "a")
@@ -642,42 +579,20 @@ func TestAggregateNumbersMigration(t *testing.T) {
 	}
 	numbers := func(s *Store) []string {
 		t.Helper()
-		rows, err := s.r.QueryContext(ctx, "SELECT source_id || ' ' || arch_seq || ' ' || agg_seq || ' ' || (SELECT n FROM aggregate_counter) FROM items ORDER BY agg_seq")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, line)
-		}
-		return out
+		return lines(t, s, "SELECT source_id || ' ' || arch_seq || ' ' || agg_seq || ' ' || (SELECT n FROM aggregate_counter) FROM items ORDER BY agg_seq")
 	}
 	stored := numbers(s)
 	if len(stored) != 2*(5+3*2) || stored[0] != "a 1 1 22" || stored[5] != "b 1 6 22" {
 		t.Fatalf("numbered as stored: %v; want 22 items, a's five first, then b's", stored)
 	}
-	for _, q := range []string{
+	undo := []string{
 		"DROP INDEX items_agg_seq",
 		"DROP INDEX items_unnumbered",
 		"ALTER TABLE items DROP COLUMN agg_seq",
 		"DROP TABLE aggregate_counter",
 		"DELETE FROM schema_migrations WHERE version = 11",
-	} {
-		if _, err := s.w.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	upgraded := openPath(t, path)
-	if got := upgraded.Applied(); !slices.Equal(got, []string{"0011_aggregate_numbers.sql"}) {
-		t.Fatalf("reopening applied %v, want 0011_aggregate_numbers.sql", got)
-	}
+	upgraded := undoMigration(t, s, path, undo, "0011_aggregate_numbers.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -703,23 +618,69 @@ func TestAggregatePageUsesIndex(t *testing.T) {
 		{"page", aggregatePageSQL(where), "SEARCH p USING INDEX items_agg_seq (agg_seq>? AND agg_seq<?)", []any{101, 200, "c", "bridge"}},
 		{"older match", aggregateOlderSQL(where), "SEARCH p USING INDEX items_agg_seq (agg_seq<?)", []any{101, nil, "c", "bridge"}},
 	} {
-		rows, err := s.r.Query("EXPLAIN QUERY PLAN "+q.sql, q.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		joined := strings.Join(plan, "; ")
+		joined := queryPlan(t, s, q.sql, q.args...)
 		if !strings.Contains(joined, q.want) || strings.Contains(joined, "TEMP B-TREE") {
 			t.Errorf("%s: plan %q does not read a range of items_agg_seq in order", q.what, joined)
 		}
 	}
+}
+
+// lines answers query's rows, each a single text column.
+func lines(t *testing.T, s *Store, query string) []string {
+	t.Helper()
+	rows, err := s.r.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// undoMigration takes the file s stores in at path back to before
+// migration with the statements undo, closes s and opens the file again,
+// checking that the reopening applied migration and nothing else.
+func undoMigration(t *testing.T, s *Store, path string, undo []string, migration string) *Store {
+	t.Helper()
+	for _, q := range undo {
+		if _, err := s.w.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	upgraded := openPath(t, path)
+	if got := upgraded.Applied(); !slices.Equal(got, []string{migration}) {
+		t.Fatalf("reopening applied %v, want %s", got, migration)
+	}
+	return upgraded
+}
+
+// queryPlan answers SQLite's plan for query with args, its steps joined
+// by "; ".
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	return strings.Join(plan, "; ")
 }
