@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -62,25 +61,25 @@ func fillArchive(t testing.TB, s *Store, id string, total, perVersion int) []str
 // explain returns PostgreSQL's plan for an item query.
 func explain(t testing.TB, s *Store, q dynamo.ItemQuery) string {
 	t.Helper()
-	ctx := context.Background()
 	sq, err := archiveQuery(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := s.pool.Query(ctx, "EXPLAIN "+sq.sql, sq.args...)
+	return explainQuery(t, s, sq)
+}
+
+// explainQuery returns PostgreSQL's plan for sq, a line a step.
+func explainQuery(t testing.TB, s *Store, sq query) string {
+	t.Helper()
+	rows, err := s.pool.Query(context.Background(), "EXPLAIN "+sq.sql, sq.args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var plan strings.Builder
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintln(&plan, line)
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
 	}
-	return plan.String()
+	return strings.Join(lines, "\n")
 }
 
 // A selective condition on a 50,000-item archive is answered from the
@@ -116,15 +115,7 @@ func TestPageUsesIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := s.pool.Query(context.Background(), "EXPLAIN "+sq.sql, sq.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := strings.Join(lines, "\n")
+		plan := explainQuery(t, s, sq)
 		if !strings.Contains(plan, "items_arch_seq") || strings.Contains(plan, "Seq Scan on items") {
 			t.Errorf("page %d-%d does not read a range of items_arch_seq:\n%s", q.From, q.To, plan)
 		}
@@ -159,15 +150,7 @@ func TestAggregatePageUsesIndex(t *testing.T) {
 		queries = append(queries, page, older)
 	}
 	for _, sq := range queries {
-		rows, err := s.pool.Query(context.Background(), "EXPLAIN "+sq.sql, sq.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := strings.Join(lines, "\n")
+		plan := explainQuery(t, s, sq)
 		if !strings.Contains(plan, "items_agg_seq") || strings.Contains(plan, "Seq Scan on items") {
 			t.Errorf("%v does not read a range of items_agg_seq:\n%s", sq.args, plan)
 		}

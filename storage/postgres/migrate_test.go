@@ -127,7 +127,7 @@ func TestStoriesMigration(t *testing.T) {
 	}
 
 	// Put the tables back as 0001 made them, and forget 0004.
-	for _, q := range []string{
+	undo := []string{
 		"ALTER TABLE duplicates ADD COLUMN distance integer NOT NULL DEFAULT 4",
 		"ALTER TABLE duplicates DROP COLUMN rule, DROP COLUMN score, DROP COLUMN matched_source, DROP COLUMN matched_item",
 		"DROP INDEX items_story_seq",
@@ -137,17 +137,8 @@ func TestStoriesMigration(t *testing.T) {
 		"ALTER TABLE item_revisions ADD COLUMN fingerprint bigint NOT NULL DEFAULT 1",
 		"DROP SEQUENCE story_seq",
 		"DELETE FROM schema_migrations WHERE version = 4",
-	} {
-		if _, err := s.pool.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
 	}
-	s.Close()
-
-	upgraded := openDSN(t, dsn)
-	if got := upgraded.Applied(); !slices.Equal(got, []string{"0004_stories.sql"}) {
-		t.Fatalf("reopening applied %v, want 0004_stories.sql", got)
-	}
+	upgraded := undoMigration(t, s, dsn, undo, "0004_stories.sql")
 	items, err := upgraded.Items(ctx, dynamo.ItemQuery{SourceID: "b"})
 	if err != nil || len(items) != 1 {
 		t.Fatalf("archive of b: %+v, %v", items, err)
@@ -205,20 +196,12 @@ func TestItemNumbersMigration(t *testing.T) {
 	if len(stored) != 2*(5+3*2) {
 		t.Fatalf("%d items stored, want 22", len(stored))
 	}
-	for _, q := range []string{
+	undo := []string{
 		"DROP INDEX items_arch_seq",
 		"ALTER TABLE items DROP COLUMN arch_seq, DROP COLUMN first_rev",
 		"DELETE FROM schema_migrations WHERE version = 9",
-	} {
-		if _, err := s.pool.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
 	}
-	s.Close()
-	upgraded := openDSN(t, dsn)
-	if got := upgraded.Applied(); !slices.Equal(got, []string{"0009_item_numbers.sql"}) {
-		t.Fatalf("reopening applied %v, want 0009_item_numbers.sql", got)
-	}
+	upgraded := undoMigration(t, s, dsn, undo, "0009_item_numbers.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -262,21 +245,13 @@ func TestAggregateNumbersMigration(t *testing.T) {
 	if len(stored) != 2*(5+3*2) || stored[0] != "a 1 1 22" || stored[5] != "b 1 6 22" {
 		t.Fatalf("numbered as stored: %v; want 22 items, a's five first, then b's", stored)
 	}
-	for _, q := range []string{
+	undo := []string{
 		"DROP INDEX items_agg_seq, items_unnumbered",
 		"ALTER TABLE items DROP COLUMN agg_seq",
 		"DROP TABLE aggregate_counter",
 		"DELETE FROM schema_migrations WHERE version = 12",
-	} {
-		if _, err := s.pool.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
 	}
-	s.Close()
-	upgraded := openDSN(t, dsn)
-	if got := upgraded.Applied(); !slices.Equal(got, []string{"0012_aggregate_numbers.sql"}) {
-		t.Fatalf("reopening applied %v, want 0012_aggregate_numbers.sql", got)
-	}
+	upgraded := undoMigration(t, s, dsn, undo, "0012_aggregate_numbers.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -284,4 +259,22 @@ func TestAggregateNumbersMigration(t *testing.T) {
 	if got := numbers(upgraded); len(got) != 24 || got[23] != "a 13 24 24" {
 		t.Errorf("the next poll numbered %v; want items 23 and 24", got[22:])
 	}
+}
+
+// undoMigration takes the database s stores in back to before migration
+// with the statements undo, closes s and opens dsn again, checking that
+// the reopening applied migration and nothing else.
+func undoMigration(t *testing.T, s *Store, dsn string, undo []string, migration string) *Store {
+	t.Helper()
+	for _, q := range undo {
+		if _, err := s.pool.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	upgraded := openDSN(t, dsn)
+	if got := upgraded.Applied(); !slices.Equal(got, []string{migration}) {
+		t.Fatalf("reopening applied %v, want %s", got, migration)
+	}
+	return upgraded
 }
