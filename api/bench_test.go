@@ -5,12 +5,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/api"
+	"github.com/dynamo-feeds/dynamo/internal/cputime"
 )
 
 // benchPath is the answer measured: the newest 50 items of an archive of
@@ -134,17 +133,6 @@ func (w *discardWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// cpuTime is the CPU time the process has spent, user and system: on a
-// machine shared with other work, a benchmark's wall time per operation
-// says as much about the others as about the code.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkCachedGzip measures, without the network, what a cached
 // gzip-compressed answer costs the whole handler chain (metrics, compression,
 // routing, the query's parsing and key, the cache, the answer's headers)
@@ -187,7 +175,7 @@ func BenchmarkCachedGzip(b *testing.B) {
 	}{{"cached", e.server}, {"static", static}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			start := cpuTime(b)
+			start, ok := cputime.Process()
 			for b.Loop() {
 				w := &discardWriter{h: make(http.Header, 12)}
 				c.h.ServeHTTP(w, req)
@@ -195,7 +183,9 @@ func BenchmarkCachedGzip(b *testing.B) {
 					b.Fatalf("wrote %d bytes, want %d", w.n, len(body))
 				}
 			}
-			b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+			if end, _ := cputime.Process(); ok {
+				b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+			}
 		})
 	}
 }

@@ -10,11 +10,11 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/cputime"
 	"github.com/dynamo-feeds/dynamo/internal/pgtest"
 	"github.com/dynamo-feeds/dynamo/poller"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
@@ -126,7 +126,7 @@ func fetchAll(b *testing.B, urls []string, etag string, want int) {
 func inParallel(b *testing.B, sources int, poll func(n int) error) {
 	var workers atomic.Int64
 	b.SetParallelism(benchHosts / max(1, runtime.GOMAXPROCS(0)))
-	cpuStart := cpuTime(b)
+	cpuStart, cpuKnown := cputime.Process()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		worker, parallel := int(workers.Add(1))-1, benchHosts/max(1, runtime.GOMAXPROCS(0))*runtime.GOMAXPROCS(0)
@@ -138,20 +138,9 @@ func inParallel(b *testing.B, sources int, poll func(n int) error) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "polls/s")
-	if cpu := cpuTime(b) - cpuStart; b.N > 0 {
-		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/poll")
+	if cpuEnd, _ := cputime.Process(); cpuKnown && b.N > 0 {
+		b.ReportMetric(float64((cpuEnd-cpuStart).Microseconds())/float64(b.N), "cpu-µs/poll")
 	}
-}
-
-// cpuTime is the user and system time this process has used: the origin,
-// the fetcher and the poller, but not PostgreSQL. On a machine shared with
-// other work it is a steadier measure than the elapsed time.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkPoll measures polls of 64 sources on 16 loopback origins from

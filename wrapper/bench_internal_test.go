@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynamo-feeds/dynamo/internal/cputime"
 	"golang.org/x/net/html"
 )
 
@@ -174,9 +175,9 @@ func findAnnotations(text string) int {
 func reportCPU(b *testing.B, bytes int) func() {
 	b.SetBytes(int64(bytes))
 	b.ReportAllocs()
-	start, ok := cpuTime()
+	start, ok := cputime.Process()
 	return func() {
-		end, _ := cpuTime()
+		end, _ := cputime.Process()
 		if !ok || b.N == 0 {
 			return
 		}
