@@ -189,3 +189,51 @@ func BenchmarkCachedGzip(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUncached measures, without the network, what an uncached
+// `?max=50` answer costs the whole handler chain on each store (the store's
+// queries and the rendering included) beside a static handler setting the
+// same headers and writing the same bytes, as a client without gzip (wrk)
+// reads them: the ratio of their CPU time per answer (cpu-ns/op, the
+// process's, the store's own goroutines and the collector included; not
+// PostgreSQL's server process) is the handlers' share of issue 21's aim
+// (≥ 10 %).
+func BenchmarkUncached(b *testing.B) {
+	for _, st := range stores {
+		e := benchEnv(b, st.open, func(c *api.Config) { c.CacheBytes = -1 })
+		req := httptest.NewRequest(http.MethodGet, benchPath, nil)
+		req.Host = "feeds.example.org"
+		rec := httptest.NewRecorder()
+		e.server.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%s: status %d", st.name, rec.Code)
+		}
+		header, body := rec.Header().Clone(), rec.Body.Bytes()
+		static := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			h := w.Header()
+			for k, v := range header {
+				h[k] = v
+			}
+			w.Write(body)
+		})
+		for _, c := range []struct {
+			name string
+			h    http.Handler
+		}{{"uncached/" + st.name, e.server}, {"static/" + st.name, static}} {
+			b.Run(c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				start, ok := cputime.Process()
+				for b.Loop() {
+					w := &discardWriter{h: make(http.Header, 12)}
+					c.h.ServeHTTP(w, req)
+					if w.n != len(body) {
+						b.Fatalf("wrote %d bytes, want %d", w.n, len(body))
+					}
+				}
+				if end, _ := cputime.Process(); ok {
+					b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+				}
+			})
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -122,7 +124,10 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e dynamo.Quer
 // render writes the document in format f, at most maxBytes of it, and
 // computes its validators.
 func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes int64) (*answer, error) {
-	buf := limits.Buffer{Max: maxBytes}
+	buf := renderBuffers.Get().(*limits.Buffer)
+	defer freeRenderBuffer(buf)
+	buf.Reset()
+	buf.Max = maxBytes
 	opts := []transform.Option{transform.SelfURL(self), transform.SchemaURL(schemaURL)}
 	var link string
 	if hub != "" {
@@ -132,19 +137,20 @@ func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes 
 	if b.history != nil {
 		opts = append(opts, transform.WithHistory(*b.history))
 	}
-	if err := transform.Render(&buf, b.doc, f, opts...); err != nil {
+	if err := transform.Render(buf, b.doc, f, opts...); err != nil {
 		if errors.Is(err, limits.ErrTooLarge) {
 			return nil, badParam("max", "the answer would be larger than %d MiB (serve --max-answer-mib): ask for fewer items with max=, or for one version with index=", maxBytes>>20)
 		}
 		return nil, err
 	}
-	sum := sha256.Sum256(buf.Bytes())
+	body := bytes.Clone(buf.Bytes()) // the answer's own, at its size
+	sum := sha256.Sum256(body)
 	var gz *lazyGzip
-	if len(buf.Bytes()) >= httpcompress.MinSize {
+	if len(body) >= httpcompress.MinSize {
 		gz = &lazyGzip{} // compressed when a client first accepts gzip
 	}
 	a := &answer{
-		body:         buf.Bytes(),
+		body:         body,
 		gz:           gz,
 		contentType:  f.ContentType(),
 		etag:         `"` + hex.EncodeToString(sum[:16]) + `"`,
@@ -155,6 +161,21 @@ func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes 
 	}
 	a.prepare()
 	return a, nil
+}
+
+// renderBuffers keeps the buffers answers are rendered in, each answer's
+// body copied out of one at its size: a new buffer grown by doubling for
+// every uncached answer allocated about three times the body.
+var renderBuffers = sync.Pool{New: func() any { return new(limits.Buffer) }}
+
+// maxPooledRender bounds the buffers renderBuffers keeps: a rare large
+// answer's buffer is let go rather than held by the pool.
+const maxPooledRender = 1 << 20
+
+func freeRenderBuffer(buf *limits.Buffer) {
+	if buf.Cap() <= maxPooledRender {
+		renderBuffers.Put(buf)
+	}
 }
 
 // baseURL is the configured public URL, or the one the client used.
@@ -309,6 +330,7 @@ func (s *Server) archive(ctx context.Context, fr *feedRequest, src *dynamo.Sourc
 		return nil, err
 	}
 	b := s.sourceBuilt(fr, src, latest)
+	b.doc.Items = make([]dynamo.Item, 0, len(items))
 	for i, ai := range items {
 		it := archivedItem(ai)
 		// Items come from different versions, whose index attributes

@@ -110,3 +110,9 @@ func (b *Buffer) room(n int) error {
 
 // Bytes is what was written.
 func (b *Buffer) Bytes() []byte { return b.buf.Bytes() }
+
+// Reset empties the buffer, keeping its memory for the next answer.
+func (b *Buffer) Reset() { b.buf.Reset() }
+
+// Cap is the memory the buffer holds, in bytes.
+func (b *Buffer) Cap() int { return b.buf.Cap() }

@@ -20,6 +20,7 @@ var atomNoDate = time.Unix(0, 0).UTC()
 // dc:language, is its xml:lang.
 func writeAtom(w io.Writer, f *feed, es entries, fc *facts) error {
 	x := newXMLWriter(w)
+	defer x.release()
 	if fc.images {
 		x.ns.bind("media", nsMedia)
 	}

@@ -1,7 +1,6 @@
 package transform
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -109,7 +108,8 @@ func writeJSON(w io.Writer, f *feed, es entries) error {
 	if f.hub != "" {
 		doc.Hubs = []jsonHub{{Type: "WebSub", URL: f.hub}}
 	}
-	bw := bufio.NewWriterSize(w, 16<<10)
+	bw := newBufWriter(w)
+	defer freeBufWriter(bw)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // a feed is not embedded in HTML; "<" stays readable

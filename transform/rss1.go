@@ -22,6 +22,7 @@ import (
 // entry's feed-wide id (urn:uuid).
 func writeRSS1(w io.Writer, f *feed, es entries, fc *facts) error {
 	x := newXMLWriter(w)
+	defer x.release()
 	x.ns.bind("rdf", nsRDF)
 	if !f.updated.IsZero() || fc.dates {
 		x.ns.bind("dc", nsDC)

@@ -18,6 +18,7 @@ import (
 // enclosure links; its updated time is dcterms:modified.
 func writeRSS2(w io.Writer, f *feed, es entries, fc *facts) error {
 	x := newXMLWriter(w)
+	defer x.release()
 	if f.self != "" || f.hub != "" || f.history.needsAtom() {
 		x.ns.bind("atom", nsAtom)
 	}

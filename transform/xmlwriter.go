@@ -3,6 +3,7 @@ package transform
 import (
 	"bufio"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -21,8 +22,32 @@ type xmlWriter struct {
 	ns namespaces
 }
 
+// newXMLWriter returns a writer to w, whose buffer release gives back.
 func newXMLWriter(w io.Writer) *xmlWriter {
-	return &xmlWriter{w: bufio.NewWriterSize(w, 16<<10)}
+	return &xmlWriter{w: newBufWriter(w)}
+}
+
+// release gives the writer's buffer back for another rendering; the
+// writer is not used after.
+func (x *xmlWriter) release() { freeBufWriter(x.w) }
+
+// bufWriters keeps the 16 KiB buffers of finished renderings: every
+// uncached answer renders a feed, and a new buffer each time was a tenth
+// of an answer's allocated bytes.
+var bufWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 16<<10) }}
+
+// newBufWriter returns a pooled buffered writer to w.
+func newBufWriter(w io.Writer) *bufio.Writer {
+	bw := bufWriters.Get().(*bufio.Writer)
+	bw.Reset(w)
+	return bw
+}
+
+// freeBufWriter gives bw back to the pool, holding on to nothing of its
+// rendering (its destination, an error it kept).
+func freeBufWriter(bw *bufio.Writer) {
+	bw.Reset(nil)
+	bufWriters.Put(bw)
 }
 
 func (x *xmlWriter) flush() error { return x.w.Flush() }
