@@ -53,7 +53,7 @@ func shareKey(a, b []uint32) bool {
 // candidateStudy is what a candidate stage finds on the labelled set: the
 // share of the pairs the decision takes for one story that it proposes,
 // by kind, and the share of pairs of unrelated items (of different groups)
-// it proposes, which is how many candidates a lookup must decide per item
+// it proposes, parts not read yet left out (unread), which is how many candidates a lookup must decide per item
 // in the window. The set's stories share their fictional places, firms and
 // people far more than a real window's do (its hard negatives are made
 // that way), so the second share overstates what a real window costs; the
@@ -69,6 +69,9 @@ func studyCandidates(set pairSet, name string, propose func(a, b Profile, ka, kb
 	var all []Profile
 	var group []string
 	for _, h := range halves {
+		if unread[h] {
+			continue
+		}
 		for _, p := range set.profiled(h) {
 			if !p.same || !Compare(p.pa, p.pb).Same {
 				continue

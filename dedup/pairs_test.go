@@ -47,8 +47,17 @@ var (
 // before the rules changed again, and measured with the rules it was
 // written under (docs/DEDUP.md tells the order). A fourth held-out part was
 // written before the rules changed again, and read once when they were
-// final.
-var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4"}
+// final. A fifth held-out part was written before parts 2-4's wrong
+// decisions were read and the rules changed on them, and is not read until
+// the rules are final (unread).
+var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"}
+
+// unread are the held-out parts whose figures have not been read yet: the
+// tests load and check their pairs and count their pairs of different
+// stories, but decide none of them, so that no figure of theirs shows
+// while rules are still being changed (docs/DEDUP.md, step 11). A part
+// leaves this set when it is read, once, with the final rules.
+var unread = map[string]bool{"holdout5": true}
 
 // labelledPair is one labelled pair of items.
 type labelledPair struct {
@@ -267,13 +276,19 @@ func TestLabelledPairs(t *testing.T) {
 	set := loadPairs(t)
 	evs := map[string]evaluation{}
 	for _, h := range halves {
-		evs[h] = evaluate(DefaultThresholds, set.profiled(h))
+		if !unread[h] {
+			evs[h] = evaluate(DefaultThresholds, set.profiled(h))
+		}
 	}
 	var table strings.Builder
-	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 |\n|---|---|---|---|---|---|---|\n")
+	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 | held-out part 5 |\n|---|---|---|---|---|---|---|---|\n")
 	row := func(label string, cell func(evaluation) string) {
 		fmt.Fprintf(&table, "| %s |", label)
 		for _, h := range halves {
+			if unread[h] {
+				table.WriteString(" not read yet |")
+				continue
+			}
 			fmt.Fprintf(&table, " %s |", cell(evs[h]))
 		}
 		table.WriteString("\n")
@@ -320,6 +335,9 @@ func TestLabelledPairs(t *testing.T) {
 		}
 		if negatives < aimTestNegatives {
 			t.Errorf("%s: %d pairs of different stories, the aim needs %d", h, negatives, aimTestNegatives)
+		}
+		if unread[h] {
+			continue
 		}
 		ev := evs[h]
 		floor := aimPrecision
