@@ -156,6 +156,11 @@ type ArchiveStore interface {
 	Head(ctx context.Context, sourceID string, index int) (*Resource, *Version, error)
 	// Items answers archive and version queries (docs/API.md "Feeds").
 	Items(ctx context.Context, q ItemQuery) ([]ArchivedItem, error)
+	// EachItem answers the query Items does, handing fn each item as it is
+	// read instead of collecting them, so that an answer of any length is
+	// written in the memory of one item; fn's error stops the reading and
+	// is returned, wrapped. The item is the caller's to keep.
+	EachItem(ctx context.Context, q ItemQuery, fn func(*ArchivedItem) error) error
 	// Page reads one page of a collection's archive by item numbers: the
 	// pages of an archived feed (RFC 5005, docs/API.md "Archived feeds"),
 	// which never change once full. It reads only the page's items, through

@@ -58,12 +58,12 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 	if err != nil {
 		return nil, nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
 	}
-	items, err := s.queryItems(ctx, q)
+	err = s.eachItem(ctx, q, func(it *dynamo.ArchivedItem) error {
+		doc.Items = append(doc.Items, it.Item)
+		return nil
+	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
-	}
-	for _, it := range items {
-		doc.Items = append(doc.Items, it.Item)
 	}
 	return doc, v, nil
 }
@@ -99,20 +99,33 @@ func limitArg(limit int) any {
 	return limit
 }
 
-func (s *Store) queryItems(ctx context.Context, q query) ([]dynamo.ArchivedItem, error) {
+// eachItem runs an item query, handing fn each item as its row is read.
+func (s *Store) eachItem(ctx context.Context, q query, fn func(*dynamo.ArchivedItem) error) error {
 	rows, err := s.pool.Query(ctx, q.sql, q.args...)
-	return collect(rows, err, archive.ScanItem)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return archive.Each(rows, archive.ScanItem, func(it dynamo.ArchivedItem) error { return fn(&it) })
 }
 
-// Items answers archive and version queries: conditions run in the
-// database against the trigram-indexed folded fields. In the archive (no
-// Version) each item comes with its latest content and the index attribute
-// it had in the version that first held it, the position by which the
-// archive orders items first seen together.
+// Items answers archive and version queries (EachItem), collected.
 func (s *Store) Items(ctx context.Context, q dynamo.ItemQuery) ([]dynamo.ArchivedItem, error) {
+	return archive.CollectItems(q.Max, func(fn func(*dynamo.ArchivedItem) error) error { return s.EachItem(ctx, q, fn) })
+}
+
+// EachItem answers archive and version queries, conditions run in the
+// database against the trigram-indexed folded fields, handing each item to
+// fn as its row is read. In the archive (no Version) each item comes with
+// its latest content and the index attribute it had in the version that
+// first held it, the position by which the archive orders items first
+// seen together. The pool's connection stays taken while fn runs (a
+// streamed answer's client reads), which the server's write timeout
+// bounds.
+func (s *Store) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*dynamo.ArchivedItem) error) error {
 	last, err := s.lastSeq(ctx, q.SourceID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var sq query
 	if q.Version == 0 {
@@ -120,14 +133,13 @@ func (s *Store) Items(ctx context.Context, q dynamo.ItemQuery) ([]dynamo.Archive
 	} else {
 		sq, err = s.versionItemsQuery(ctx, q, last)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("items of %s: %w", q.SourceID, err)
+	if err == nil {
+		err = s.eachItem(ctx, sq, fn)
 	}
-	items, err := s.queryItems(ctx, sq)
 	if err != nil {
-		return nil, fmt.Errorf("items of %s: %w", q.SourceID, err)
+		return fmt.Errorf("items of %s: %w", q.SourceID, err)
 	}
-	return items, nil
+	return nil
 }
 
 // versionItemsQuery compiles a query on version q.Version of a collection
@@ -175,12 +187,13 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 	if !q.IncludeDuplicates {
 		where += " AND NOT EXISTS (SELECT 1 FROM duplicates d WHERE d.source_id = r.source_id AND d.item_id = r.item_key)"
 	}
-	items, err := s.queryItems(ctx, query{`SELECT ` + archive.ItemColumns + `, r.first_index FROM (
+	sq := query{`SELECT ` + archive.ItemColumns + `, r.first_index FROM (
 			SELECT * FROM item_revisions r
 			WHERE r.latest AND ($1 = '' OR r.source_id IN (SELECT id FROM sources WHERE category = $1))
 				AND r.rev_id <= (SELECT published_rev FROM sources p WHERE p.id = r.source_id) AND ` + where + `
 			ORDER BY ` + archiveOrder(q.Conditions, true) + ` LIMIT $2) AS r ` + archive.ItemJoins + `
-		ORDER BY r.first_seen DESC, r.source_id, r.first_pos`, args})
+		ORDER BY r.first_seen DESC, r.source_id, r.first_pos`, args}
+	items, err := archive.CollectItems(q.Max, func(fn func(*dynamo.ArchivedItem) error) error { return s.eachItem(ctx, sq, fn) })
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}

@@ -287,23 +287,34 @@ func (r *Replicated) Collections(ctx context.Context) ([]dynamo.Source, error) {
 	return read(ctx, r, func(s *Store) ([]dynamo.Source, error) { return s.Collections(ctx) })
 }
 
-// EachSource walks on a replica; a replica's fault is retried on the
-// primary only before fn has seen a source.
+// EachSource walks on a replica (walk).
 func (r *Replicated) EachSource(ctx context.Context, collections bool, fn func(*dynamo.Source) error) error {
+	return walk(ctx, r, func(s *Store, fn func(*dynamo.Source) error) error { return s.EachSource(ctx, collections, fn) }, fn)
+}
+
+// EachItem walks on a replica (walk).
+func (r *Replicated) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*dynamo.ArchivedItem) error) error {
+	return walk(ctx, r, func(s *Store, fn func(*dynamo.ArchivedItem) error) error { return s.EachItem(ctx, q, fn) }, fn)
+}
+
+// walk runs a walk over rows (each, handing fn every row) on a replica; a
+// replica's fault is retried on the primary only before fn has seen a row,
+// so that no row is handed twice.
+func walk[T any](ctx context.Context, r *Replicated, each func(s *Store, fn func(T) error) error, fn func(T) error) error {
 	rep := r.pick(ctx)
 	if rep == nil {
-		return r.Store.EachSource(ctx, collections, fn)
+		return each(r.Store, fn)
 	}
 	called := false
-	err := rep.store.EachSource(ctx, collections, func(src *dynamo.Source) error {
+	err := each(rep.store, func(v T) error {
 		called = true
-		return fn(src)
+		return fn(v)
 	})
 	if called || !replicaFault(ctx, err) {
 		return err
 	}
 	rep.rest()
-	return r.Store.EachSource(ctx, collections, fn)
+	return each(r.Store, fn)
 }
 
 func (r *Replicated) Polls(ctx context.Context, sourceID string, limit int) ([]dynamo.PollLogEntry, error) {

@@ -101,12 +101,12 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 			return err
 		}
 		doc = v.doc
-		items, err := versionItems(ctx, tx, v, nil, 0)
+		err = eachVersionItem(ctx, tx, v, nil, 0, func(it *dynamo.ArchivedItem) error {
+			doc.Items = append(doc.Items, it.Item)
+			return nil
+		})
 		if err != nil {
 			return fmt.Errorf("version %d of %s: %w", index, sourceID, err)
-		}
-		for _, it := range items {
-			doc.Items = append(doc.Items, it.Item)
 		}
 		ver = &v.Version
 		return nil
@@ -125,15 +125,15 @@ func limitArg(limit int) int {
 	return limit
 }
 
-// versionItems returns the items of a version that match conds, in page
-// order, with their index attributes. The CROSS JOIN makes SQLite walk the
-// version's list and look each revision up by its id (left to itself, the
-// planner may scan every revision of the source for each list entry), and
-// the joins come after the limit, so that they cost per item answered.
-func versionItems(ctx context.Context, tx *sql.Tx, v *storedVersion, conds []dynamo.Condition, limit int) ([]dynamo.ArchivedItem, error) {
+// eachVersionItem hands fn the items of a version that match conds, in
+// page order, with their index attributes. The CROSS JOIN makes SQLite walk
+// the version's list and look each revision up by its id (left to itself,
+// the planner may scan every revision of the source for each list entry),
+// and the joins come after the limit, so that they cost per item answered.
+func eachVersionItem(ctx context.Context, tx *sql.Tx, v *storedVersion, conds []dynamo.Condition, limit int, fn func(*dynamo.ArchivedItem) error) error {
 	where, cargs, err := conditionSQL(conds)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	args := append([]any{jsonArg(v.revs), v.SourceID}, cargs...)
 	args = append(args, limitArg(limit))
@@ -142,66 +142,65 @@ func versionItems(ctx context.Context, tx *sql.Tx, v *storedVersion, conds []dyn
 			WHERE r.source_id = ? AND `+where+`
 			ORDER BY p.key LIMIT ?) AS r `+archive.ItemJoins+`
 		ORDER BY r.pos`, args...)
-	items, err := collect(rows, err, archive.ScanItem)
-	if err != nil {
-		return nil, err
-	}
-	for i := range items {
-		pos := items[i].Item.Index // the position, until replaced by the index attribute
+	return each(rows, err, archive.ScanItem, func(it dynamo.ArchivedItem) error {
+		pos := it.Item.Index // the position, until replaced by the index attribute
 		if v.indexes != nil && pos < len(v.indexes) {
-			items[i].Item.Index = v.indexes[pos]
+			it.Item.Index = v.indexes[pos]
 		} else {
-			items[i].Item.Index = pos + 1
+			it.Item.Index = pos + 1
 		}
-	}
-	return items, nil
+		return fn(&it)
+	})
 }
 
-// Items answers archive and version queries, with the conditions evaluated
-// in the database. In the archive (no Version) each item comes with its
-// latest content and the index attribute it had in the version that first
-// held it.
+// Items answers archive and version queries (EachItem), collected.
 func (s *Store) Items(ctx context.Context, q dynamo.ItemQuery) ([]dynamo.ArchivedItem, error) {
-	var items []dynamo.ArchivedItem
+	return archive.CollectItems(q.Max, func(fn func(*dynamo.ArchivedItem) error) error { return s.EachItem(ctx, q, fn) })
+}
+
+// EachItem answers archive and version queries, with the conditions
+// evaluated in the database, handing each item to fn as its row is read.
+// In the archive (no Version) each item comes with its latest content and
+// the index attribute it had in the version that first held it. The read
+// transaction stays open while fn runs (a streamed answer's client reads):
+// the WAL cannot be checkpointed past it meanwhile, which the server's
+// write timeout bounds.
+func (s *Store) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*dynamo.ArchivedItem) error) error {
 	err := s.readTx(ctx, func(tx *sql.Tx) error {
 		if q.Version != 0 {
 			v, err := s.version(ctx, tx, q.SourceID, q.Version)
 			if err != nil {
 				return err
 			}
-			items, err = versionItems(ctx, tx, v, q.Conditions, q.Max)
-			return err
+			return eachVersionItem(ctx, tx, v, q.Conditions, q.Max, fn)
 		}
 		if _, err := s.lastSeq(ctx, tx, q.SourceID); err != nil {
 			return err
 		}
-		var err error
-		items, err = archiveItems(ctx, tx, q)
-		return err
+		return eachArchiveItem(ctx, tx, q, fn)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("items of %s: %w", q.SourceID, err)
+		return fmt.Errorf("items of %s: %w", q.SourceID, err)
 	}
-	return items, nil
+	return nil
 }
 
-// archiveItems queries the whole archive of a collection: the latest
-// revision of each item, newest first by first seen and then page order.
-// The joins come after the limit, so that they cost per item answered
-// rather than per item matched.
-func archiveItems(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery) ([]dynamo.ArchivedItem, error) {
+// eachArchiveItem queries the whole archive of a collection: the latest
+// revision of each item, newest first by first seen and then page order,
+// each handed to fn as it is read.
+func eachArchiveItem(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery, fn func(*dynamo.ArchivedItem) error) error {
 	where, cargs, err := conditionSQL(q.Conditions)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	where, cargs = archive.SeenBetween(where, cargs, q.Since, q.Until, dbTimeArg, anonParam)
 	args := append([]any{q.SourceID}, cargs...)
 	args = append(args, limitArg(q.Max))
 	rows, err := tx.QueryContext(ctx, archiveItemsSQL(where), args...)
-	return collect(rows, err, archive.ScanItem)
+	return each(rows, err, archive.ScanItem, func(it dynamo.ArchivedItem) error { return fn(&it) })
 }
 
-// archiveItemsSQL is archiveItems' query, with where the conditions on r;
+// archiveItemsSQL is eachArchiveItem's query, with where the conditions on r;
 // its arguments are the source id, the conditions' and the limit. Only
 // revisions up to the source's published_rev are read. One
 // join, not the limit in a subquery joined afterwards: SQLite then walks

@@ -189,6 +189,16 @@ func collect[T any](rows *sql.Rows, err error, scan func(archive.Scanner) (T, er
 	return archive.Collect(rows, scan)
 }
 
+// each reads the rows of a query, its error err, with scan, handing fn
+// each value, and closes them.
+func each[T any](rows *sql.Rows, err error, scan func(archive.Scanner) (T, error), fn func(T) error) error {
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return archive.Each(rows, scan, fn)
+}
+
 // notFound is err, with the driver's "no rows" read as dynamo.ErrNotFound.
 func notFound(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {

@@ -252,6 +252,45 @@ func testArchiveItems(t *testing.T, s dynamo.Store) {
 	wantErr(t, "Items(missing)", err, dynamo.ErrNotFound)
 }
 
+// testEachItem walks the items Items answers, in its order, for archive
+// and version queries; an error of fn stops the walk at that item and
+// comes back from EachItem; an unknown collection is ErrNotFound.
+func testEachItem(t *testing.T, s dynamo.Store) {
+	ctx := context.Background()
+	storeArchiveFixture(t, s)
+	for _, q := range []dynamo.ItemQuery{
+		{SourceID: "a"},
+		{SourceID: "a", Max: 4},
+		{SourceID: "a", Version: 2},
+		{SourceID: "a", Version: 1, Max: 1},
+		{SourceID: "a", Since: t0.Add(time.Hour)},
+	} {
+		var walked []dynamo.ArchivedItem
+		err := s.EachItem(ctx, q, func(it *dynamo.ArchivedItem) error {
+			walked = append(walked, *it)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("EachItem(%+v): %v", q, err)
+		}
+		want := mustItems(t, s, q)
+		if len(want) == 0 || !reflect.DeepEqual(walked, want) {
+			t.Errorf("EachItem(%+v) walked %v, Items answered %v (want the same, not none)", q, itemIDs(walked), itemIDs(want))
+		}
+	}
+	stop := errors.New("enough")
+	calls := 0
+	err := s.EachItem(ctx, dynamo.ItemQuery{SourceID: "a"}, func(*dynamo.ArchivedItem) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("EachItem stopped by fn: %d calls, error %v; want 1 call and fn's error", calls, err)
+	}
+	err = s.EachItem(ctx, dynamo.ItemQuery{SourceID: "missing"}, func(*dynamo.ArchivedItem) error { return nil })
+	wantErr(t, "EachItem(missing)", err, dynamo.ErrNotFound)
+}
+
 // testVersionItems answers queries on one version with that version's
 // items, in page order and with the content they had in it.
 func testVersionItems(t *testing.T, s dynamo.Store) {

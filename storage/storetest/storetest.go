@@ -91,6 +91,7 @@ var suite = []subtest{
 	{"ArchiveItems", testArchiveItems},
 	{"ArchivePages", testArchivePages},
 	{"VersionItems", testVersionItems},
+	{"EachItem", testEachItem},
 	{"ConditionsLeftToRight", testConditionsLeftToRight},
 	{"ConditionsAgreeWithMatch", testConditionsAgreeWithMatch},
 	{"Aggregate", testAggregate},

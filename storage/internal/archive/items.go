@@ -60,6 +60,24 @@ func ScanItem(row Scanner) (dynamo.ArchivedItem, error) {
 	return a, nil
 }
 
+// CollectItems collects the items an item query (dynamo.ItemQuery) of at
+// most max items (0: no bound) hands out through each, a store's EachItem:
+// how both stores' Items are made of their EachItem.
+func CollectItems(max int, each func(fn func(*dynamo.ArchivedItem) error) error) ([]dynamo.ArchivedItem, error) {
+	var items []dynamo.ArchivedItem
+	if max > 0 {
+		items = make([]dynamo.ArchivedItem, 0, min(max, 1000))
+	}
+	err := each(func(it *dynamo.ArchivedItem) error {
+		items = append(items, *it)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 // itemKey is the key of a nullable pair of columns, nil when either is
 // NULL.
 func itemKey(source, item *string) *dynamo.ItemKey {
