@@ -242,20 +242,32 @@ func TestServeWebSubDynamoToDynamo(t *testing.T) {
 	}
 	lastPoll := detail.State.LastPoll
 
+	// B stores a push, then counts it and its metric, then answers A: the
+	// test reads B once A has B's answer (the delivery counted), not as
+	// soon as B has the version, which came before the count.
+	var hub struct {
+		Subscribers []struct{ Deliveries int }
+	}
 	origin.set("c", "a", "b")
 	admin(t, http.MethodPost, a+"/api/sources/wire/poll", token, "")
 	for {
-		getJSON(t, b+"/api/sources/mirror", &detail)
-		if detail.Summary.Versions == 2 {
+		if err := json.Unmarshal([]byte(admin(t, http.MethodGet, a+"/api/websub", token, "")), &hub); err != nil {
+			t.Fatal(err)
+		}
+		if len(hub.Subscribers) == 1 && hub.Subscribers[0].Deliveries > 0 {
 			break
 		}
 		if time.Now().After(deadline.Add(websubWait)) {
-			t.Fatalf("B did not store the pushed version: %+v", detail)
+			t.Fatalf("A did not deliver the new version to B: %+v", hub)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if detail.WebSub.Pushes != 1 || !detail.State.LastPoll.Equal(lastPoll) {
-		t.Errorf("after the push: %d pushes, last poll %v (was %v): want 1 push and no poll", detail.WebSub.Pushes, detail.State.LastPoll, lastPoll)
+	getJSON(t, b+"/api/sources/mirror", &detail)
+	if detail.Summary.Versions != 2 {
+		t.Fatalf("B has %d versions after the push, want 2", detail.Summary.Versions)
+	}
+	if hub.Subscribers[0].Deliveries != 1 || detail.WebSub.Pushes != 1 || !detail.State.LastPoll.Equal(lastPoll) {
+		t.Errorf("after the push: %d deliveries, %d pushes, last poll %v (was %v): want 1 delivery, 1 push and no poll", hub.Subscribers[0].Deliveries, detail.WebSub.Pushes, detail.State.LastPoll, lastPoll)
 	}
 	_, items := get(t, b+"/resources/mirror?max=10&type=json")
 	if !strings.Contains(items, "Story c") {
