@@ -108,6 +108,12 @@ type SourceSummary struct {
 	Polls         map[string]int `json:"polls"` // polls by PollStatus
 	LeaseOwner    string         `json:"lease_owner,omitempty"`
 	LeaseExpires  time.Time      `json:"lease_expires,omitzero"`
+	// PushedUntil is when the lease of the source's active WebSub
+	// subscription ends (Subscription.Pushing): until then its hub pushes
+	// its updates and polls are for safety only. Zero without an active
+	// subscription. It comes with the source, so that a poll needs no
+	// read of its own to know it.
+	PushedUntil time.Time `json:"pushed_until,omitzero"`
 }
 
 // PollStatus is the outcome of one poll.

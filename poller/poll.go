@@ -77,7 +77,8 @@ func (p *Poller) Push(ctx context.Context, id string, body []byte, contentType, 
 
 // record stores what a poll or a push read and returns the outcome.
 func (p *Poller) record(ctx context.Context, src *dynamo.Source, r read, start time.Time) (dynamo.PollOutcome, error) {
-	pushing := p.pushing(ctx, src.ID, start)
+	// Its hub pushes its updates: a policy polls it for safety only.
+	pushing := start.Before(src.Summary.PushedUntil)
 	rec := dynamo.PollRecord{
 		SourceID: src.ID,
 		Owner:    p.cfg.Owner,
@@ -234,20 +235,6 @@ func (p *Poller) retrieve(ctx context.Context, src *dynamo.Source, at time.Time)
 		p.cfg.OnBody(ctx, src, resp)
 	}
 	return p.read(src, resp, at)
-}
-
-// pushing reports whether source id's WebSub hub pushes its updates at
-// now (an active subscription), which makes every policy poll it only for
-// safety.
-func (p *Poller) pushing(ctx context.Context, id string, now time.Time) bool {
-	sub, err := p.store.Subscription(ctx, id)
-	if err != nil {
-		if !errors.Is(err, dynamo.ErrNotFound) {
-			p.cfg.Logger.Warn("read websub subscription", "source", id, "err", err)
-		}
-		return false
-	}
-	return sub.Pushing(now)
 }
 
 // read parses a retrieved body when it is new.

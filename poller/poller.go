@@ -468,15 +468,6 @@ func (p *Poller) planIfDue(ctx context.Context) {
 // says, if that is sooner. Not after a failed poll: that next poll also
 // honours the origin's Retry-After, which the learnt state does not keep.
 func (p *Poller) plan(ctx context.Context, now time.Time) error {
-	// Sources whose hub pushes are polled for safety only.
-	pushing := map[string]bool{}
-	subs, err := p.store.Subscriptions(ctx)
-	if err != nil {
-		p.cfg.Logger.Warn("read websub subscriptions", "err", err)
-	}
-	for i := range subs {
-		pushing[subs[i].SourceID] = subs[i].Pushing(now)
-	}
 	p.mu.Lock()
 	before := p.followed
 	p.mu.Unlock()
@@ -485,7 +476,7 @@ func (p *Poller) plan(ctx context.Context, now time.Time) error {
 	next := map[string]time.Time{}
 	// The sources are walked, not listed: only what the plan needs of each
 	// stays in memory.
-	err = p.store.EachSource(ctx, false, func(src *dynamo.Source) error {
+	err := p.store.EachSource(ctx, false, func(src *dynamo.Source) error {
 		pol := p.policyFor(src)
 		if src.Paused {
 			return nil
@@ -501,7 +492,8 @@ func (p *Poller) plan(ctx context.Context, now time.Time) error {
 		if err != nil {
 			p.cfg.Logger.Warn("schedule state unreadable; starting afresh", "source", src.ID, "err", err)
 		}
-		ps.Push = pushing[src.ID]
+		// Sources whose hub pushes are polled for safety only.
+		ps.Push = now.Before(src.Summary.PushedUntil)
 		if !pol.Budgeted() {
 			if t := pol.Next(ps, now); t.Before(src.State.NextPoll) {
 				next[src.ID] = t

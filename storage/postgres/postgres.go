@@ -56,6 +56,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
 	}
+	return openConfig(ctx, cfg)
+}
+
+// openConfig is Open of a parsed configuration, which tests amend (a
+// tracer counting round trips).
+func openConfig(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)

@@ -117,6 +117,7 @@ var suite = []subtest{
 	// WebSub, both roles.
 	{"SubscriptionRoundTrip", testSubscriptionRoundTrip},
 	{"ClaimSubscriptions", testClaimSubscriptions},
+	{"SourcesPushedUntil", testSourcesPushedUntil},
 	{"HubSubscriptionRenewal", testHubSubscriptionRenewal},
 	{"HubDeliveries", testHubDeliveries},
 	{"ConcurrentLeaseDeliveries", testConcurrentLeaseDeliveries},

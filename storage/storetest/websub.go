@@ -66,6 +66,61 @@ func testSubscriptionRoundTrip(t *testing.T, s dynamo.Store) {
 	}
 }
 
+// testSourcesPushedUntil reads a source's active subscription's lease end
+// with the source, from every read and lease, so that a poll knows whether
+// its hub pushes without a read of its own; a subscription not active
+// gives none.
+func testSourcesPushedUntil(t *testing.T, s dynamo.Store) {
+	ctx := context.Background()
+	for _, id := range []string{"active", "pending", "none"} {
+		addSource(t, s, id)
+	}
+	active, pending := newSubscription("active"), newSubscription("pending")
+	pending.State = dynamo.SubSubscribing
+	for _, sub := range []*dynamo.Subscription{active, pending} {
+		if err := s.PutSubscription(ctx, sub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]time.Time{"active": active.LeaseEnds, "pending": {}, "none": {}}
+	check := func(how string, list []dynamo.Source) {
+		t.Helper()
+		if len(list) != len(want) {
+			t.Fatalf("%s: %d sources, want %d", how, len(list), len(want))
+		}
+		for _, src := range list {
+			if got := src.Summary.PushedUntil; !got.Equal(want[src.ID]) {
+				t.Errorf("%s: %s pushed until %v, want %v", how, src.ID, got, want[src.ID])
+			}
+		}
+	}
+	var one []dynamo.Source
+	for id := range want {
+		src := mustSource(t, s, id)
+		one = append(one, *src)
+	}
+	check("Source", one)
+	all, err := s.Sources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Sources", all)
+	due, err := s.LeaseDue(ctx, "me", t0, 10, time.Minute, dynamo.LeaseHosts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("LeaseDue", due)
+	var leased []dynamo.Source
+	for id := range want {
+		src, err := s.LeaseSource(ctx, id, "me", t0, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leased = append(leased, *src)
+	}
+	check("LeaseSource", leased)
+}
+
 // testClaimSubscriptions hands out the subscriptions due for an action,
 // earliest first, up to the limit, each once until its new NextAction.
 func testClaimSubscriptions(t *testing.T, s dynamo.Store) {

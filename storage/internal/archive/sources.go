@@ -12,7 +12,9 @@ import (
 
 // SourceColumns is what ScanSource reads of the sources table s, in its
 // order, but for the last column, which each store adds its own way: the
-// source's polls by outcome, as a JSON object.
+// source's polls by outcome, as a JSON object. The lease end of the
+// source's active WebSub subscription (Summary.PushedUntil) is read with
+// it, so that a poll learns whether its hub pushes with its lease.
 const SourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category, s.title_prefix,
 	s.subscribers, s.timezone, s.paused, s.created_at,
 	s.etag, s.last_modified, s.body_hash, s.last_poll, s.next_poll, s.last_change,
@@ -20,7 +22,8 @@ const SourceColumns = `s.id, s.url, s.kind, s.interval_ns, s.policy, s.category,
 	s.title, s.last_seq, s.item_count,
 	(SELECT count(*) FROM duplicates d WHERE d.source_id = s.id),
 	s.last_version_at, s.lease_owner, s.lease_expires,
-	s.selectors, s.poll_warnings, s.ignore_robots, s.user_title`
+	s.selectors, s.poll_warnings, s.ignore_robots, s.user_title,
+	(SELECT w.lease_ends FROM websub_subscriptions w WHERE w.source_id = s.id AND w.state = '` + string(dynamo.SubActive) + `')`
 
 // ScanSource reads a row of SourceColumns and the poll counts.
 func ScanSource(row Scanner) (dynamo.Source, error) {
@@ -37,7 +40,7 @@ func ScanSource(row Scanner) (dynamo.Source, error) {
 		&status, &st.Errors, &st.LastError, &schedule,
 		&sum.Title, &sum.Versions, &sum.Items, &sum.Duplicates,
 		Time(&sum.LastVersionAt), &sum.LeaseOwner, Time(&sum.LeaseExpires),
-		&selectors, &warnings, &s.IgnoreRobots, &s.Title, &polls)
+		&selectors, &warnings, &s.IgnoreRobots, &s.Title, Time(&sum.PushedUntil), &polls)
 	if err != nil {
 		return s, err
 	}
