@@ -33,6 +33,10 @@ type built struct {
 	// elsewhere; immutable marks an archive page, which never changes.
 	history   *transform.History
 	immutable bool
+	// items, when set, reads the answer's items (an archive's) within
+	// ctx, in place of the document's own: held and rendered whole when
+	// they fit --max-answer-mib, else written as they are read.
+	items func(ctx context.Context) transform.Items
 }
 
 // feedRequest is one read being answered.
@@ -108,26 +112,88 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e dynamo.Quer
 	// The slot is held while building and rendering, not while a slow
 	// client reads the answer.
 	b, err := build(ctx, fr)
-	var a *answer
-	if err == nil {
-		a, err = render(b, format, fr.self, fr.base+schema.XMLDataPath, s.cfg.Hub, s.cfg.MaxAnswerBytes)
+	held := err == nil
+	if held && b.items != nil {
+		held, err = holdItems(ctx, b, s.cfg.MaxAnswerBytes)
 	}
+	var a *answer
+	if held {
+		a, err = render(b, format, fr.self, fr.base+schema.XMLDataPath, s.cfg.Hub, s.cfg.MaxAnswerBytes)
+		if errors.Is(err, limits.ErrTooLarge) && b.items == nil {
+			err = badParam("max", "the answer would be larger than %d MiB (serve --max-answer-mib): ask for fewer items with max=, or for one version with index=", s.cfg.MaxAnswerBytes>>20)
+		}
+		held = err == nil
+	}
+	if err != nil && !errors.Is(err, limits.ErrTooLarge) {
+		release()
+		s.writeReadError(w, r, err)
+		return
+	}
+	if held {
+		release()
+		s.cache.put(key, scope, gen, a)
+		send(a)
+		return
+	}
+	// Too large to hold: written as the items are read again, its
+	// validators learnt by a first reading within the slot.
+	readCtx := ctx
+	b.doc.Items = nil
+	items := func(yield func(*dynamo.Item) error) error { return b.items(readCtx)(yield) }
+	opts, link := renderOptions(b, fr.self, fr.base+schema.XMLDataPath, s.cfg.Hub)
+	stream, err := transform.NewStream(b.doc, items, format, opts...)
 	release()
 	if err != nil {
 		s.writeReadError(w, r, err)
 		return
 	}
-	s.cache.put(key, scope, gen, a)
-	send(a)
+	if page {
+		w.Header().Set("Content-Security-Policy", feedViewCSP(fr.base))
+	}
+	a = streamedAnswer(stream, format, b.lastModified, b.nextChange, link)
+	a.immutable = b.immutable
+	s.writeStream(w, r, &streamWrite{fr: fr, stream: stream, answer: a, page: page, key: key, scope: scope, gen: gen, readCtx: &readCtx})
 }
 
-// render writes the document in format f, at most maxBytes of it, and
-// computes its validators.
-func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes int64) (*answer, error) {
-	buf := renderBuffers.Get().(*limits.Buffer)
-	defer freeRenderBuffer(buf)
-	buf.Reset()
-	buf.Max = maxBytes
+// holdItems reads an answer's items (built.items) into its document while
+// they take at most maxBytes of text, and reports whether it holds them
+// all; when they take more, it lets them go, for the answer to be written
+// as they are read again.
+func holdItems(ctx context.Context, b *built, maxBytes int64) (bool, error) {
+	var size int64
+	err := b.items(ctx)(func(it *dynamo.Item) error {
+		if size += itemSize(it); size > maxBytes {
+			return limits.ErrTooLarge
+		}
+		b.doc.Items = append(b.doc.Items, *it)
+		return nil
+	})
+	if errors.Is(err, limits.ErrTooLarge) {
+		b.doc.Items = nil
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// itemSize is the text an item holds, in bytes: a lower bound of what it
+// takes in memory and in any rendering.
+func itemSize(it *dynamo.Item) int64 {
+	n := len(it.ID) + len(it.Title) + len(it.Link) + len(it.Description) + len(it.Text)
+	for _, x := range it.Extensions {
+		n += len(x.URI) + len(x.Prefix) + len(x.LocalName) + len(x.Value)
+	}
+	for _, e := range it.Enclosures {
+		n += len(e.URL) + len(e.Type)
+	}
+	if it.Image != nil {
+		n += len(it.Image.URL) + len(it.Image.Link) + len(it.Image.Title)
+	}
+	return int64(n)
+}
+
+// renderOptions are the options an answer is rendered with, and its Link
+// header (WebSub's hub and self), "" without a hub.
+func renderOptions(b *built, self, schemaURL, hub string) ([]transform.Option, string) {
 	opts := []transform.Option{transform.SelfURL(self), transform.SchemaURL(schemaURL)}
 	var link string
 	if hub != "" {
@@ -137,10 +203,18 @@ func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes 
 	if b.history != nil {
 		opts = append(opts, transform.WithHistory(*b.history))
 	}
+	return opts, link
+}
+
+// render writes the document in format f, at most maxBytes of it (more is
+// an error wrapping limits.ErrTooLarge), and computes its validators.
+func render(b *built, f transform.Format, self, schemaURL, hub string, maxBytes int64) (*answer, error) {
+	buf := renderBuffers.Get().(*limits.Buffer)
+	defer freeRenderBuffer(buf)
+	buf.Reset()
+	buf.Max = maxBytes
+	opts, link := renderOptions(b, self, schemaURL, hub)
 	if err := transform.Render(buf, b.doc, f, opts...); err != nil {
-		if errors.Is(err, limits.ErrTooLarge) {
-			return nil, badParam("max", "the answer would be larger than %d MiB (serve --max-answer-mib): ask for fewer items with max=, or for one version with index=", maxBytes>>20)
-		}
 		return nil, err
 	}
 	body := bytes.Clone(buf.Bytes()) // the answer's own, at its size
@@ -320,23 +394,29 @@ func (s *Server) version(ctx context.Context, fr *feedRequest, src *dynamo.Sourc
 // archive answers the archive forms: every item ever seen, newest first,
 // filtered and limited.
 func (s *Server) archive(ctx context.Context, fr *feedRequest, src *dynamo.Source) (*built, error) {
-	items, err := s.cfg.Store.Items(ctx, dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.Limit(),
-		Since: fr.q.Since, Until: fr.q.Until})
-	if err != nil {
-		return nil, fmt.Errorf("query archive of %s: %w", src.ID, err)
-	}
 	latest, err := s.latest(ctx, src)
 	if err != nil {
 		return nil, err
 	}
 	b := s.sourceBuilt(fr, src, latest)
-	b.doc.Items = make([]dynamo.Item, 0, len(items))
-	for i, ai := range items {
-		it := archivedItem(ai)
-		// Items come from different versions, whose index attributes
-		// collide; XMLData wants them unique, so they are numbered anew.
-		it.Index = i + 1
-		b.doc.Items = append(b.doc.Items, it)
+	q := dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.Limit(), Since: fr.q.Since, Until: fr.q.Until}
+	b.items = func(ctx context.Context) transform.Items {
+		return func(yield func(*dynamo.Item) error) error {
+			n := 0
+			err := s.cfg.Store.EachItem(ctx, q, func(ai *dynamo.ArchivedItem) error {
+				it := archivedItem(*ai)
+				// Items come from different versions, whose index
+				// attributes collide; XMLData wants them unique, so they
+				// are numbered anew.
+				n++
+				it.Index = n
+				return yield(&it)
+			})
+			if err != nil {
+				return fmt.Errorf("query archive of %s: %w", src.ID, err)
+			}
+			return nil
+		}
 	}
 	return b, nil
 }

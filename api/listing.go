@@ -89,17 +89,50 @@ func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, e dynamo.Q
 		return
 	}
 	l.head.Timestamp = s.listingDate(l.dated, l.lastModified)
+	a := streamedAnswer(stream, format, l.lastModified, l.nextChange, link)
+	s.writeStream(w, r, &streamWrite{fr: fr, stream: stream, answer: a, page: page, key: key, gen: gen, readCtx: &readCtx})
+}
+
+// streamedAnswer is the answer a stream writes, without its body: its
+// validators, known before the body is (a weak ETag, the stream's Sum).
+func streamedAnswer(stream *transform.Stream, f transform.Format, lastModified, nextChange time.Time, link string) *answer {
 	sum := stream.Sum()
 	a := &answer{
-		contentType:  format.ContentType(),
+		contentType:  f.ContentType(),
 		etag:         `W/"` + hex.EncodeToString(sum[:16]) + `"`,
-		lastModified: l.lastModified.UTC().Truncate(time.Second),
-		nextChange:   l.nextChange,
+		lastModified: lastModified.UTC().Truncate(time.Second),
+		nextChange:   nextChange,
 		link:         link,
 	}
 	a.prepare()
+	return a
+}
+
+// streamWrite is an answer written as its items are read (serveListing,
+// and an archive too large to hold: serveFeed).
+type streamWrite struct {
+	fr     *feedRequest
+	stream *transform.Stream
+	answer *answer // the validators (streamedAnswer)
+	page   bool    // the readable page of the feed, for a browser
+	// key, scope and gen are where the answer is cached when it is small
+	// enough for the cache (cache.put).
+	key, scope string
+	gen        uint64
+	// readCtx is the context the stream's items are read within: set to
+	// the request's own once the headers are sent.
+	readCtx *context.Context
+}
+
+// writeStream answers with a stream: its headers, or 304 when the client's
+// copy is current, then the body as the items are read, kept for the cache
+// when it is small enough. A failure before the first byte is answered as
+// any read's; after it, the connection is cut, so that the client sees a
+// truncated answer rather than a short feed.
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, sw *streamWrite) {
+	a, fr := sw.answer, sw.fr
 	shown := a
-	if page {
+	if sw.page {
 		shown = &answer{contentType: pageContentType, etag: pageETag(a.etag), lastModified: a.lastModified, nextChange: a.nextChange, link: a.link}
 		shown.prepare()
 	}
@@ -112,16 +145,16 @@ func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, e dynamo.Q
 	if s.answerHeaders(w, r, shown, etag) || r.Method == http.MethodHead {
 		return
 	}
-	readCtx = r.Context()
+	*sw.readCtx = r.Context()
 	out := &countWriter{w: w}
 	var pw *pageWriter
 	var dst io.Writer = out
-	if page {
-		pw = newPageWriter(out, fr.self, q.Format.Label())
+	if sw.page {
+		pw = newPageWriter(out, fr.self, fr.q.Format.Label())
 		dst = pw
 	}
 	keep := &capture{max: s.cache.room()}
-	err = stream.Write(teeWriter{keep, dst})
+	err := sw.stream.Write(teeWriter{keep, dst})
 	if err == nil && pw != nil {
 		err = pw.Close()
 	}
@@ -134,7 +167,7 @@ func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, e dynamo.Q
 		return
 	case err != nil:
 		if r.Context().Err() == nil { // not a client that went away
-			s.log.Warn("listing cut short", "url", r.URL.String(), "err", err)
+			s.log.Warn("answer cut short", "url", r.URL.String(), "err", err)
 		}
 		panic(http.ErrAbortHandler)
 	}
@@ -144,7 +177,7 @@ func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, e dynamo.Q
 			a.gz = &lazyGzip{}
 		}
 		a.prepare() // its Content-Length, now that it has a body
-		s.cache.put(key, "", gen, a)
+		s.cache.put(sw.key, sw.scope, sw.gen, a)
 	}
 }
 
