@@ -32,6 +32,9 @@ type Pair struct {
 	// Primary and Standby are the URLs of the two servers' maintenance
 	// databases.
 	Primary, Standby string
+
+	// startStandby and stopStandby run pg_ctl on the standby.
+	startStandby, stopStandby func(t testing.TB)
 }
 
 // NewPair starts a primary and a standby of it, both stopped when the test
@@ -63,12 +66,17 @@ func NewPair(t testing.TB) *Pair {
 		}
 		as = []string{"runuser", "-u", "postgres", "--"}
 	}
-	run := func(tool string, args ...string) {
-		t.Helper()
+	pgctl := func(tool string, args ...string) error {
 		argv := append(append(as[:len(as):len(as)], filepath.Join(bin, tool)), args...)
-		out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("pgtest: %s: %v\n%s", strings.Join(argv, " "), err, out)
+		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+		}
+		return nil
+	}
+	run := func(t testing.TB, tool string, args ...string) {
+		t.Helper()
+		if err := pgctl(tool, args...); err != nil {
+			t.Fatalf("pgtest: %v", err)
 		}
 	}
 	ports := freePorts(t, 2)
@@ -78,27 +86,81 @@ func NewPair(t testing.TB) *Pair {
 	opts := func(port int) string {
 		return fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c shared_buffers=32MB", port, dir)
 	}
-	start := func(data string, port int) {
+	start := func(t testing.TB, data string, port int) {
 		t.Helper()
-		run("pg_ctl", "-D", data, "-l", data+".log", "-w", "-t", "60", "-o", opts(port), "start")
+		run(t, "pg_ctl", "-D", data, "-l", data+".log", "-w", "-t", "60", "-o", opts(port), "start")
+	}
+	stop := func(data string) error { return pgctl("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop") }
+	// Each server is stopped when the test ends, unless it was stopped.
+	running := map[string]bool{}
+	stopAtEnd := func(data string) {
 		t.Cleanup(func() {
-			argv := append(append(as[:len(as):len(as)], filepath.Join(bin, "pg_ctl")), "-D", data, "-m", "immediate", "-w", "stop")
-			if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
-				t.Errorf("pgtest: stop %s: %v\n%s", data, err, out)
+			if !running[data] {
+				return
+			}
+			if err := stop(data); err != nil {
+				t.Errorf("pgtest: %v", err)
 			}
 		})
 	}
 	// initdb's pg_hba.conf admits replication connections from loopback.
-	run("initdb", "-D", primary, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
-	start(primary, ports[0])
-	run("pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(ports[0]), "-U", "postgres", "-D", standby, "-R", "-X", "stream", "--no-sync")
-	start(standby, ports[1])
+	run(t, "initdb", "-D", primary, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
+	start(t, primary, ports[0])
+	running[primary] = true
+	stopAtEnd(primary)
+	run(t, "pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(ports[0]), "-U", "postgres", "-D", standby, "-R", "-X", "stream", "--no-sync")
+	start(t, standby, ports[1])
+	running[standby] = true
+	stopAtEnd(standby)
 	p := &Pair{
 		Primary: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", ports[0]),
 		Standby: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", ports[1]),
+		startStandby: func(t testing.TB) {
+			t.Helper()
+			start(t, standby, ports[1])
+			running[standby] = true
+		},
+		stopStandby: func(t testing.TB) {
+			t.Helper()
+			if err := stop(standby); err != nil {
+				t.Fatalf("pgtest: %v", err)
+			}
+			running[standby] = false
+		},
 	}
 	p.CatchUp(t)
 	return p
+}
+
+// StopStandby stops the standby at once (pg_ctl -m immediate), as a
+// replica that fails would, until StartStandby. Not for parallel tests.
+//
+// A restartpoint (CHECKPOINT) comes first: else the standby, started
+// again, replays everything since its last one before it answers, and
+// every test database created since is a CREATE DATABASE's whole copy in
+// the WAL (PostgreSQL 15's WAL_LOG strategy), which took more than a minute
+// on a loaded machine.
+func (p *Pair) StopStandby(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, p.Standby)
+	if err != nil {
+		t.Fatalf("pgtest: connect %s: %v", redact(p.Standby), err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+		t.Fatalf("pgtest: CHECKPOINT on the standby: %v", err)
+	}
+	p.stopStandby(t)
+}
+
+// StartStandby starts the standby StopStandby stopped, on its port again;
+// it catches up from the primary as a standby does after a crash. Not for
+// parallel tests.
+func (p *Pair) StartStandby(t testing.TB) {
+	t.Helper()
+	p.startStandby(t)
 }
 
 // DSN creates an empty database on the primary, waits until the standby

@@ -35,6 +35,15 @@ type Replicated struct {
 	// unknown is set when a write's position could not be read: reads go
 	// to the primary until the floor is known again.
 	unknown atomic.Bool
+
+	// Tests only. waitReplay makes a read wait for a replica to reach the
+	// floor instead of going to the primary, and primaryReads counts the
+	// reads pick sends to the primary all the same, so that the
+	// conformance suite can show it read everything from the standby
+	// (without waiting, most of its reads follow a write too closely for
+	// a standby to have replayed it, and go to the primary).
+	waitReplay   bool
+	primaryReads atomic.Int64
 }
 
 var _ dynamo.Store = (*Replicated)(nil)
@@ -152,6 +161,14 @@ func (r *Replicated) wrote(ctx context.Context, err error) error {
 
 // pick returns the replica a read goes to, nil for the primary.
 func (r *Replicated) pick(ctx context.Context) *replica {
+	rep := r.choose(ctx)
+	if rep == nil {
+		r.primaryReads.Add(1)
+	}
+	return rep
+}
+
+func (r *Replicated) choose(ctx context.Context) *replica {
 	n := uint64(len(r.replicas))
 	if n == 0 || dynamo.LatestReads(ctx) || r.unknown.Load() {
 		return nil
@@ -174,6 +191,16 @@ func (r *Replicated) pick(ctx context.Context) *replica {
 	// None is known to be far enough: ask one where it is now.
 	if lagging != nil && lagging.refresh(ctx) >= floor {
 		return lagging
+	}
+	for r.waitReplay && lagging != nil && lagging.downUntil.Load() <= time.Now().UnixNano() {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Millisecond):
+		}
+		if lagging.refresh(ctx) >= floor {
+			return lagging
+		}
 	}
 	return nil
 }

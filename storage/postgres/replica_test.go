@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -31,9 +32,18 @@ func openReplicated(t testing.TB, pair *pgtest.Pair) (*Replicated, string) {
 func TestReplica(t *testing.T) {
 	pair := pgtest.NewPair(t)
 
+	// Every read the suite makes is the standby's: each waits for the
+	// standby to replay the writes before it rather than going to the
+	// primary.
 	t.Run("Conformance", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T) dynamo.Store {
 			r, _ := openReplicated(t, pair)
+			r.waitReplay = true
+			t.Cleanup(func() {
+				if n := r.primaryReads.Load(); n > 0 {
+					t.Errorf("%d reads went to the primary, want every read on the standby", n)
+				}
+			})
 			return r
 		})
 	})
@@ -104,6 +114,52 @@ func TestReplica(t *testing.T) {
 		items, err := r.Items(ctx, dynamo.ItemQuery{SourceID: "a", Version: 1})
 		if err != nil || len(items) != 2 || items[0].Item.Title != "two" {
 			t.Fatalf("after the change was reported, the newest version's items: %v (%v)", items, err)
+		}
+	})
+
+	// A replica that stops answering while the store runs costs one
+	// failed read, which the primary answers; the replica then rests
+	// (replicaRest) with every read on the primary, and is used again
+	// once it answers. A replica that does not answer when the store
+	// opens is refused: nothing can check that it is a standby of the
+	// primary. (Last: it stops the standby.)
+	t.Run("ReplicaDown", func(t *testing.T) {
+		r, primary := openReplicated(t, pair)
+		ctx := context.Background()
+		addSource(t, r.Store, "a")
+		pair.CatchUp(t)
+		onPrimary := r.primaryReads.Load()
+		if _, err := r.Source(ctx, "a"); err != nil || r.primaryReads.Load() != onPrimary {
+			t.Fatalf("with the standby up and caught up: %v, %d reads on the primary, want the standby's answer", err, r.primaryReads.Load()-onPrimary)
+		}
+
+		pair.StopStandby(t)
+		rep := r.replicas[0]
+		for i := range 3 {
+			src, err := r.Source(ctx, "a")
+			if err != nil || src.ID != "a" {
+				t.Fatalf("read %d with the standby down: %v, want the primary's answer", i+1, err)
+			}
+		}
+		if rest := time.Until(time.Unix(0, rep.downUntil.Load())); rest <= 0 || rest > replicaRest {
+			t.Errorf("the stopped standby rests %v, want up to %v", rest, replicaRest)
+		}
+		// The first read tried the standby; the next two went straight to
+		// the primary.
+		if n := r.primaryReads.Load() - onPrimary; n != 2 {
+			t.Errorf("%d reads sent to the primary while the standby rests, want 2", n)
+		}
+		standby := r.replicas[0].store.pool.Config().ConnString()
+		if _, err := OpenReplicated(ctx, primary, []string{standby}); err == nil {
+			t.Error("OpenReplicated with a replica that is down: no error")
+		}
+
+		pair.StartStandby(t)
+		pair.CatchUp(t)
+		rep.downUntil.Store(0) // its rest over
+		onPrimary = r.primaryReads.Load()
+		if _, err := r.Source(ctx, "a"); err != nil || r.primaryReads.Load() != onPrimary {
+			t.Fatalf("with the standby back: %v, %d reads on the primary, want the standby's answer", err, r.primaryReads.Load()-onPrimary)
 		}
 	})
 }
