@@ -6,14 +6,19 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dynamo-feeds/dynamo/internal/pgtest"
 )
 
-// Two API processes read from a real hot standby: an operator who changes
-// a source through one sees the change through the other at once, even
-// while the standby lags (its replay paused), while a public reader of that
-// process is answered by the standby.
+// API processes read from a real hot standby (pgtest.NewPair):
+//
+//   - an operator who changes a source through one sees the change through
+//     the other at once, even while the standby lags (its replay paused),
+//     while a public reader of that process is answered by the standby;
+//   - a public reader's cached feed answer is dropped when another process
+//     (a poller on the primary) stores a new version, and the next answer
+//     shows it although the standby, paused, has not replayed it.
 func TestServeAPIWithReplica(t *testing.T) {
 	t.Setenv("DYNAMO_ADMIN_TOKEN", "s3cret-s3cret-s3cret")
 	pair := pgtest.NewPair(t)
@@ -67,5 +72,41 @@ func TestServeAPIWithReplica(t *testing.T) {
 	}
 	if got := category(second, ""); got != "before" {
 		t.Errorf("a public reader of the other process reads category %q, want the lagging standby's \"before\"", got)
+	}
+
+	pair.ResumeReplay(t)
+
+	// Feed freshness. The poller is another process, on the primary only:
+	// the first process learns of its versions by notification alone.
+	origin := newWireOrigin(t, "a")
+	poller := startServe(t, serveConfig{db: primary, role: "all", allowPrivate: true, hostGap: -1})
+	const token = "s3cret-s3cret-s3cret"
+	admin(t, http.MethodPost, poller+"/api/sources", token, `{"id":"wire","url":"`+origin.srv.URL+`","kind":"feed","policy":"flat","interval":"24h"}`)
+	admin(t, http.MethodPost, poller+"/api/sources/wire/poll", token, "")
+	pair.CatchUp(t)
+	feed := func() string {
+		t.Helper()
+		resp, body := get(t, first+"/resources/wire?max=10&type=json")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /resources/wire: %s %s", resp.Status, body)
+		}
+		return body
+	}
+	hits := cacheHits(t, first)
+	if body := feed(); !strings.Contains(body, "Story a") {
+		t.Fatalf("the public feed lacks the first version's story:\n%s", body)
+	}
+	feed()
+	if cacheHits(t, first) == hits {
+		t.Fatal("the second read of the public feed missed the cache: the freshness below would prove nothing")
+	}
+	pair.PauseReplay(t)
+	defer pair.ResumeReplay(t)
+	origin.set("b", "a")
+	admin(t, http.MethodPost, poller+"/api/sources/wire/poll", token, "")
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(feed(), "Story b"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a minute after another process stored a new version, the public feed still lacks it:\n%s", feed())
+		}
 	}
 }
