@@ -77,7 +77,7 @@ func TestArchiveStreamedPastAnswerBound(t *testing.T) {
 		// The four items take about 300 bytes of text: past this bound.
 		streamed := newEnv(t, news.store, func(c *api.Config) { c.BaseURL = base; c.MaxAnswerBytes = 200; c.CacheBytes = -1 })
 		const plain = "Accept-Encoding"
-		for _, path := range []string{"/resources/news?max=50", "/resources/news?max=50&title=o"} {
+		for _, path := range []string{"/resources/news?max=50", "/resources/news?max=50&title=o", "/resources/news?max=50&desc=the"} {
 			for _, f := range transform.Formats() {
 				path := path + "&type=" + string(f)
 				want := held.get(path, plain, "identity").must(t, http.StatusOK, path)

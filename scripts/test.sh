@@ -68,10 +68,11 @@ race_skip='^TestDefaultThresholdsAreTheSearchsBest$'
 # The archived-feed walk reads 2,500 items under -race; its full 25,000
 # items (about half a minute) run once more without it.
 full_walk='^TestArchivedFeedWalk$'
-# A listing larger than serve's memory is left out of the -race run (the
-# detector's shadow memory is no measure of what serve holds; run by hand
-# under -race, the test skips saying so) and runs here without it.
-streamed='^TestServeStreamsListingLargerThanMemory$'
+# A listing and an archive larger than serve's memory are left out of the
+# -race run (the detector's shadow memory is no measure of what serve
+# holds; run by hand under -race, the tests skip saying so) and run here
+# without it.
+streamed='^TestServeStreams(Listing|Archive)LargerThanMemory$'
 status=0
 : >"$log_dir/test.log"
 if [ -n "$race_pkgs" ]; then

@@ -144,6 +144,92 @@ func TestServeStreamsListingLargerThanMemory(t *testing.T) {
 	})
 }
 
+// TestServeStreamsArchiveLargerThanMemory: `dynamo serve`, its heap
+// limited to 32 MiB (GOMEMLIMIT) in a process of its own and its answers
+// held to 4 MiB (--max-answer-mib), answers the archive of a collection of
+// 10,000 items of 8 KB each (`?max=10000`, RSS 2.0, and the same with a
+// keyword condition every item matches), complete, and its peak resident
+// memory (VmHWM) stays below the size of the answer: the answer, past
+// the bound, was streamed, not held. Both stores.
+//
+// Skipped under the race detector, as TestServeStreamsListingLargerThanMemory.
+func TestServeStreamsArchiveLargerThanMemory(t *testing.T) {
+	if serveChild(t) {
+		return
+	}
+	if raceDetector {
+		t.Skip("the race detector's shadow memory makes VmHWM no measure of what serve holds; scripts/test.sh runs this test without -race")
+	}
+	const n = 10000
+	fill := func(t *testing.T, db string) string {
+		fillArchive(t, db, n, 8000)
+		return db
+	}
+	for _, st := range []struct {
+		name string
+		db   func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "dynamo.db") }},
+		{"postgres", func(t *testing.T) string { return pgtest.DSN(t) }},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			child := startServeChild(t, fill(t, st.db(t)), []string{"GOMEMLIMIT=32MiB"}, "--max-answer-mib", "4")
+			for _, path := range []string{"/resources/big?max=10000", "/resources/big?max=10000&title=story"} {
+				size, items := child.countLines(path, "<item>")
+				peak := child.peak()
+				t.Logf("GET %s: %.1f MB, %d items; VmHWM %.1f MB", path, float64(size)/(1<<20), items, float64(peak)/(1<<20))
+				if items != n {
+					t.Errorf("GET %s: %d items, want %d", path, items, n)
+				}
+				if size <= peak || size <= 64<<20 {
+					t.Errorf("GET %s: %.1f MB, peak resident memory %.1f MB: want an answer larger than the peak and than 64 MB", path, float64(size)/(1<<20), float64(peak)/(1<<20))
+				}
+			}
+		})
+	}
+}
+
+// fillArchive stores, through the store at db, a paused collection "big"
+// of n items whose descriptions are pad bytes, in versions of 5,000 items
+// (the default --max-items), each version holding new items only.
+func fillArchive(t *testing.T, db string, n, pad int) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := storage.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	src := dynamo.NewSource("big", "https://example.org/big")
+	src.Kind, src.Paused = dynamo.KindHTML, true
+	if err := st.CreateSource(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+	for first := 0; first < n; first += 5000 {
+		doc := &dynamo.Resource{URL: src.URL, RSSID: src.ID, Timestamp: at,
+			Channel: dynamo.Channel{Title: "Big", Link: src.URL, Description: "An archive larger than memory."}}
+		for i := first; i < min(first+5000, n); i++ {
+			doc.Items = append(doc.Items, dynamo.Item{Index: i - first + 1, ID: fmt.Sprintf("item-%05d", i),
+				Title: fmt.Sprintf("Story %d", i), Link: fmt.Sprintf("https://example.org/story/%d", i),
+				Description: fmt.Sprintf("<p>Paragraph %d: %s</p>", i, strings.Repeat("words of the story ", pad/19))})
+		}
+		if _, err := st.LeaseSource(ctx, src.ID, "fill", at, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		_, err := st.RecordPoll(ctx, dynamo.PollRecord{SourceID: src.ID, Owner: "fill", At: at, Document: doc}, func(r dynamo.PollResult) dynamo.PollUpdate {
+			return dynamo.PollUpdate{
+				State: dynamo.PollState{LastPoll: at, NextPoll: at.Add(time.Hour), LastStatus: dynamo.StatusChanged},
+				Log:   dynamo.PollLogEntry{At: at, Status: dynamo.StatusChanged, NewItems: len(r.NewItems), HTTPStatus: 200},
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(time.Minute)
+	}
+}
+
 // serveChild reports whether this process is the child of a memory test,
 // and if so runs `dynamo serve` with the arguments memoryChildEnv holds.
 func serveChild(t *testing.T) bool {
@@ -243,8 +329,9 @@ func (b *syncBuffer) String() string {
 }
 
 // startServeChild starts `dynamo serve` over db, uncached, with env added to
-// the child's environment, and waits until it answers.
-func startServeChild(t *testing.T, db string, env []string) *serveProcess {
+// the child's environment and args to its arguments, and waits until it
+// answers.
+func startServeChild(t *testing.T, db string, env []string, args ...string) *serveProcess {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +341,7 @@ func startServeChild(t *testing.T, db string, env []string) *serveProcess {
 	// The write timeout is long: these tests bound memory, not time, and
 	// a listing of 100,000 sources on the loaded test machine takes more
 	// than the default minute to write.
-	argv, _ := json.Marshal([]string{"--db", db, "--addr", addr, "--allow-private", "--cache-mib", "0", "--write-timeout", "15m"})
+	argv, _ := json.Marshal(append([]string{"--db", db, "--addr", addr, "--allow-private", "--cache-mib", "0", "--write-timeout", "15m"}, args...))
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()[:strings.Index(t.Name()+"/", "/")]+"$")
 	cmd.Env = append(append(os.Environ(), memoryChildEnv+"="+string(argv)), env...)
 	p := &serveProcess{t: t, cmd: cmd, base: "http://" + addr, logs: &syncBuffer{}}
