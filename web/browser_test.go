@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -751,4 +752,65 @@ func TestBrowserFeedPage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBrowserSourcesPages: with more sources than a page holds, the
+// sources list shows a page of them, its pager leads to the next page and
+// back, and its search box narrows the list on the server, as Chromium
+// follows them; each page passes the audit and fits a phone.
+func TestBrowserSourcesPages(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	for i := range 230 {
+		src := &dynamo.Source{ID: fmt.Sprintf("src-%03d", i), URL: fmt.Sprintf("%s/p/%d.html", e.site.URL, i),
+			Kind: dynamo.KindHTML, Interval: dynamo.Duration(time.Hour)}
+		if i%50 == 7 {
+			src.Title = "Harbour report"
+		}
+		if err := e.store.CreateSource(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := e.srv.URL
+	bctx := browser(t)
+	rows := func(what string) (int, string) {
+		t.Helper()
+		n := value(t, bctx, what+": count rows", chromedp.Evaluate[int](`document.querySelectorAll("table.sources tbody tr").length`))
+		first := value(t, bctx, what+": read the first row", chromedp.Text(chromedp.CSS("table.sources tbody tr th a")))
+		return n, first
+	}
+	step(t, bctx, "load the sources", chromedp.Navigate(base+"/ui/"), chromedp.WaitVisible(chromedp.CSS("nav.pager")))
+	if n, first := rows("page 1"); n != 100 || first != "src-000" {
+		t.Errorf("page 1 lists %d sources from %s, want 100 from src-000", n, first)
+	}
+	capture(t, bctx, "sources-paged")
+	step(t, bctx, "next page", chromedp.Click(chromedp.CSS(`nav.pager a[rel="next"]`)), chromedp.WaitVisible(chromedp.CSS(`nav.pager a[rel="prev"]`)))
+	if loc := value(t, bctx, "location", chromedp.Location()); loc != base+"/ui/?page=2" {
+		t.Errorf("the next page is %s", loc)
+	}
+	if n, first := rows("page 2"); n != 100 || first != "src-100" {
+		t.Errorf("page 2 lists %d sources from %s, want 100 from src-100", n, first)
+	}
+	pager := value(t, bctx, "read the pager", chromedp.Text(chromedp.CSS("nav.pager")))
+	if !strings.Contains(pager, "Sources 101–200 of 230, page 2 of 3") {
+		t.Errorf("the pager reads %q", pager)
+	}
+	step(t, bctx, "previous page", chromedp.Click(chromedp.CSS(`nav.pager a[rel="prev"]`)), chromedp.WaitNotPresent(chromedp.CSS(`nav.pager a[rel="prev"]`)))
+	if n, first := rows("back to page 1"); n != 100 || first != "src-000" {
+		t.Errorf("back on page 1, %d sources from %s", n, first)
+	}
+	step(t, bctx, "search",
+		chromedp.SetValue(chromedp.ID("q"), "harbour"),
+		chromedp.Click(chromedp.CSS(`form.list-search button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS("form.list-search a")))
+	if loc := value(t, bctx, "location", chromedp.Location()); loc != base+"/ui/?q=harbour" {
+		t.Errorf("the search's URL is %s", loc)
+	}
+	if n, first := rows("search"); n != 5 || first != "src-007" {
+		t.Errorf("the search lists %d sources from %s, want the 5 titled Harbour report from src-007", n, first)
+	}
+	if n := value(t, bctx, "count pagers", chromedp.Evaluate[int](`document.querySelectorAll("nav.pager").length`)); n != 0 {
+		t.Errorf("%d pagers for a list of one page", n)
+	}
+	capture(t, bctx, "sources-search")
 }

@@ -314,14 +314,9 @@ type categoryGroup struct {
 func (h *Server) categoriesPage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	rows, err := h.rows(ctx, h.globalPolicy(ctx))
-	if err != nil {
-		h.storeFailed(w, r, "list sources", err)
-		return
-	}
 	index := map[string]int{}
 	var groups []categoryGroup
-	for _, row := range rows {
+	err := h.eachRow(ctx, h.globalPolicy(ctx), func(row sourceRow) error {
 		i, ok := index[row.Category]
 		if !ok {
 			i = len(groups)
@@ -336,6 +331,11 @@ func (h *Server) categoriesPage(w http.ResponseWriter, r *http.Request) {
 		if row.Status == "failing" {
 			groups[i].Failing++
 		}
+		return nil
+	})
+	if err != nil {
+		h.storeFailed(w, r, "list sources", err)
+		return
 	}
 	slices.SortFunc(groups, func(a, b categoryGroup) int {
 		switch {

@@ -72,18 +72,33 @@ func (h *Server) globalPolicy(ctx context.Context) string {
 func (h *Server) policies() []string { return h.cfg.Policies }
 
 type sourcesData struct {
-	Sources []sourceRow
+	Sources []sourceRow    // the rows of the page shown
 	Filter  string         // the status shown, "" for every source
 	Filters []statusFilter // the links that narrow the list
 	Total   int            // sources before filtering by status
+	// Search narrows the list to the sources whose id, title or URL
+	// contains it, ignoring case (?q=).
+	Search     string
+	Unsearched string // the list without the search
 	// Category, when set, narrows the list to one category ("" for the
 	// sources in none), whose aggregate feeds are CategoryFeeds.
 	Category      *string
 	CategoryFeeds []subscribeLink
+	Pager         pager
 	Polling       bool // a poller runs in this process
 	GlobalPolicy  string
 	Policies      []string
 	NewSource     []settingField // the form to add a source
+}
+
+// pager is where the page shown sits in the list (docs/WEB.md "The
+// sources list").
+type pager struct {
+	Listed      int    // sources listed, over every page
+	Page, Pages int    // the page shown, from 1, and how many there are
+	First, Last int    // the rows shown, numbered from 1 over the list; 0 when none
+	Prev, Next  string // the pages before and after, "" for none
+	LastURL     string // the last page, when the one asked for is past it
 }
 
 // statusFilter is one link of the sources list's filter.
@@ -98,61 +113,123 @@ type statusFilter struct {
 // (?status=failing), in the order its links show them.
 var statusFilters = []string{"", "failing", "paused", "polling", "active", "removed"}
 
-// sourcesPage lists every collection: active sources and removed ones whose
-// archive is kept; ?status= narrows the list to one status, ?category= to
-// one category.
+// pageSize is how many sources a page of the sources list shows: a page
+// of 100,000 sources would be 171 MB of HTML.
+const pageSize = 100
+
+// listView is what the sources list shows: the sources narrowed by
+// category, search and status, and the page of them.
+type listView struct {
+	status   string  // "" for every status
+	category *string // nil for every category
+	search   string  // "" for every source
+	page     int     // from 1
+}
+
+// url is the list's address showing page.
+func (l listView) url(page int) string {
+	v := url.Values{}
+	if l.status != "" {
+		v.Set("status", l.status)
+	}
+	if l.category != nil {
+		v.Set("category", *l.category)
+	}
+	if l.search != "" {
+		v.Set("q", l.search)
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	if len(v) == 0 {
+		return Prefix
+	}
+	return Prefix + "?" + v.Encode()
+}
+
+// matches reports whether a source is in the list's category and matches
+// its search (lower-cased): its id, its title as shown or its URL
+// contains it, ignoring case.
+func (l listView) matches(row *sourceRow, search string) bool {
+	if l.category != nil && row.Category != *l.category {
+		return false
+	}
+	return search == "" || strings.Contains(strings.ToLower(row.ID), search) ||
+		strings.Contains(strings.ToLower(row.DisplayTitle()), search) ||
+		strings.Contains(strings.ToLower(row.URL), search)
+}
+
+// sourcesPage lists the collections, a page of pageSize at a time, ordered
+// by id: active sources and removed ones whose archive is kept. ?status=
+// narrows the list to one status, ?category= to one category, ?q= to the
+// sources whose id, title or URL contains the words, and ?page= picks the
+// page. The sources are walked, not held: the page costs its rows and
+// the ids of the active sources, whatever their number.
 func (h *Server) sourcesPage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	global := h.globalPolicy(ctx)
-	rows, err := h.rows(ctx, global)
+	q := r.URL.Query()
+	l := listView{status: q.Get("status"), search: strings.TrimSpace(q.Get("q")), page: 1}
+	if !slices.Contains(statusFilters, l.status) {
+		l.status = ""
+	}
+	if c, ok := q["category"]; ok {
+		l.category = &c[0]
+	}
+	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
+		l.page = n
+	}
+	d := sourcesData{Polling: h.cfg.Poller != nil, Policies: h.policies(), GlobalPolicy: h.globalPolicy(ctx),
+		NewSource: h.settingFields(dynamo.NewSource("", ""), true), Filter: l.status, Search: l.search, Category: l.category}
+	if l.category != nil {
+		d.CategoryFeeds = categoryFeeds(*l.category)
+	}
+	search, skip := strings.ToLower(l.search), (l.page-1)*pageSize
+	counts := map[string]int{}
+	err := h.eachRow(ctx, d.GlobalPolicy, func(row sourceRow) error {
+		if !l.matches(&row, search) {
+			return nil
+		}
+		counts[row.Status]++
+		counts[""]++
+		if l.status != "" && row.Status != l.status {
+			return nil
+		}
+		if n := counts[l.status]; n > skip && n <= skip+pageSize {
+			d.Sources = append(d.Sources, row)
+		}
+		return nil
+	})
 	if err != nil {
 		h.storeFailed(w, r, "list sources", err)
 		return
 	}
-	d := sourcesData{Polling: h.cfg.Poller != nil, Policies: h.policies(), GlobalPolicy: global,
-		NewSource: h.settingFields(dynamo.NewSource("", ""), true)}
-	q := r.URL.Query()
-	d.Filter = q.Get("status")
-	if !slices.Contains(statusFilters, d.Filter) {
-		d.Filter = ""
-	}
-	if c, ok := q["category"]; ok {
-		d.Category = &c[0]
-		d.CategoryFeeds = categoryFeeds(c[0])
-	}
-	counts := map[string]int{}
-	for _, row := range rows {
-		if d.Category != nil && row.Category != *d.Category {
-			continue
-		}
-		counts[row.Status]++
-		counts[""]++
-		if d.Filter == "" || row.Status == d.Filter {
-			d.Sources = append(d.Sources, row)
-		}
-	}
 	d.Total = counts[""]
+	d.Unsearched = listView{status: l.status, category: l.category}.url(1)
 	for _, f := range statusFilters {
-		if counts[f] > 0 || f == "" || f == d.Filter {
-			v := url.Values{}
-			if f != "" {
-				v.Set("status", f)
-			}
-			if d.Category != nil {
-				v.Set("category", *d.Category)
-			}
-			link := Prefix
-			if len(v) > 0 {
-				link += "?" + v.Encode()
-			}
-			d.Filters = append(d.Filters, statusFilter{Status: f, Count: counts[f], Current: f == d.Filter, URL: link})
+		if counts[f] > 0 || f == "" || f == l.status {
+			d.Filters = append(d.Filters, statusFilter{Status: f, Count: counts[f], Current: f == l.status,
+				URL: listView{status: f, category: l.category, search: l.search}.url(1)})
 		}
 	}
+	p := pager{Listed: counts[l.status], Page: l.page, Pages: (counts[l.status] + pageSize - 1) / pageSize}
+	if len(d.Sources) > 0 {
+		p.First, p.Last = skip+1, skip+len(d.Sources)
+	}
+	if l.page > 1 && l.page <= p.Pages {
+		p.Prev = l.url(l.page - 1)
+	}
+	if l.page < p.Pages {
+		p.Next = l.url(l.page + 1)
+	}
+	if l.page > p.Pages && p.Pages > 0 {
+		p.LastURL = l.url(p.Pages)
+	}
+	d.Pager = p
 	v := view{Title: "Sources", Section: "sources", Data: d,
 		Alternates: feedAlternates("Every source", func(typ string) string { return "/aggregate?max=50&type=" + typ })}
-	if d.Category != nil {
-		c := *d.Category
+	if l.category != nil {
+		c := *l.category
 		v.Alternates = feedAlternates("Category "+c, func(typ string) string {
 			return "/aggregate?" + url.Values{"category": {c}, "max": {"50"}, "type": {typ}}.Encode()
 		})
@@ -160,41 +237,27 @@ func (h *Server) sourcesPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "sources.html", v)
 }
 
-// rows lists every collection, ordered by id: the active sources and the
-// removed ones whose archive is kept.
-func (h *Server) rows(ctx context.Context, global string) ([]sourceRow, error) {
-	active, err := h.cfg.Store.Sources(ctx)
+// eachRow hands fn every collection, ordered by id: the active sources and
+// the removed ones whose archive is kept, read as it goes. It first walks
+// the active sources for their ids (the rows do not say whether a source
+// was removed), then every collection: a source created between the two
+// walks is not taken for a removed one, as it was created after the first
+// began.
+func (h *Server) eachRow(ctx context.Context, global string, fn func(sourceRow) error) error {
+	start := time.Now()
+	active := map[string]struct{}{}
+	err := h.cfg.Store.EachSource(ctx, false, func(s *dynamo.Source) error {
+		active[s.ID] = struct{}{}
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	all, err := h.cfg.Store.Collections(ctx)
-	if err != nil {
-		return nil, err
-	}
-	isActive := map[string]bool{}
-	for _, s := range active {
-		isActive[s.ID] = true
-	}
-	// Collections lists the archives; active sources without one yet come
-	// from Sources, which also has the fresher state of the active ones.
-	byID := map[string]dynamo.Source{}
-	for _, s := range all {
-		byID[s.ID] = s
-	}
-	for _, s := range active {
-		byID[s.ID] = s
-	}
-	all = all[:0]
-	for _, s := range byID {
-		all = append(all, s)
-	}
-	slices.SortFunc(all, func(a, b dynamo.Source) int { return strings.Compare(a.ID, b.ID) })
 	now := time.Now()
-	rows := make([]sourceRow, 0, len(all))
-	for _, s := range all {
-		rows = append(rows, h.row(s, !isActive[s.ID], now, global))
-	}
-	return rows, nil
+	return h.cfg.Store.EachSource(ctx, true, func(s *dynamo.Source) error {
+		_, isActive := active[s.ID]
+		return fn(h.row(*s, !isActive && s.CreatedAt.Before(start), now, global))
+	})
 }
 
 // subscribeLink is one feed URL of a collection in one format.

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/html"
+
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/examples"
 	"github.com/dynamo-feeds/dynamo/poller"
@@ -98,6 +100,96 @@ func TestSourcesPageListsEverySourceWithItsState(t *testing.T) {
 	if !strings.Contains(body, `<label for="policy-news" class="vh">Policy of news</label>`) {
 		t.Error("the row's policy menu has no label")
 	}
+}
+
+// TestSourcesListPagesAndSearches: the sources list shows 100 sources a
+// page, ordered by id, with previous and next links and the count; ?q=
+// narrows it to the sources whose id, title or URL contains the words
+// (ignoring case), and the links keep the search and the status.
+func TestSourcesListPagesAndSearches(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	for i := range 250 {
+		src := &dynamo.Source{ID: fmt.Sprintf("src-%03d", i), URL: fmt.Sprintf("%s/p/%d.html", e.site.URL, i),
+			Kind: dynamo.KindHTML, Interval: dynamo.Duration(time.Hour), Paused: i%100 == 3}
+		if i%50 == 7 {
+			src.Title = "Harbour report"
+		}
+		if err := e.store.CreateSource(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := client(t)
+	for _, tc := range []struct {
+		query       string
+		rows        int
+		first, last string // ids of the first and last rows
+		pager       string // the pager's text, "" for none
+		prev, next  string // the pager's links
+		text        string // in the page
+	}{
+		{"", 100, "src-000", "src-099", "Sources 1–100 of 250, page 1 of 3", "", "/ui/?page=2", "250 collections, 1–100 shown."},
+		{"?page=2", 100, "src-100", "src-199", "Sources 101–200 of 250, page 2 of 3", "/ui/", "/ui/?page=3", ""},
+		{"?page=3", 50, "src-200", "src-249", "Sources 201–250 of 250, page 3 of 3", "/ui/?page=2", "", ""},
+		{"?page=0", 100, "src-000", "src-099", "Sources 1–100 of 250, page 1 of 3", "", "/ui/?page=2", ""},
+		{"?page=x", 100, "src-000", "src-099", "Sources 1–100 of 250, page 1 of 3", "", "/ui/?page=2", ""},
+		{"?q=harbour", 5, "src-007", "src-207", "", "", "", "5 collections matching “harbour”."},
+		{"?q=%2FP%2F12", 11, "src-012", "src-129", "", "", "", "11 collections matching “/P/12”."},
+		{"?q=SRC-1", 100, "src-100", "src-199", "", "", "", `>paused (1)</a>`},
+		{"?q=src&page=2", 100, "src-100", "src-199", "Sources 101–200 of 250, page 2 of 3", "/ui/?q=src", "/ui/?page=3&q=src", `value="src"`},
+		{"?status=paused&q=src-1", 1, "src-103", "src-103", "", "", "", `<input type="hidden" name="status" value="paused">`},
+		{"?status=paused", 3, "src-003", "src-203", "", "", "", "3 paused collections."},
+		{"?page=7", 0, "", "", "", "", "", `There is no page 7: the list has 3 pages. <a href="/ui/?page=3">Go to the last page</a>.`},
+		{"?q=nothing+like+this", 0, "", "", "", "", "", "No source matches “nothing like this”."},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			status, body := get(t, c, e.srv.URL+"/ui/"+tc.query)
+			if status != http.StatusOK {
+				t.Fatalf("status %d", status)
+			}
+			checkSafe(t, body)
+			rows := texts(t, body, "tr", "")
+			if tc.rows == 0 {
+				if len(rows) != 0 {
+					t.Errorf("%d rows, want none", len(rows))
+				}
+			} else if rows = rows[1:]; len(rows) != tc.rows || !strings.HasPrefix(rows[0], tc.first) || !strings.HasPrefix(rows[len(rows)-1], tc.last) {
+				t.Errorf("%d rows, want %d from %s to %s", len(rows), tc.rows, tc.first, tc.last)
+			}
+			pagers := texts(t, body, "nav", "pager")
+			if tc.pager == "" && len(pagers) != 0 || tc.pager != "" && (len(pagers) != 2 || !strings.Contains(pagers[0], tc.pager)) {
+				t.Errorf("the pagers read %q, want twice %q", pagers, tc.pager)
+			}
+			for rel, want := range map[string]string{"prev": tc.prev, "next": tc.next} {
+				if got := relLink(t, body, rel); got != want {
+					t.Errorf("the %s link is %q, want %q", rel, got, want)
+				}
+			}
+			if !strings.Contains(body, tc.text) {
+				t.Errorf("the page does not say %s", tc.text)
+			}
+		})
+	}
+	// The status links count the sources the search matches, and keep it.
+	_, body := get(t, c, e.srv.URL+"/ui/?q=SRC-1")
+	if !strings.Contains(body, `<a href="/ui/?q=SRC-1&amp;status=paused">paused (1)</a>`) || !strings.Contains(body, `>all (100)</a>`) {
+		t.Error("the status links do not keep the search or count its sources")
+	}
+}
+
+// relLink is the href of the first link with rel on a page, "" if none.
+func relLink(t *testing.T, page, rel string) string {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range doc.Descendants() {
+		if n.Type == html.ElementNode && n.Data == "a" && attr(n, "rel") == rel {
+			return attr(n, "href")
+		}
+	}
+	return ""
 }
 
 func TestAFailingSourceShowsItsLastError(t *testing.T) {
