@@ -45,7 +45,9 @@ const memoryBound = 200 << 20
 // while it polls and after it answered each listing of every source
 // (GET /api/sources, /api/sources.opml, and /resources in RSS 2.0, RSS
 // 1.0, which reads its sources three times, and JSON Feed), each checked
-// for every source, and /aggregate, dated by every source: under 200 MB.
+// for every source, and /aggregate, dated by every source, and the web
+// interface's list of sources, a page of which walks every source: under
+// 200 MB.
 func TestServeMemoryBound(t *testing.T) {
 	if serveChild(t) {
 		return
@@ -72,6 +74,25 @@ func TestServeMemoryBound(t *testing.T) {
 			}
 		}
 		check("polling")
+
+		// The web interface's list of sources first, so that its own peak
+		// shows: 100 sources a page, the first page, the last and a
+		// search, each walking every source.
+		last := (n + 99) / 100
+		for _, page := range []struct {
+			path string
+			rows int
+		}{
+			{"/ui/", min(n, 100)},
+			{fmt.Sprintf("/ui/?page=%d", last), n - (last-1)*100},
+			{fmt.Sprintf("/ui/?q=s%07d", n-1), 1},
+		} {
+			size, rows := child.countLines(page.path, "<tr>")
+			if rows != page.rows {
+				t.Errorf("GET %s: %d rows, want %d", page.path, rows, page.rows)
+			}
+			check(fmt.Sprintf("after GET %s (%.1f kB)", page.path, float64(size)/(1<<10)))
+		}
 
 		resp := child.get("/api/sources")
 		var list struct {
@@ -105,6 +126,7 @@ func TestServeMemoryBound(t *testing.T) {
 			}
 			check(fmt.Sprintf("after GET %s (%.1f MB)", listing.path, float64(size)/(1<<20)))
 		}
+
 	})
 }
 
