@@ -15,20 +15,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/storetest"
 )
 
 // page50 returns version n of a 50-item page that gains one item per
 // version, the benchmarks' typical source.
-func page50(id string, n int) *dynamo.Resource {
-	var items []dynamo.Item
-	for i := n + 49; i >= n; i-- {
-		it := item(i, fmt.Sprintf("Council approves budget for district %d after long debate", i))
-		it.Text = fmt.Sprintf("The council voted on item %d of the agenda; the budget covers roads, schools and the library, and takes effect next month.", i)
-		it.Description = "<p>" + it.Text + "</p>"
-		items = append(items, it)
-	}
-	return doc(id, t0.Add(time.Duration(n)*time.Minute), items...)
-}
+func page50(id string, n int) *dynamo.Resource { return storetest.SizePage(id, n, false) }
 
 // BenchmarkRecordPollChanged stores a new version of a 50-item page per
 // iteration (one new item each).
@@ -186,55 +178,55 @@ func fillArchiveBulk(b testing.TB, s *Store, id string, total int) []string {
 	return vocab
 }
 
-// BenchmarkStorageSize stores 1,000 versions of a 50-item page that gains
-// one item per version and reports the bytes on disk (tables and indexes of
-// the archive, after VACUUM) per distinct item, and their ratio to the
-// items' own XMLData, with and without the trigram indexes. Run it with
-// -benchtime=1x: each iteration builds the whole archive.
+// BenchmarkStorageSize stores 1,000 versions of storetest.SizePage (50
+// items, one new per version; short or long descriptions) and reports the
+// bytes on disk (tables, TOAST and indexes of the archive, after VACUUM)
+// per distinct item, and their ratio to the items' own XMLData, with and
+// without the trigram indexes. Run it with -benchtime=1x: each iteration
+// builds the whole archive.
 func BenchmarkStorageSize(b *testing.B) {
-	for b.Loop() {
-		s := open(b)
-		addSource(b, s, "a")
-		const versions = 1000
-		for n := 1; n <= versions; n++ {
-			d := page50("a", n)
-			record(b, s, "a", d.Timestamp, d)
-		}
-		// The distinct items are those of the last page and the one that
-		// left the page at each version.
-		distinct := page50("a", 1).Items
-		for n := 2; n <= versions; n++ {
-			distinct = append(distinct, page50("a", n).Items[0])
-		}
-		all := doc("a", t0, distinct...)
-		empty := doc("a", t0)
-		raw := len(all.XML()) - len(empty.XML())
-
-		ctx := context.Background()
-		if _, err := s.pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
-			b.Fatal(err)
-		}
-		var total, trgm int64
-		err := s.pool.QueryRow(ctx, `SELECT
-			(SELECT sum(pg_total_relation_size(t)) FROM unnest(ARRAY['item_revisions', 'items', 'versions']::regclass[]) AS t),
-			(SELECT sum(pg_relation_size(i)) FROM unnest(ARRAY['item_revisions_title_trgm', 'item_revisions_link_trgm', 'item_revisions_text_trgm']::regclass[]) AS i)`).Scan(&total, &trgm)
-		if err != nil {
-			b.Fatal(err)
-		}
-		logRelationSizes(b, s)
-		b.ReportMetric(float64(total)/float64(len(distinct)), "bytes/item")
-		b.ReportMetric(float64(raw)/float64(len(distinct)), "xml-bytes/item")
-		b.ReportMetric(float64(total)/float64(raw), "ratio")
-		b.ReportMetric(float64(total-trgm)/float64(raw), "ratio-without-trgm")
-		s.Close()
+	for _, long := range []bool{false, true} {
+		b.Run(map[bool]string{false: "short", true: "long"}[long], func(b *testing.B) {
+			const versions = 1000
+			for b.Loop() {
+				s := open(b)
+				addSource(b, s, "a")
+				for n := 1; n <= versions; n++ {
+					d := storetest.SizePage("a", n, long)
+					record(b, s, "a", d.Timestamp, d)
+				}
+				items, xml := storetest.SizeItems(versions, long)
+				ctx := context.Background()
+				if _, err := s.pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
+					b.Fatal(err)
+				}
+				var total, trgm int64
+				err := s.pool.QueryRow(ctx, `SELECT
+					(SELECT sum(pg_total_relation_size(t)) FROM unnest(ARRAY['item_revisions', 'items', 'versions']::regclass[]) AS t),
+					(SELECT sum(pg_relation_size(i)) FROM unnest(ARRAY['item_revisions_title_trgm', 'item_revisions_link_trgm', 'item_revisions_text_trgm']::regclass[]) AS i)`).Scan(&total, &trgm)
+				if err != nil {
+					b.Fatal(err)
+				}
+				logRelationSizes(b, s)
+				b.ReportMetric(float64(total)/float64(items), "bytes/item")
+				b.ReportMetric(float64(xml)/float64(items), "xml-bytes/item")
+				b.ReportMetric(float64(total)/float64(xml), "ratio")
+				b.ReportMetric(float64(total-trgm)/float64(xml), "ratio-without-trgm")
+				s.Close()
+			}
+		})
 	}
 }
 
-// logRelationSizes logs the size of each table and index of the archive.
+// logRelationSizes logs the size of each table, TOAST table (with its
+// index) and index of the database.
 func logRelationSizes(b *testing.B, s *Store) {
 	rows, err := s.pool.Query(context.Background(), `SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c
 		JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i', 't') ORDER BY 2 DESC`)
+		WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i')
+		UNION ALL SELECT c.relname || ' (TOAST)', pg_total_relation_size(c.reltoastrelid) FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.reltoastrelid <> 0 ORDER BY 2 DESC`)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -46,12 +46,14 @@ func conditionSQL(conds []dynamo.Condition, args []any) (string, []any, error) {
 	return expr, args, nil
 }
 
-// foldedColumns are the expressions the trigram indexes are built on; the
-// folded copy is NULL where folding changes nothing.
+// foldedColumns are the expressions the trigram indexes are built on: the
+// folded copy, NULL where lowering the field's ASCII letters (lower under
+// the "C" collation, the same on every server) folds it already
+// (archive.Folded).
 var foldedColumns = map[dynamo.Field]string{
-	dynamo.FieldTitle:       "coalesce(r.title_f, r.title)",
-	dynamo.FieldLink:        "coalesce(r.link_f, r.link)",
-	dynamo.FieldDescription: "coalesce(r.text_f, r.plain_text)",
+	dynamo.FieldTitle:       `coalesce(r.title_f, lower(r.title COLLATE "C"))`,
+	dynamo.FieldLink:        `coalesce(r.link_f, lower(r.link COLLATE "C"))`,
+	dynamo.FieldDescription: `coalesce(r.text_f, lower(r.plain_text COLLATE "C"))`,
 }
 
 // escapeLike quotes LIKE's wildcards and its escape character, so that the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -277,4 +278,86 @@ func undoMigration(t *testing.T, s *Store, dsn string, undo []string, migration 
 		t.Fatalf("reopening applied %v, want %s", got, migration)
 	}
 	return upgraded
+}
+
+// TestFoldOnceMigration stores items whose fields fold in each way (ASCII
+// letters only, non-ASCII letters, nothing to fold), puts back the folded
+// copies that a database from before 0013 kept for every field with an
+// upper-case letter, and checks that the migration leaves the copies that
+// storing them now leaves and that conditions still find every item.
+func TestFoldOnceMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	s := openDSN(t, dsn)
+	addSource(t, s, "a")
+	titles := []string{"Council Budget", "École ouverte", "quiet news", "STRASSE or Straße", "\u212A for Kelvin"}
+	var items []dynamo.Item
+	for i, title := range titles {
+		items = append(items, item(i, title))
+	}
+	record(t, s, "a", t0, doc("a", t0, items...))
+	copies := func(s *Store) []string {
+		t.Helper()
+		rows, err := s.pool.Query(ctx, `SELECT title || ': ' || coalesce(title_f, '-') || ', ' || coalesce(link_f, '-') || ', ' || coalesce(text_f, '-')
+			FROM item_revisions ORDER BY rev_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	stored := copies(s)
+	if want := "Council Budget: -, -, -"; stored[0] != want {
+		t.Fatalf("stored %q, want %q: ASCII lowering folds it, no copy", stored[0], want)
+	}
+	if want := "École ouverte: école ouverte, -, école ouverte body"; stored[1] != want {
+		t.Fatalf("stored %q, want %q", stored[1], want)
+	}
+	var old []string
+	for _, c := range []struct{ copy, field string }{{"title_f", "title"}, {"link_f", "link"}, {"text_f", "plain_text"}} {
+		old = append(old, fmt.Sprintf(`UPDATE item_revisions SET %s = lower(%s COLLATE "C") WHERE %[1]s IS NULL AND lower(%[2]s COLLATE "C") <> %[2]s`, c.copy, c.field))
+	}
+	titleCopies := func(s *Store) int {
+		t.Helper()
+		var n int
+		if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM item_revisions WHERE title_f IS NOT NULL").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := titleCopies(s); n != 2 {
+		t.Fatalf("%d titles with a folded copy, want 2 (École, Kelvin)", n)
+	}
+	undo := append(old,
+		"DROP INDEX item_revisions_title_trgm, item_revisions_link_trgm, item_revisions_text_trgm",
+		"CREATE INDEX item_revisions_title_trgm ON item_revisions USING gin (coalesce(title_f, title) gin_trgm_ops) WITH (fastupdate = off)",
+		"CREATE INDEX item_revisions_link_trgm ON item_revisions USING gin (coalesce(link_f, link) gin_trgm_ops) WITH (fastupdate = off)",
+		"CREATE INDEX item_revisions_text_trgm ON item_revisions USING gin (coalesce(text_f, plain_text) gin_trgm_ops) WITH (fastupdate = off)",
+		"DELETE FROM schema_migrations WHERE version = 13")
+	for _, q := range old {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := titleCopies(s); n != 4 {
+		t.Fatalf("%d titles with a folded copy as before 0013, want 4 (all but the lower-case one)", n)
+	}
+	upgraded := undoMigration(t, s, dsn, undo[len(old):], "0013_fold_once.sql")
+	if got := copies(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	for i, title := range titles {
+		for _, value := range []string{title, strings.ToUpper(title), dynamo.FoldCase(title)} {
+			got, err := upgraded.Items(ctx, dynamo.ItemQuery{SourceID: "a", Conditions: []dynamo.Condition{{Field: dynamo.FieldTitle, Value: value}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(ids(got), items[i].ID) {
+				t.Errorf("title condition %q: %v, want item %d among them", value, ids(got), i)
+			}
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/storage/storetest"
 )
 
 // BenchmarkRecordPoll stores a 50-item page per poll: "changed" gains one
@@ -79,38 +80,53 @@ func BenchmarkItems(b *testing.B) {
 	}
 }
 
-// BenchmarkDiskPerVersion stores 1,000 versions of a 50-item page that
-// gains one item per version and reports the file's size against the bytes
-// of the distinct items themselves: their XMLData elements
-// (bytes/item-xml) and their raw fields, id, title, link, description and
-// plain text (bytes/content).
+// BenchmarkDiskPerVersion stores 1,000 versions of storetest.SizePage (50
+// items, one new per version; short or long descriptions) and reports the
+// file's size, after a checkpoint, per distinct item and against the bytes
+// of their XMLData, and logs the bytes of each table and index (dbstat).
 func BenchmarkDiskPerVersion(b *testing.B) {
-	empty := len((&dynamo.Resource{}).XML())
-	for b.Loop() {
-		path := filepath.Join(b.TempDir(), "disk.db")
-		s := openPath(b, path)
-		addSource(b, s, "a")
-		seen := map[string]bool{}
-		content, xml := 0, 0
-		for v := range 1000 {
-			d := page("a", v, 50, 1)
-			for _, it := range d.Items {
-				if !seen[it.ID] {
-					seen[it.ID] = true
-					content += len(it.ID) + len(it.Title) + len(it.Link) + len(it.Description) + len(it.Text)
-					xml += len((&dynamo.Resource{Items: []dynamo.Item{it}}).XML()) - empty
+	for _, long := range []bool{false, true} {
+		b.Run(map[bool]string{false: "short", true: "long"}[long], func(b *testing.B) {
+			const versions = 1000
+			for b.Loop() {
+				path := filepath.Join(b.TempDir(), "disk.db")
+				s := openPath(b, path)
+				addSource(b, s, "a")
+				for n := 1; n <= versions; n++ {
+					store(b, s, "a", storetest.SizePage("a", n, long))
 				}
+				if _, err := s.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+					b.Fatal(err)
+				}
+				items, xml := storetest.SizeItems(versions, long)
+				size := fileSize(b, path) + fileSize(b, path+"-wal")
+				logTableSizes(b, s)
+				b.ReportMetric(float64(size), "bytes")
+				b.ReportMetric(float64(size)/float64(items), "bytes/item")
+				b.ReportMetric(float64(xml)/float64(items), "xml-bytes/item")
+				b.ReportMetric(float64(size)/float64(xml), "ratio")
 			}
-			store(b, s, "a", d)
-		}
-		if _, err := s.w.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		})
+	}
+}
+
+// logTableSizes logs the bytes of each table and index of s's file.
+func logTableSizes(b *testing.B, s *Store) {
+	rows, err := s.r.Query("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var size int64
+		if err := rows.Scan(&name, &size); err != nil {
 			b.Fatal(err)
 		}
-		size := fileSize(b, path) + fileSize(b, path+"-wal")
-		b.ReportMetric(float64(size), "bytes")
-		b.ReportMetric(float64(size)/float64(content), "bytes/content")
-		b.ReportMetric(float64(size)/float64(xml), "bytes/item-xml")
-		b.ReportMetric(float64(len(seen)), "items")
+		b.Logf("%-40s %9d bytes", name, size)
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
 	}
 }
 

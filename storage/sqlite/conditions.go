@@ -11,13 +11,14 @@ import (
 // level deeper, and SQLite refuses expressions deeper than 1000.
 const maxConditions = 500
 
-// conditionColumns are the folded copies that each field's conditions
-// match, on the revision alias r. A NULL copy means folding changed
-// nothing, so the field itself is the folded text.
+// conditionColumns are the folded text that each field's conditions
+// match, on the revision alias r: the folded copy, NULL where SQLite's
+// lower(), which lowers ASCII letters only, folds the field already
+// (archive.Folded).
 var conditionColumns = map[dynamo.Field]string{
-	dynamo.FieldTitle:       "coalesce(r.title_f, r.title)",
-	dynamo.FieldLink:        "coalesce(r.link_f, r.link)",
-	dynamo.FieldDescription: "coalesce(r.text_f, r.plain_text)",
+	dynamo.FieldTitle:       "coalesce(r.title_f, lower(r.title))",
+	dynamo.FieldLink:        "coalesce(r.link_f, lower(r.link))",
+	dynamo.FieldDescription: "coalesce(r.text_f, lower(r.plain_text))",
 }
 
 // conditionSQL compiles conditions into an SQL expression on the revision

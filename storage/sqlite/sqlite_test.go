@@ -684,3 +684,65 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 	}
 	return strings.Join(plan, "; ")
 }
+
+// TestFoldOnceMigration stores items whose fields fold in each way (ASCII
+// letters only, non-ASCII letters, nothing to fold), puts back the folded
+// copies that a file from before 0012 kept for every field with an
+// upper-case letter, and checks that the migration leaves the copies that
+// storing them now leaves and that conditions still find every item.
+func TestFoldOnceMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	addSource(t, s, "a")
+	titles := []string{"Council Budget", "École ouverte", "quiet news", "STRASSE or Straße", "\u212A for Kelvin"}
+	d := page("a", 0, len(titles), 1)
+	for i, title := range titles {
+		d.Items[i].Title = title
+	}
+	store(t, s, "a", d)
+	copies := func(s *Store) []string {
+		t.Helper()
+		return lines(t, s, `SELECT title || ': ' || coalesce(title_f, '-') || ', ' || coalesce(link_f, '-') || ', ' || coalesce(text_f, '-')
+			FROM item_revisions ORDER BY rev_id`)
+	}
+	titleCopies := func(s *Store) string {
+		t.Helper()
+		return lines(t, s, "SELECT count(*) FROM item_revisions WHERE title_f IS NOT NULL")[0]
+	}
+	stored := copies(s)
+	if want := "Council Budget: -, -, -"; stored[0] != want {
+		t.Fatalf("stored %q, want %q: ASCII lowering folds it, no copy", stored[0], want)
+	}
+	if n := titleCopies(s); n != "2" {
+		t.Fatalf("%s titles with a folded copy, want 2 (École, Kelvin)", n)
+	}
+	for _, c := range []struct{ copy, field string }{{"title_f", "title"}, {"link_f", "link"}, {"text_f", "plain_text"}} {
+		q := fmt.Sprintf("UPDATE item_revisions SET %s = lower(%s) WHERE %[1]s IS NULL AND lower(%[2]s) <> %[2]s", c.copy, c.field)
+		if _, err := s.w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := titleCopies(s); n != "4" {
+		t.Fatalf("%s titles with a folded copy as before 0012, want 4 (all but the lower-case one)", n)
+	}
+	upgraded := undoMigration(t, s, path, []string{"DELETE FROM schema_migrations WHERE version = 12"}, "0012_fold_once.sql")
+	if got := copies(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	ctx := context.Background()
+	for i, title := range titles {
+		for _, value := range []string{title, strings.ToUpper(title), dynamo.FoldCase(title)} {
+			got, err := upgraded.Items(ctx, dynamo.ItemQuery{SourceID: "a", Conditions: []dynamo.Condition{{Field: dynamo.FieldTitle, Value: value}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, it := range got {
+				found = found || it.Item.ID == d.Items[i].ID
+			}
+			if !found {
+				t.Errorf("title condition %q: %d items, not item %d", value, len(got), i)
+			}
+		}
+	}
+}

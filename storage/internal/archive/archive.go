@@ -144,13 +144,34 @@ func ReadMedia(data []byte, it *dynamo.Item) error {
 	return nil
 }
 
-// Folded returns dynamo.FoldCase(s) and true, or "" and false when folding
-// changes nothing: the stores keep only the folded copies that differ.
+// Folded returns dynamo.FoldCase(s) and true when the stores must keep that
+// folded copy beside s, or "" and false when lowering s's ASCII letters
+// gives it already. Conditions match coalesce(copy, lower(field)), and
+// lower is ASCII-only in both stores (SQLite's built-in lower, PostgreSQL's
+// under the "C" collation), so text is stored once unless it has non-ASCII
+// letters that fold: docs/STORAGE.md "Folded copies".
 func Folded(s string) (string, bool) {
-	if f := dynamo.FoldCase(s); f != s {
+	if f := dynamo.FoldCase(s); f != asciiLower(s) {
 		return f, true
 	}
 	return "", false
+}
+
+// asciiLower is what the stores' SQL lower computes: s with A-Z replaced by
+// a-z and every other byte as it is.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // JSON encodes an item's image or extensions, or returns false when absent

@@ -113,3 +113,27 @@ func TestLoadMigrations(t *testing.T) {
 		t.Errorf("Migrate: %v, applied %v, ran %v", err, applied, ran)
 	}
 }
+
+// TestFolded checks that a folded copy is kept exactly when lowering the
+// ASCII letters (what the stores' SQL lower computes) does not fold the
+// text.
+func TestFolded(t *testing.T) {
+	for _, tc := range []struct {
+		in, copy string
+		kept     bool
+	}{
+		{"plain news", "", false},
+		{"Council BUDGET", "", false},
+		{"café crème", "", false},
+		{"STRASSE or Straße", "", false},
+		{"École", "école", true},
+		{"\u212A Kelvin", "k kelvin", true},
+		{"ΣΊΣΥΦΟΣ", "σίσυφοσ", true},
+		{"bad \xff byte", "bad \uFFFD byte", true},
+	} {
+		copy, kept := Folded(tc.in)
+		if copy != tc.copy || kept != tc.kept {
+			t.Errorf("Folded(%q) = %q, %v; want %q, %v", tc.in, copy, kept, tc.copy, tc.kept)
+		}
+	}
+}
