@@ -121,3 +121,17 @@ func TestServeBudgetFlags(t *testing.T) {
 		}
 	}
 }
+
+// --db-replica is repeatable, each URL kept in order; a poller-only
+// process refuses it (the poller reads from the primary).
+func TestServeReplicaFlags(t *testing.T) {
+	one, two := "postgres://standby1/dynamo", "postgres://standby2/dynamo"
+	cfg, ok := parseServeArgs([]string{"--role", "api", "--db", "postgres://primary/dynamo", "--db-replica", one, "--db-replica", two}, io.Discard)
+	if !ok || len(cfg.replicas) != 2 || cfg.replicas[0] != one || cfg.replicas[1] != two {
+		t.Errorf("two --db-replica: ok %v, replicas %q, want both in order", ok, cfg.replicas)
+	}
+	var errOut strings.Builder
+	if _, ok := parseServeArgs([]string{"--role", "poller", "--db", "postgres://primary/dynamo", "--db-replica", one}, &errOut); ok || !strings.Contains(errOut.String(), "--db-replica") {
+		t.Errorf("--db-replica with --role poller: accepted %v, %q", ok, errOut.String())
+	}
+}
