@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/cputime"
 )
 
 // benchSources is the sources table's size in the scale benchmarks: 10,000
@@ -42,6 +43,14 @@ func fillSources(b *testing.B, s *Store, total int) {
 	if _, err := s.pool.Exec(ctx, "VACUUM ANALYZE sources"); err != nil {
 		b.Fatal(err)
 	}
+	var table, indexed, due, row int64
+	err = s.pool.QueryRow(ctx, `SELECT pg_relation_size('sources'), pg_total_relation_size('sources'),
+		pg_relation_size('sources_due'), (SELECT avg(pg_column_size(s.*))::bigint FROM sources s)`).Scan(&table, &indexed, &due, &row)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const mb = 1 << 20
+	b.Logf("%d sources: table %.1f MB, with its indexes %.1f MB, sources_due %.1f MB, %d bytes per row", total, float64(table)/mb, float64(indexed)/mb, float64(due)/mb, row)
 }
 
 // BenchmarkLeaseDue measures one LeaseDue of 64 sources from a table of
@@ -136,6 +145,29 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkEachSource walks every active source (EachSource), as each
+// poller's plan does once per cycle and the streamed listings do, from a
+// table of benchSources sources, reporting this process's CPU time beside
+// the wall time (the server's is not in it).
+func BenchmarkEachSource(b *testing.B) {
+	total := benchSources()
+	s := open(b)
+	fillSources(b, s, total)
+	b.Run(fmt.Sprintf("sources=%d", total), func(b *testing.B) {
+		b.ReportAllocs()
+		cpu, _ := cputime.Process()
+		for b.Loop() {
+			n := 0
+			err := s.EachSource(context.Background(), false, func(*dynamo.Source) error { n++; return nil })
+			if err != nil || n != total {
+				b.Fatalf("EachSource: %d, %v", n, err)
+			}
+		}
+		after, _ := cputime.Process()
+		b.ReportMetric(float64((after-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+	})
 }
 
 // BenchmarkListSources reads every active source (Sources), as the
