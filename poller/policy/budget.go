@@ -136,9 +136,11 @@ func (a allocator) next(src *Source, polls int, window time.Duration, now time.T
 // and μ (MissHours) the delay a missed posting is worth. For steady
 // postings this is the renewal index of a poll's cost: a poll of a window
 // that has overflowed collects S postings that the next ones would lose.
-// The budget follows the time of day: a share Shape of it goes to each
-// cycle in proportion to the postings all its sources are expected to
-// make in that cycle, the rest evenly. No source waits more than the
+// The budget follows the time of day beyond the floor the clock sets (a
+// poll of every source each guard, push safety polls), which is spread
+// evenly: a share Shape of the rest goes to each cycle in proportion to
+// the postings all its sources are expected to make in that cycle, the
+// rest evenly (see budgetShare). No source waits more than the
 // guard (see Config.Guard) while the budget allows it.
 type ranking struct {
 	name string
@@ -265,7 +267,7 @@ func (r ranking) decide(sources []Source, now time.Time) Cycle {
 		rk.Guarded = now.Sub(last) >= guard
 		candidates = append(candidates, candidate{index: i, last: last, starving: rk.Guarded, rank: rk.Rank})
 	}
-	c.Polls = r.pollsThisCycle(sources, budget, now)
+	c.Polls = r.pollsThisCycle(sources, budget, guard, now)
 	for _, cand := range topK(candidates, c.Polls) {
 		c.Ranks[cand.index].Poll = true
 	}
@@ -400,7 +402,7 @@ func insertSorted(list []candidate, c candidate, before func(a, b candidate) boo
 // floor(B·W(j+1)) − floor(B·W(j)), W(j) being the share of the period's
 // budget due before cycle j: whole polls that add up to the budget over
 // each period, without any state between calls.
-func (r ranking) pollsThisCycle(sources []Source, budget int, now time.Time) int {
+func (r ranking) pollsThisCycle(sources []Source, budget int, guard time.Duration, now time.Time) int {
 	period, cycle := r.cfg.Period, r.cfg.Cycle
 	start := now.Add(-time.Duration(now.UnixNano() % int64(period)))
 	if now.UnixNano() < 0 {
@@ -408,7 +410,7 @@ func (r ranking) pollsThisCycle(sources []Source, budget int, now time.Time) int
 	}
 	j := int64(now.Sub(start) / cycle)
 	cycles := int64((period + cycle - 1) / cycle)
-	share := r.budgetShare(sources, start, cycles)
+	share := r.budgetShare(sources, float64(budget), guard, start, cycles)
 	due := func(j int64) int64 {
 		return int64(math.Floor(float64(budget) * share(j)))
 	}
@@ -416,16 +418,31 @@ func (r ranking) pollsThisCycle(sources []Source, budget int, now time.Time) int
 }
 
 // budgetShare returns W: the share of the period's budget due before each
-// cycle. hourly spreads it evenly; at-risk gives a share Shape of it in
-// proportion to the postings expected in each cycle, from all sources.
-func (r ranking) budgetShare(sources []Source, start time.Time, cycles int64) func(int64) float64 {
+// cycle. hourly spreads it evenly. at-risk splits it in two. The floor
+// the clock sets is spread evenly: a poll of every source each guard (none
+// with the guard off, see ranking.guard) and the safety polls of
+// push-capable sources. The rest, the polls that follow postings, goes a
+// share Shape in proportion to the postings all the other sources are
+// expected to make in each cycle, and the rest evenly. Shaping the
+// guard's floor too took the quiet hours' polls for the slow sources and
+// left the busy ones few then.
+func (r ranking) budgetShare(sources []Source, budget float64, guard time.Duration, start time.Time, cycles int64) func(int64) float64 {
 	even := func(j int64) float64 { return min(float64(j)/float64(cycles), 1) }
 	if r.name == Hourly || r.cfg.Shape == 0 {
 		return even
 	}
 	var all [24]float64
+	var clock float64 // polls a period the clock decides
 	for i := range sources {
-		rates := sources[i].state().HourlyRates()
+		src := &sources[i]
+		if src.Push && src.polled() {
+			clock += float64(r.cfg.Period) / float64(r.cfg.PushSafety)
+			continue
+		}
+		if guard < r.cfg.MaxWait {
+			clock += float64(r.cfg.Period) / float64(guard)
+		}
+		rates := src.state().HourlyRates()
 		for h := range 24 {
 			all[h] += rates[h]
 		}
@@ -435,12 +452,14 @@ func (r ranking) budgetShare(sources []Source, start time.Time, cycles int64) fu
 	if total <= 0 {
 		return even
 	}
+	fixed := min(clock/max(budget, 1), 1)
 	return func(j int64) float64 {
 		until := start.Add(time.Duration(j) * r.cfg.Cycle)
 		if until.After(end) {
 			until = end
 		}
-		return (1-r.cfg.Shape)*even(j) + r.cfg.Shape*expected(all, start, until)/total
+		shaped := (1-r.cfg.Shape)*even(j) + r.cfg.Shape*expected(all, start, until)/total
+		return fixed*even(j) + (1-fixed)*shaped
 	}
 }
 

@@ -53,9 +53,11 @@ type Config struct {
 	// source not polled now gets its next chance a cycle or two later.
 	// Default see Default.
 	Lookahead time.Duration `json:"lookahead,omitempty"`
-	// Shape is the share of at-risk's budget that follows the time of day
-	// (the rest is spread evenly over the period). Default 0.5; set it
-	// negative for 0 (an even spread), since 0 means "default".
+	// Shape is the share of at-risk's budget that follows the time of day,
+	// of the budget left beyond the floor the clock sets (a poll of every
+	// source each Guard while the guard is on, push safety polls), which
+	// is spread evenly, like the rest of it. Default 0.5; set it negative
+	// for 0 (an even spread), since 0 means "default".
 	Shape float64 `json:"shape,omitempty"`
 
 	// Guard bounds how long at-risk lets a source go without a poll, so

@@ -388,3 +388,39 @@ func TestTopK(t *testing.T) {
 		}
 	}
 }
+
+// At-risk's budget follows the time of day only beyond the floor the clock
+// sets (a poll of every source each guard, push safety polls): that floor
+// is spread evenly, so with the guard on the budget's departure from an
+// even spread is the guard-off one times the share left to postings.
+func TestAtRiskBudgetShare(t *testing.T) {
+	noon := &State{LastRetrieval: t0, Items: 240, Exposure: 240}
+	for h := range 24 {
+		noon.HourExposure[h] = 100
+	}
+	noon.HourItems[12] = 1000 // everything at noon, UTC
+	sources := []Source{{State: noon}, {State: noon}, {State: noon}, {State: noon}}
+	r := mustPolicy(t, AtRisk, Config{}).(ranking)
+	cfg := r.cfg
+	start := t0.Truncate(24 * time.Hour)
+	cycles := int64(cfg.Period / cfg.Cycle)
+	even := func(j int64) float64 { return float64(j) / float64(cycles) }
+	for _, budget := range []float64{8, 16, 64} {
+		off := r.budgetShare(sources, budget, cfg.MaxWait, start, cycles)
+		on := r.budgetShare(sources, budget, cfg.Guard, start, cycles)
+		fixed := min(4*float64(cfg.Period)/float64(cfg.Guard)/budget, 1)
+		for _, j := range []int64{36, 72, 78, 120} {
+			want := (1 - fixed) * (off(j) - even(j))
+			if got := on(j) - even(j); math.Abs(got-want) > 1e-12 {
+				t.Errorf("budget %v, cycle %d: guard on departs %v from even, want %v (guard off: %v)", budget, j, got, want, off(j)-even(j))
+			}
+		}
+		// Before noon the shaped budget lags the even one, after it leads.
+		if !(off(72) < even(72) && off(78) > even(78)) {
+			t.Errorf("budget %v: guard off, W(72) = %v, W(78) = %v: not shaped by the noon postings", budget, off(72), off(78))
+		}
+	}
+	if on := r.budgetShare(sources, 4, cfg.Guard, start, cycles); on(72) != even(72) {
+		t.Errorf("a budget the guard takes whole is spread evenly: W(72) = %v, want %v", on(72), even(72))
+	}
+}
