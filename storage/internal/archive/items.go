@@ -25,39 +25,44 @@ const ItemJoins = `JOIN sources s ON s.id = r.source_id
 // ScanItem reads a row of ItemColumns and the caller's column, which it
 // leaves in Item.Index.
 func ScanItem(row Scanner) (dynamo.ArchivedItem, error) {
-	var (
-		a                               dynamo.ArchivedItem
-		key                             string
-		docID, psrc, pitem, msrc, mitem *string
-		image, extensions, media        []byte
-		extra                           int64
-	)
-	it := &a.Item
-	err := row.Scan(&a.SourceID, &key, &docID, &it.Title, &it.Link, &it.Description, &it.Text,
-		&image, &extensions, &media, &it.IDFromContent, Time(&a.FirstSeen), Time(&a.LastSeen),
-		&psrc, &pitem, &a.DuplicateRule, &a.DuplicateScore, &msrc, &mitem, &extra)
+	r := new(itemRow)
+	a, it := &r.a, &r.a.Item
+	err := row.Scan(&a.SourceID, &r.key, &r.docID, &it.Title, &it.Link, &it.Description, &it.Text,
+		&r.image, &r.extensions, &r.media, &it.IDFromContent, Time(&a.FirstSeen), Time(&a.LastSeen),
+		&r.psrc, &r.pitem, &a.DuplicateRule, &a.DuplicateScore, &r.msrc, &r.mitem, &r.extra)
 	if err != nil {
-		return a, err
+		return r.a, err
 	}
-	it.ID, it.Index = key, int(extra)
-	if docID != nil {
-		it.ID = *docID
+	it.ID, it.Index = r.key, int(r.extra)
+	if r.docID != nil {
+		it.ID = *r.docID
 	}
-	if image != nil {
-		if err := json.Unmarshal(image, &it.Image); err != nil {
-			return a, fmt.Errorf("item %s image: %w", key, err)
+	if r.image != nil {
+		if err := json.Unmarshal(r.image, &it.Image); err != nil {
+			return r.a, fmt.Errorf("item %s image: %w", r.key, err)
 		}
 	}
-	if extensions != nil {
-		if err := json.Unmarshal(extensions, &it.Extensions); err != nil {
-			return a, fmt.Errorf("item %s extensions: %w", key, err)
+	if r.extensions != nil {
+		if err := json.Unmarshal(r.extensions, &it.Extensions); err != nil {
+			return r.a, fmt.Errorf("item %s extensions: %w", r.key, err)
 		}
 	}
-	if err := ReadMedia(media, it); err != nil {
-		return a, err
+	if err := ReadMedia(r.media, it); err != nil {
+		return r.a, err
 	}
-	a.DuplicateOf, a.DuplicateMatched = itemKey(psrc, pitem), itemKey(msrc, mitem)
-	return a, nil
+	a.DuplicateOf, a.DuplicateMatched = itemKey(r.psrc, r.pitem), itemKey(r.msrc, r.mitem)
+	return r.a, nil
+}
+
+// itemRow is where ScanItem reads a row: every destination in one
+// allocation, where a variable of each, escaping to Scan, took one each
+// (a fifth of an archive answer's allocations).
+type itemRow struct {
+	a                               dynamo.ArchivedItem
+	key                             string
+	docID, psrc, pitem, msrc, mitem *string
+	image, extensions, media        []byte
+	extra                           int64
 }
 
 // CollectItems collects the items an item query (dynamo.ItemQuery) of at
