@@ -118,7 +118,7 @@ func (a *SourceAffixes) Split(title, prefix string) TitleSplit {
 // leading returns the affix at the start of title, if any, and the rest.
 func (a *SourceAffixes) leading(title string) (seg, rest string, ok bool) {
 	for _, c := range leadingSegments(title) {
-		if c.shape == bracketLead || a.known(c.key) {
+		if c.shape == bracketLead || a.known(c) {
 			return c.text, strings.TrimSpace(title[c.end:]), true
 		}
 	}
@@ -128,20 +128,27 @@ func (a *SourceAffixes) leading(title string) (seg, rest string, ok bool) {
 // trailing returns the affix at the end of title, if any, and the rest.
 func (a *SourceAffixes) trailing(title string) (seg, rest string, ok bool) {
 	for _, c := range trailingSegments(title) {
-		if c.shape == bracketTrail && (builtinAffixes[c.key] || a.learned(c.key)) || c.shape == dashTrail && a.known(c.key) {
+		if (c.shape == bracketTrail || c.shape == dashTrail) && a.known(c) {
 			return c.text, strings.TrimSpace(title[:c.start]), true
 		}
 	}
 	return "", title, false
 }
 
-func (a *SourceAffixes) known(key string) bool { return builtinAffixes[key] || a.learned(key) }
+// known reports whether a segment is a built-in affix (numbers read as #)
+// or one learned from the source's titles (word for word, numbers
+// included).
+func (a *SourceAffixes) known(c affixSegment) bool {
+	return builtinAffixes[c.key] || a.learned(c.literal)
+}
 
 // affixSegment is a candidate affix found by its shape.
 type affixSegment struct {
 	shape      affixShape
-	text, key  string
-	start, end int // the bytes of the title it takes, separator included
+	text       string
+	key        string // its words, numbers read as # (affixKey)
+	literal    string // its words, numbers as they are (literalKey)
+	start, end int    // the bytes of the title it takes, separator included
 }
 
 // affixReach is how far into a title an affix can reach, in bytes: a
@@ -160,7 +167,7 @@ func leadingSegments(title string) []affixSegment {
 	}
 	if head[0] == '[' || head[0] == '(' {
 		if m := bracketRE.FindStringSubmatchIndex(head); m != nil {
-			out = append(out, affixSegment{shape: bracketLead, text: title[:m[1]], key: affixKey(title[m[2]:m[3]]), end: m[1]})
+			out = append(out, newAffixSegment(bracketLead, title[:m[1]], title[m[2]:m[3]], 0, m[1]))
 		}
 	}
 	for _, c := range []struct {
@@ -179,7 +186,7 @@ func leadingSegments(title string) []affixSegment {
 		if c.shape == gluedLead {
 			end = m[4] // the letter after the hyphen starts the rest
 		}
-		out = append(out, affixSegment{shape: c.shape, text: title[:end], key: affixKey(title[m[2]:m[3]]), end: end})
+		out = append(out, newAffixSegment(c.shape, title[:end], title[m[2]:m[3]], 0, end))
 	}
 	return out
 }
@@ -194,19 +201,32 @@ func trailingSegments(title string) []affixSegment {
 	tail := title[from:]
 	if strings.HasSuffix(tail, ")") || strings.HasSuffix(tail, "]") {
 		if m := bracketTail.FindStringSubmatchIndex(tail); m != nil {
-			out = append(out, affixSegment{shape: bracketTrail, text: tail[m[0]:], key: affixKey(tail[m[2]:m[3]]), start: from + m[0]})
+			out = append(out, newAffixSegment(bracketTrail, tail[m[0]:], tail[m[2]:m[3]], from+m[0], 0))
 		}
 	}
 	if strings.ContainsAny(tail, "-–—|•") {
 		if m := dashTrailRE.FindStringSubmatchIndex(tail); m != nil && wordCount(tail[m[2]:m[3]]) <= maxAffixWords {
-			out = append(out, affixSegment{shape: dashTrail, text: tail[m[0]:], key: affixKey(tail[m[2]:m[3]]), start: from + m[0]})
+			out = append(out, newAffixSegment(dashTrail, tail[m[0]:], tail[m[2]:m[3]], from+m[0], 0))
 		}
 	}
 	return out
 }
 
-// affixKey normalizes a segment for comparison: its words, case-folded,
-// numbers read as #, so that "UPDATE 2" and "Update 3" are one affix.
+func newAffixSegment(shape affixShape, text, label string, start, end int) affixSegment {
+	return affixSegment{shape: shape, text: text, key: affixKey(label), literal: literalKey(label), start: start, end: end}
+}
+
+// literalKey normalizes a segment for learning: its words, case-folded,
+// numbers as they are. A segment learned from a source's titles is one
+// that repeats word for word ("Morning Brief:", "- Ridgeway Gazette"); a
+// segment whose number changes from title to title ("M 4.1 - 12 km N of
+// Grell", "M 4.7 - …") carries the news, a magnitude, a score or a count,
+// and is no label however many titles it starts.
+func literalKey(seg string) string { return strings.Join(words(seg, maxAffixWords+1), " ") }
+
+// affixKey normalizes a segment for the built-in list: its words,
+// case-folded, numbers read as #, so that "UPDATE 2" and "Update 3" are
+// one affix.
 func affixKey(seg string) string {
 	ws := words(seg, maxAffixWords+1)
 	for i, w := range ws {
@@ -314,10 +334,10 @@ func (a *SourceAffixes) Observe(title string) {
 		}
 	}
 	for _, c := range leadingSegments(title) {
-		add(affixHash('^', c.key))
+		add(affixHash('^', c.literal))
 	}
 	for _, c := range trailingSegments(title) {
-		add(affixHash('$', c.key))
+		add(affixHash('$', c.literal))
 	}
 	if a.counts == nil {
 		a.counts = make(map[uint32]uint16)

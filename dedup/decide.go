@@ -19,9 +19,10 @@ const (
 	// RuleFacts: the weighted Jaccard similarity of the two items' facts
 	// (names, numbers, days and months) is at least Thresholds.Facts, they
 	// share facts weighing at least Thresholds.FactsWeight, they name the
-	// same days and months (a sequel adds the day of its news), and their
-	// whole texts' similarity is at least Thresholds.TextOfFacts: another
-	// outlet's own wording of the same facts.
+	// same days and months (a sequel adds the day of its news), they share
+	// a number if either has one (a story's figures are among its facts),
+	// and their whole texts' similarity is at least Thresholds.TextOfFacts:
+	// another outlet's own wording of the same facts.
 	RuleFacts Rule = "facts"
 )
 
@@ -37,6 +38,10 @@ const (
 	// RuleOrder: the two headlines have the same terms, but their numbers
 	// or dates in another order.
 	RuleOrder Rule = "order"
+	// RulePairings: the two items list fixtures or results, and each
+	// names a pairing (two teams, with their scores in a result) that the
+	// other does not: another round of a league, whose team names repeat.
+	RulePairings Rule = "pairings"
 	// RuleFigures: each item has at least two numbers the other has
 	// nowhere, and they share fewer numbers than they have apart: another
 	// edition of a template (a forecast, a market report, a table), whose
@@ -76,13 +81,13 @@ type Thresholds struct {
 
 // DefaultThresholds are what Compare uses.
 var DefaultThresholds = Thresholds{
-	NumberWeight: 2,
-	NameWeight:   2,
+	NumberWeight: 4,
+	NameWeight:   3,
 	ShortTerms:   10,
-	Text:         0.65,
-	Facts:        0.6,
-	FactsWeight:  6,
-	TextOfFacts:  0.275,
+	Text:         0.675,
+	Facts:        0.75,
+	FactsWeight:  10,
+	TextOfFacts:  0.4,
 }
 
 // Compare decides whether a and b are one story, with DefaultThresholds.
@@ -122,6 +127,9 @@ func (th Thresholds) decide(o overlap, a, b Profile) Decision {
 	if sameHeadline && a.order != b.order {
 		return Decision{Rule: RuleOrder, Score: text}
 	}
+	if len(a.pairings) > 0 && len(b.pairings) > 0 && eachHasOwn(a.pairings, b.pairings) {
+		return Decision{Rule: RulePairings, Score: text}
+	}
 	shortA, shortB := th.short(a), th.short(b)
 	if shortA || shortB {
 		same := sameHeadline &&
@@ -146,13 +154,37 @@ func (th Thresholds) decide(o overlap, a, b Profile) Decision {
 	if text >= th.Text {
 		return Decision{Same: true, Rule: RuleText, Score: text}
 	}
-	// The facts rule wants the same facts: the same days, and not a number
-	// on each side that the other lacks.
-	sameFacts := o.datesShared == o.datesA && o.datesShared == o.datesB && (o.numbersA == 0 || o.numbersB == 0)
+	// The facts rule wants the same facts: the same days, not a number on
+	// each side that the other lacks, and a number shared if either has
+	// one: one entity's other story on the same day shares its names and
+	// day, not its figures.
+	sameFacts := o.datesShared == o.datesA && o.datesShared == o.datesB && (o.numbersA == 0 || o.numbersB == 0) &&
+		(o.numbersShared > 0 || o.numbersA+o.numbersB == 0)
 	if facts := ratio(o.factsShared, o.factsUnion); facts >= th.Facts && o.factsShared >= th.FactsWeight && text >= th.TextOfFacts && sameFacts {
 		return Decision{Same: true, Rule: RuleFacts, Score: facts}
 	}
 	return Decision{Rule: RuleDifferent, Score: text}
+}
+
+// eachHasOwn reports whether each of two sorted sets has an element the
+// other has not.
+func eachHasOwn(a, b []uint32) bool {
+	aOwn, bOwn := false, false
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			aOwn = true
+			i++
+		case i == len(a) || b[j] < a[i]:
+			bOwn = true
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return aOwn && bOwn
 }
 
 func ratio(a, b float64) float64 {

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,7 +43,7 @@ func FuzzCompare(f *testing.F) {
 
 // sameProfile compares profiles, ignoring the term flags in ignore.
 func sameProfile(a, b Profile, ignore term) bool {
-	if a.flags != b.flags || a.order != b.order || len(a.terms) != len(b.terms) {
+	if a.flags != b.flags || a.order != b.order || len(a.terms) != len(b.terms) || !slices.Equal(a.pairings, b.pairings) {
 		return false
 	}
 	for i := range a.terms {
@@ -97,6 +98,32 @@ func TestCompareRules(t *testing.T) {
 			b:    item{"Brackley beat Ormond with late goal", "Brackley beat Ormond 1-0 at home, Musa Sesay scoring in the last minute to keep his side top of the table."},
 			same: true,
 			rule: RuleText,
+		},
+		{
+			name: "another round of a league: pairings",
+			a:    item{"Results: Kellworth City 2 Fennick 0, Ashcombe 1 Halden 1", "Saturday's results: Kellworth City 2 Fennick 0; Ashcombe 1 Halden 1; Pellham 3 Greyford 2. Kellworth City stay top."},
+			b:    item{"Results: Fennick 2 Kellworth City 0, Halden 1 Ashcombe 1", "Saturday's results: Fennick 2 Kellworth City 0; Halden 1 Ashcombe 1; Greyford 3 Pellham 2. Kellworth City stay top."},
+			rule: RulePairings,
+		},
+		{
+			name: "the same round, scores written otherwise",
+			a:    item{"Results: Kellworth City 2 Fennick 0, Ashcombe 1 Halden 1", "Saturday's results: Kellworth City 2 Fennick 0; Ashcombe 1 Halden 1; Pellham 3 Greyford 2. Kellworth City stay top."},
+			b:    item{"Results: Kellworth City 2-0 Fennick, Ashcombe 1-1 Halden", "Saturday's results: Kellworth City 2-0 Fennick; Ashcombe 1-1 Halden; Pellham 3-2 Greyford. Kellworth City stay top of the table."},
+			same: true,
+			rule: RuleText,
+		},
+		{
+			name: "fixtures, the same teams paired otherwise",
+			a:    item{"Fixtures: Kellworth City v Fennick, Ashcombe v Halden", ""},
+			b:    item{"Fixtures: Fennick v Ashcombe, Halden v Kellworth City", ""},
+			rule: RulePairings,
+		},
+		{
+			name: "the same fixtures, home and away named the other way",
+			a:    item{"Fixtures: Kellworth City v Fennick, Ashcombe v Halden", ""},
+			b:    item{"Fixtures: Fennick v Kellworth City, Halden v Ashcombe", ""},
+			same: true,
+			rule: RuleShort,
 		},
 		{
 			name: "before and after are words",

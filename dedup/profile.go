@@ -26,6 +26,9 @@ type Profile struct {
 	// "Ashvale 2 Kingsport 1", "on Tuesday, not Monday" / "on Monday, not
 	// Tuesday").
 	order uint32
+	// pairings are the fixtures and results a listing names, hashed,
+	// sorted (see listingPairings); nil for most items.
+	pairings []uint32
 }
 
 type profileFlags uint8
@@ -103,6 +106,7 @@ func NewProfile(title, description, titlePrefix string, affixes *SourceAffixes) 
 	if p.hasTitle() {
 		p.order = uint32(titleFacts)
 	}
+	p.pairings = listingPairings(split.Core, rest)
 	return p
 }
 

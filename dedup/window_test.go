@@ -49,13 +49,17 @@ func searchAll(w *Window, keys []uint32, since time.Time, skip string) []string 
 }
 
 // syntheticEntries returns n entries over 50 sources, a minute apart, a
-// third of them light edits of an earlier one, with their keys.
+// third of them light edits of an earlier one, with their keys; one in
+// seven lists pairings (of fixtures or results).
 func syntheticEntries(syn *synthetic, n int) []Entry {
 	out := make([]Entry, n)
 	for i := range out {
 		p := syn.profile()
 		if i > 0 && i%3 == 0 {
 			p = syn.edit(out[syn.rng.IntN(i)].Profile, 3)
+		}
+		if i%7 == 0 {
+			p.pairings = []uint32{uint32(i), uint32(i) + 1 + uint32(i%3)}
 		}
 		out[i] = Entry{
 			Key:       dynamo.ItemKey{SourceID: fmt.Sprintf("s%d", i%50), ItemID: fmt.Sprintf("i%d", i)},
@@ -86,6 +90,11 @@ func TestWindowSearchEqualsScan(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s: query %s: window proposes %d entries, the scan %d", stage, e.Key.ItemID, len(got), len(want))
 			}
+			w.Search(e.Keys, since, skip, func(c *Candidate) {
+				if c.SourceID == e.Key.SourceID && c.ItemID() == e.Key.ItemID && !sameProfile(c.Profile, e.Profile, 0) {
+					t.Fatalf("%s: %s comes back as %+v, was added as %+v", stage, e.Key.ItemID, c.Profile, e.Profile)
+				}
+			})
 		}
 	}
 	for i, e := range entries {

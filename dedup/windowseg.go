@@ -17,6 +17,12 @@ type entryColumns struct {
 	terms   []term
 	flags   []profileFlags
 	order   []uint32
+	// The pairings of the few rows that list fixtures or results:
+	// pairRows are those rows, ascending, and pairings[pairEnd[i-1]:pairEnd[i]]
+	// are pairRows[i]'s, so that the many rows without pairings cost nothing.
+	pairRows []uint32
+	pairEnd  []uint32
+	pairings []uint32
 }
 
 func (c *entryColumns) len() int { return len(c.seen) }
@@ -31,6 +37,11 @@ func (c *entryColumns) add(p Profile, seen int64, src, story uint32, id string) 
 	c.termEnd = append(c.termEnd, uint32(len(c.terms)))
 	c.flags = append(c.flags, p.flags)
 	c.order = append(c.order, p.order)
+	if len(p.pairings) > 0 {
+		c.pairRows = append(c.pairRows, uint32(c.len()-1))
+		c.pairings = append(c.pairings, p.pairings...)
+		c.pairEnd = append(c.pairEnd, uint32(len(c.pairings)))
+	}
 }
 
 func (c *entryColumns) copyRow(from *entryColumns, row uint32) {
@@ -54,12 +65,21 @@ func (c *entryColumns) profile(row uint32) Profile {
 	if row > 0 {
 		start = c.termEnd[row-1]
 	}
-	return Profile{terms: c.terms[start:c.termEnd[row]:c.termEnd[row]], flags: c.flags[row], order: c.order[row]}
+	p := Profile{terms: c.terms[start:c.termEnd[row]:c.termEnd[row]], flags: c.flags[row], order: c.order[row]}
+	if i, ok := slices.BinarySearch(c.pairRows, row); ok {
+		from := uint32(0)
+		if i > 0 {
+			from = c.pairEnd[i-1]
+		}
+		p.pairings = c.pairings[from:c.pairEnd[i]:c.pairEnd[i]]
+	}
+	return p
 }
 
 func (c *entryColumns) bytes() int {
 	return 8*cap(c.seen) + 4*cap(c.src) + 4*cap(c.story) + 4*cap(c.idEnd) + cap(c.ids) +
-		4*cap(c.termEnd) + 4*cap(c.terms) + cap(c.flags) + 4*cap(c.order)
+		4*cap(c.termEnd) + 4*cap(c.terms) + cap(c.flags) + 4*cap(c.order) +
+		4*cap(c.pairRows) + 4*cap(c.pairEnd) + 4*cap(c.pairings)
 }
 
 // headSegment is the window's newest entries, with their keys in a map.
