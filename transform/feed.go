@@ -218,7 +218,12 @@ func cleanExtensions(exts []dynamo.Extension) []dynamo.Extension {
 				if t = feedDate(t, true); t.IsZero() {
 					continue
 				}
-				e.Value = t.Format(time.RFC3339)
+				// Formatted in place: most values are already in this
+				// form (the stores' first-seen dates) and keep their string.
+				var buf [40]byte
+				if b := t.AppendFormat(buf[:0], time.RFC3339); string(b) != e.Value {
+					e.Value = string(b)
+				}
 			}
 		}
 		out = append(out, e)

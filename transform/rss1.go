@@ -53,7 +53,7 @@ func writeRSS1(w io.Writer, f *feed, es entries, fc *facts) error {
 	x.element(in, "link", f.link)
 	x.element(in, "description", htmlText.Replace(firstNonEmpty(plainText("", f.description), f.title)))
 	if !f.updated.IsZero() {
-		x.element(in, "dc:date", f.updated.Format(time.RFC3339))
+		x.timeElement(in, "dc:date", f.updated, time.RFC3339)
 	}
 	if f.hub != "" {
 		// WebSub discovery (§4) reads Atom links; rdf:about is the self URL.
@@ -121,10 +121,10 @@ func writeRSS1Item(x *xmlWriter, e *entry, about string) {
 		x.element(in, "content:encoded", e.description)
 	}
 	if !e.date.IsZero() {
-		x.element(in, "dc:date", e.date.Format(time.RFC3339))
+		x.timeElement(in, "dc:date", e.date, time.RFC3339)
 	}
 	if !e.updated.IsZero() {
-		x.element(in, "dcterms:modified", e.updated.Format(time.RFC3339))
+		x.timeElement(in, "dcterms:modified", e.updated, time.RFC3339)
 	}
 	for _, enc := range e.enclosures {
 		x.enclosureLink(in, "atom:link", enc)

@@ -48,7 +48,7 @@ func writeRSS2(w io.Writer, f *feed, es entries, fc *facts) error {
 		x.element(in, "language", f.language)
 	}
 	if !f.updated.IsZero() {
-		x.element(in, "lastBuildDate", f.updated.Format(time.RFC1123Z))
+		x.timeElement(in, "lastBuildDate", f.updated, time.RFC1123Z)
 	}
 	if f.self != "" {
 		x.raw(in)
@@ -114,10 +114,10 @@ func writeRSS2Item(x *xmlWriter, e *entry) {
 	x.text(e.id)
 	x.raw("</guid>\n")
 	if !e.date.IsZero() {
-		x.element(in, "pubDate", e.date.Format(time.RFC1123Z))
+		x.timeElement(in, "pubDate", e.date, time.RFC1123Z)
 	}
 	if !e.updated.IsZero() {
-		x.element(in, "dcterms:modified", e.updated.Format(time.RFC3339))
+		x.timeElement(in, "dcterms:modified", e.updated, time.RFC3339)
 	}
 	for i, enc := range e.enclosures {
 		if i > 0 {

@@ -16,7 +16,8 @@ import (
 // on this type for the escaping. Text reaching it has been through
 // cleanText. Write errors are kept by the bufio.Writer and surface at flush.
 type xmlWriter struct {
-	w *bufio.Writer
+	w       *bufio.Writer
+	scratch [40]byte // timeElement's formatting
 	// ns is the namespace bindings declared on the root element, which
 	// extension elements use when their prefix matches.
 	ns namespaces
@@ -110,6 +111,15 @@ var textRefs, attrRefs = func() (text, attr [256]string) {
 func (x *xmlWriter) element(indent, name, text string) {
 	x.tag(indent, "<", name, ">")
 	x.text(text)
+	x.tag("", "</", name, ">\n")
+}
+
+// timeElement writes <name>t</name> on a line of its own, t in layout:
+// formatted in place, where element(…, t.Format(layout)) allocated a
+// string per date. A date needs no escaping.
+func (x *xmlWriter) timeElement(indent, name string, t time.Time, layout string) {
+	x.tag(indent, "<", name, ">")
+	x.w.Write(t.AppendFormat(x.scratch[:0], layout))
 	x.tag("", "</", name, ">\n")
 }
 
