@@ -27,14 +27,25 @@ import (
 // so a single origin would measure that rule, not the poller.
 const benchHosts = 16
 
-// benchStores are the stores the poll benchmarks run on, each fresh.
+// serverCPU reads the CPU time a store's server has used so far; nil for
+// a store inside the process.
+type serverCPU func() (time.Duration, bool)
+
+// benchStores are the stores the poll benchmarks run on, each fresh, with
+// the CPU time of the PostgreSQL backends serving the benchmark's
+// database (pgtest.ServerCPU).
 var benchStores = []struct {
 	name string
-	open func(b *testing.B) (dynamo.Store, error)
+	open func(b *testing.B) (dynamo.Store, serverCPU, error)
 }{
-	{"postgres", func(b *testing.B) (dynamo.Store, error) { return postgres.Open(context.Background(), pgtest.DSN(b)) }},
-	{"sqlite", func(b *testing.B) (dynamo.Store, error) {
-		return sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "dynamo.db"))
+	{"postgres", func(b *testing.B) (dynamo.Store, serverCPU, error) {
+		dsn := pgtest.DSN(b)
+		st, err := postgres.Open(context.Background(), dsn)
+		return st, func() (time.Duration, bool) { return pgtest.ServerCPU(dsn) }, err
+	}},
+	{"sqlite", func(b *testing.B) (dynamo.Store, serverCPU, error) {
+		st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "dynamo.db"))
+		return st, nil, err
 	}},
 }
 
@@ -55,10 +66,10 @@ func benchOrigins(b *testing.B, handler http.Handler, n int) []string {
 
 // benchPoller registers a source for each URL in a fresh store opened by
 // open.
-func benchPoller(b *testing.B, open func(*testing.B) (dynamo.Store, error), urls []string) (*poller.Poller, []string) {
+func benchPoller(b *testing.B, open func(*testing.B) (dynamo.Store, serverCPU, error), urls []string) (*poller.Poller, []string, serverCPU) {
 	b.Helper()
 	ctx := context.Background()
-	st, err := open(b)
+	st, server, err := open(b)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -77,13 +88,13 @@ func benchPoller(b *testing.B, open func(*testing.B) (dynamo.Store, error), urls
 	if err != nil {
 		b.Fatal(err)
 	}
-	return p, ids
+	return p, ids, server
 }
 
 // pollAll polls the sources round-robin from parallel goroutines, as the
 // poller's workers do, and reports polls per second.
-func pollAll(b *testing.B, p *poller.Poller, ids []string, want dynamo.PollStatus) {
-	inParallel(b, len(ids), func(n int) error {
+func pollAll(b *testing.B, p *poller.Poller, ids []string, server serverCPU, want dynamo.PollStatus) {
+	inParallel(b, len(ids), server, func(n int) error {
 		out, err := p.PollNow(context.Background(), ids[n])
 		if err == nil && out.Status != want {
 			err = fmt.Errorf("%s: %+v, want %s", ids[n], out, want)
@@ -97,7 +108,7 @@ func pollAll(b *testing.B, p *poller.Poller, ids []string, want dynamo.PollStatu
 // and reading every body.
 func fetchAll(b *testing.B, urls []string, etag string, want int) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchHosts}}
-	inParallel(b, len(urls), func(n int) error {
+	inParallel(b, len(urls), nil, func(n int) error {
 		req, err := http.NewRequest(http.MethodGet, urls[n], nil)
 		if err != nil {
 			return err
@@ -122,10 +133,18 @@ func fetchAll(b *testing.B, urls []string, etag string, want int) {
 
 // inParallel calls poll with source numbers round-robin from benchHosts
 // goroutines, each on its own sources (as leases would have it), and
-// reports polls per second and the process's CPU per poll.
-func inParallel(b *testing.B, sources int, poll func(n int) error) {
+// reports polls per second, the process's CPU per poll ("cpu-µs/poll"),
+// the database server's ("server-cpu-µs/poll", when server is set), and
+// what their sum makes of two cores: "polls/s-2cores" is 2 CPU-seconds a
+// second divided by the CPU of one poll, the rate two idle cores would
+// allow if CPU were the only limit.
+func inParallel(b *testing.B, sources int, server serverCPU, poll func(n int) error) {
 	var workers atomic.Int64
 	b.SetParallelism(benchHosts / max(1, runtime.GOMAXPROCS(0)))
+	if server == nil {
+		server = func() (time.Duration, bool) { return 0, true }
+	}
+	serverStart, serverKnown := server()
 	cpuStart, cpuKnown := cputime.Process()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -138,8 +157,18 @@ func inParallel(b *testing.B, sources int, poll func(n int) error) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "polls/s")
-	if cpuEnd, _ := cputime.Process(); cpuKnown && b.N > 0 {
-		b.ReportMetric(float64((cpuEnd-cpuStart).Microseconds())/float64(b.N), "cpu-µs/poll")
+	cpuEnd, _ := cputime.Process()
+	serverEnd, _ := server()
+	if !cpuKnown || !serverKnown || b.N == 0 {
+		return
+	}
+	cpu, serverUsed := cpuEnd-cpuStart, serverEnd-serverStart
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/poll")
+	if serverUsed > 0 {
+		b.ReportMetric(float64(serverUsed.Microseconds())/float64(b.N), "server-cpu-µs/poll")
+	}
+	if all := cpu + serverUsed; all > 0 {
+		b.ReportMetric(2*float64(time.Second)/(float64(all)/float64(b.N)), "polls/s-2cores")
 	}
 }
 
@@ -178,13 +207,13 @@ func BenchmarkPoll(b *testing.B) {
 		})
 		for _, st := range benchStores {
 			b.Run(c.name+"/"+st.name, func(b *testing.B) {
-				p, ids := benchPoller(b, st.open, benchOrigins(b, c.handler, 64))
+				p, ids, server := benchPoller(b, st.open, benchOrigins(b, c.handler, 64))
 				for _, id := range ids { // the first poll stores a version (and the ETag)
 					if _, err := p.PollNow(context.Background(), id); err != nil {
 						b.Fatal(err)
 					}
 				}
-				pollAll(b, p, ids, c.want)
+				pollAll(b, p, ids, server, c.want)
 				if c.pageSize {
 					b.ReportMetric(float64(len(changingPage("/p000", 1))), "page-bytes")
 				}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,10 +22,16 @@ import (
 // in until it is killed.
 const crashChildEnv = "DYNAMO_SQLITE_CRASH_CHILD"
 
-// TestCrashSafety kills (SIGKILL) a child process while it stores versions,
-// three times over one file, and checks after each kill that the file is
-// intact, that every version the child reported stored is there, and that
-// every version rebuilds to a document with its content hash.
+// crashSources are the sources the crash child stores versions of, each
+// from a goroutine of its own, so that their polls are group-committed
+// (writeGrouped).
+var crashSources = []string{"a", "b", "c", "d"}
+
+// TestCrashSafety kills (SIGKILL) a child process while it stores versions
+// of four sources at once, in group commits, three times over one file,
+// and checks after each kill that the file is intact, that every version
+// the child reported stored is there, and that every version rebuilds to
+// a document with its content hash.
 func TestCrashSafety(t *testing.T) {
 	if path := os.Getenv(crashChildEnv); path != "" {
 		crashChild(path)
@@ -38,8 +45,9 @@ func TestCrashSafety(t *testing.T) {
 }
 
 // runAndKill starts the child and kills it after it reported stored
-// versions more, at a moment that varies with the round.
-func runAndKill(t *testing.T, path string, versions int) int {
+// versions more, at a moment that varies with the round, and returns the
+// last version the child reported stored of each source.
+func runAndKill(t *testing.T, path string, versions int) map[string]int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashSafety$")
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
@@ -53,10 +61,11 @@ func runAndKill(t *testing.T, path string, versions int) int {
 	}
 	defer cmd.Wait()
 	lines := bufio.NewScanner(out)
-	reported, count := 0, 0
+	reported, count := map[string]int{}, 0
 	for count < versions && lines.Scan() {
-		if seq, ok := strings.CutPrefix(lines.Text(), "stored "); ok {
-			reported, _ = strconv.Atoi(seq)
+		if stored, ok := strings.CutPrefix(lines.Text(), "stored "); ok {
+			id, seq, _ := strings.Cut(stored, " ")
+			reported[id], _ = strconv.Atoi(seq)
 			count++
 		}
 	}
@@ -72,8 +81,9 @@ func runAndKill(t *testing.T, path string, versions int) int {
 	return reported
 }
 
-// crashChild stores ever-changing versions of one source until killed,
-// printing each stored sequence number once it is committed.
+// crashChild stores ever-changing versions of crashSources, each from a
+// goroutine of its own, until killed, printing each stored sequence
+// number once RecordPoll returned it.
 func crashChild(path string) {
 	ctx := context.Background()
 	s, err := Open(ctx, path)
@@ -81,28 +91,36 @@ func crashChild(path string) {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(1)
 	}
-	src := &dynamo.Source{ID: "a", URL: "http://127.0.0.1/a", Kind: dynamo.KindHTML, CreatedAt: t0}
-	if err := s.CreateSource(ctx, src); err != nil && !errors.Is(err, dynamo.ErrConflict) {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(1)
-	}
-	cur, err := s.Source(ctx, "a")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(1)
-	}
-	for v := cur.Summary.Versions; ; v++ {
-		res, err := storeErr(s, "a", page("a", v, 50, 3))
+	var printing sync.Mutex
+	for _, id := range crashSources {
+		src := &dynamo.Source{ID: id, URL: "http://127.0.0.1/" + id, Kind: dynamo.KindHTML, CreatedAt: t0}
+		if err := s.CreateSource(ctx, src); err != nil && !errors.Is(err, dynamo.ErrConflict) {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		cur, err := s.Source(ctx, id)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
 			os.Exit(1)
 		}
-		fmt.Printf("stored %d\n", res.Version.Seq)
+		go func() {
+			for v := cur.Summary.Versions; ; v++ {
+				res, err := storeErr(s, id, page(id, v, 50, 3))
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "child:", err)
+					os.Exit(1)
+				}
+				printing.Lock()
+				fmt.Printf("stored %s %d\n", id, res.Version.Seq)
+				printing.Unlock()
+			}
+		}()
 	}
+	select {}
 }
 
 // checkIntact opens the file after a kill and checks it.
-func checkIntact(t *testing.T, path string, reported int) {
+func checkIntact(t *testing.T, path string, reported map[string]int) {
 	t.Helper()
 	ctx := context.Background()
 	s := openPath(t, path)
@@ -129,21 +147,23 @@ func checkIntact(t *testing.T, path string, reported int) {
 			t.Fatalf("%s after a kill: %v", check, problems)
 		}
 	}
-	versions, err := s.Versions(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(versions) < reported {
-		t.Fatalf("%d versions after the kill, but the child reported version %d stored", len(versions), reported)
-	}
-	for _, v := range versions {
-		doc, _, err := s.Document(ctx, "a", v.Index)
+	for _, id := range crashSources {
+		versions, err := s.Versions(ctx, id)
 		if err != nil {
-			t.Fatalf("Document(%d): %v", v.Index, err)
+			t.Fatal(err)
 		}
-		if dynamo.ContentHash(doc) != v.Hash || len(doc.Items) != 50 {
-			t.Fatalf("version %d rebuilds to %d items with hash %s, want 50 with %s", v.Seq, len(doc.Items),
-				dynamo.ContentHash(doc), v.Hash)
+		if len(versions) < reported[id] {
+			t.Fatalf("%s: %d versions after the kill, but the child reported version %d stored", id, len(versions), reported[id])
+		}
+		for _, v := range versions {
+			doc, _, err := s.Document(ctx, id, v.Index)
+			if err != nil {
+				t.Fatalf("%s: Document(%d): %v", id, v.Index, err)
+			}
+			if dynamo.ContentHash(doc) != v.Hash || len(doc.Items) != 50 {
+				t.Fatalf("%s: version %d rebuilds to %d items with hash %s, want 50 with %s", id, v.Seq, len(doc.Items),
+					dynamo.ContentHash(doc), v.Hash)
+			}
 		}
 	}
 	var orphans int

@@ -19,16 +19,22 @@ import (
 // serialized (one writer connection, IMMEDIATE transactions), so two
 // writers storing the same content cannot both create a version: the
 // second finds the first's hash, or, having lost the lease, is refused.
+// The poll's transaction is a group commit with the other polls waiting
+// for the writer (writeGrouped); once it started, ctx no longer stops it.
 func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide func(dynamo.PollResult) dynamo.PollUpdate) (dynamo.PollResult, error) {
-	return archive.RecordPoll(ctx, pollWriter{s}, s.batch, rec, decide)
+	return archive.RecordPoll(context.WithoutCancel(ctx), pollWriter{s: s, wait: ctx}, s.batch, rec, decide)
 }
 
 // pollWriter is SQLite's archive.PollWriter.
-type pollWriter struct{ s *Store }
+type pollWriter struct {
+	s    *Store
+	wait context.Context // the caller's, which a grouped write checks before it starts
+}
 
-// Write implements archive.PollWriter, in the one writer's transaction.
+// Write implements archive.PollWriter, in a group commit of the one
+// writer.
 func (w pollWriter) Write(ctx context.Context, rec dynamo.PollRecord, fn func(archive.PollTx, archive.LeasedSource) error) error {
-	return w.s.write(ctx, func(tx *sql.Tx, changed func(string)) error {
+	return w.s.writeGrouped(w.wait, func(tx *sql.Tx, changed func(string)) error {
 		var (
 			src     archive.LeasedSource
 			owner   string

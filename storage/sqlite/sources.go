@@ -175,13 +175,16 @@ func (s *Store) LeaseDue(ctx context.Context, owner string, now time.Time, limit
 	return list, nil
 }
 
-// LeaseSource leases one source now, whether due or not.
+// LeaseSource leases one source now, whether due or not, in a group
+// commit with the polls waiting for the writer (writeGrouped).
 func (s *Store) LeaseSource(ctx context.Context, id, owner string, now time.Time, ttl time.Duration) (*dynamo.Source, error) {
 	if err := archive.CheckOwner("lease source "+id, owner); err != nil {
 		return nil, err
 	}
 	var src dynamo.Source
-	err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error {
+	wait := ctx
+	ctx = context.WithoutCancel(ctx)
+	err := s.writeGrouped(wait, func(tx *sql.Tx, _ func(string)) error {
 		var holder string
 		var expires int64
 		err := tx.QueryRowContext(ctx, "SELECT lease_owner, lease_expires FROM sources WHERE id = ? AND NOT removed", id).

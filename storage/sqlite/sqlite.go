@@ -51,6 +51,8 @@ type Store struct {
 	// wrote, when set (by tests), is told how long each write transaction
 	// held the writer, from its start to its commit or rollback.
 	wrote func(time.Duration)
+	// group gathers the polls' writes into group commits (writeGrouped).
+	group group
 }
 
 // batchRows is Store.batch: a transaction of this many rows holds the
