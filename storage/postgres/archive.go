@@ -48,7 +48,7 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 	v := &dynamo.Version{SourceID: sourceID, Seq: seq, Index: index}
 	var revs []byte
 	var indexes []int32
-	doc, err := archive.ScanHead(s.pool.QueryRow(ctx, `SELECT url, rss_id, stamp, channel, seen_at, hash, title, item_count,
+	doc, err := archive.ScanHead(s.pool.QueryRow(ctx, `SELECT url, rss_id, stamp, `+versionChannel("versions")+`, seen_at, hash, title, item_count,
 			added, removed, revs, indexes
 		FROM versions WHERE source_id = $1 AND seq = $2`, sourceID, seq), v, &revs, &indexes)
 	if err != nil {

@@ -210,8 +210,8 @@ func TestVersionSequenceIsAConstraint(t *testing.T) {
 	ctx := context.Background()
 	addSource(t, s, "a")
 	record(t, s, "a", t0, doc("a", t0, item(1, "one")))
-	const appendNext = `INSERT INTO versions (source_id, seq, seen_at, hash, url, rss_id, stamp, channel, title, item_count, added, removed, revs, indexes)
-		SELECT source_id, seq + 1, seen_at, hash || '-' || $1, url, rss_id, stamp, channel, title, item_count, added, removed, revs, indexes
+	const appendNext = `INSERT INTO versions (source_id, seq, seen_at, hash, url, rss_id, stamp, channel_id, title, item_count, added, removed, revs, indexes)
+		SELECT source_id, seq + 1, seen_at, hash || '-' || $1, url, rss_id, stamp, channel_id, title, item_count, added, removed, revs, indexes
 		FROM versions WHERE source_id = 'a' AND seq = (SELECT max(seq) FROM versions WHERE source_id = 'a')`
 	first, err := s.pool.Begin(ctx)
 	if err != nil {

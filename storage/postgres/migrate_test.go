@@ -361,3 +361,75 @@ func TestFoldOnceMigration(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelsMigration stores versions of two sources whose channel
+// changes and changes back, puts each version's channel back in its row as
+// before 0014, reopens, and checks that every version reads the channel it
+// was stored with, that each source keeps one row per distinct channel,
+// and that a later poll finds its channel among them.
+func TestChannelsMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	s := openDSN(t, dsn)
+	titles := []string{"News", "News", "Breaking news", "News", "Breaking news"}
+	poll := func(s *Store, id string, v int, title string) {
+		t.Helper()
+		at := t0.Add(time.Duration(v) * time.Hour)
+		d := doc(id, at, item(v, fmt.Sprintf("Story %d of %s", v, id)))
+		d.Channel.Title = title
+		record(t, s, id, at, d)
+	}
+	for _, id := range []string{"a", "b"} {
+		addSource(t, s, id)
+		for v, title := range titles {
+			poll(s, id, v, id+" "+title)
+		}
+	}
+	channels := func(s *Store) []string {
+		t.Helper()
+		var out []string
+		for _, id := range []string{"a", "b"} {
+			for index := 1; index <= len(titles); index++ {
+				d, _, err := s.Head(ctx, id, index)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, id+" "+d.Channel.Title+" "+d.Channel.Link)
+			}
+		}
+		return out
+	}
+	count := func(s *Store) int {
+		t.Helper()
+		var n int
+		if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM channels").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	stored := channels(s)
+	if stored[0] != "a a Breaking news http://127.0.0.1/a" || count(s) != 4 {
+		t.Fatalf("stored %v in %d channel rows, want the newest first and 4 rows", stored, count(s))
+	}
+	undo := []string{
+		"ALTER TABLE versions ADD COLUMN channel json",
+		"UPDATE versions v SET channel = c.body FROM channels c WHERE c.channel_id = v.channel_id",
+		"ALTER TABLE versions ALTER COLUMN channel SET NOT NULL, DROP COLUMN channel_id",
+		"DROP TABLE channels",
+		"DELETE FROM schema_migrations WHERE version = 14",
+	}
+	upgraded := undoMigration(t, s, dsn, undo, "0014_channels.sql")
+	if got := channels(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	if n := count(upgraded); n != 4 {
+		t.Errorf("%d channel rows after the migration, want 4 (two per source)", n)
+	}
+	poll(upgraded, "a", len(titles), "a News")
+	if n := count(upgraded); n != 4 {
+		t.Errorf("%d channel rows after a poll with a stored channel, want 4", n)
+	}
+	if d, _, err := upgraded.Head(ctx, "a", 1); err != nil || d.Channel.Title != "a News" {
+		t.Errorf("the newest version's channel: %+v, %v", d, err)
+	}
+}

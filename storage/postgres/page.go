@@ -98,7 +98,7 @@ func (p pageTx) FirstSeq(ctx context.Context, n int64) (int, error) {
 // Head implements archive.PageTx.
 func (p pageTx) Head(ctx context.Context, seq, lastSeq int) (*dynamo.Resource, *dynamo.Version, error) {
 	v := &dynamo.Version{SourceID: p.source, Seq: seq, Index: lastSeq - seq + 1}
-	doc, err := archive.ScanHead(p.tx.QueryRow(ctx, `SELECT url, rss_id, stamp, channel, seen_at, hash, title, item_count, added, removed
+	doc, err := archive.ScanHead(p.tx.QueryRow(ctx, `SELECT url, rss_id, stamp, `+versionChannel("versions")+`, seen_at, hash, title, item_count, added, removed
 		FROM versions WHERE source_id = $1 AND seq = $2`, p.source, seq), v)
 	if err != nil {
 		return nil, nil, fmt.Errorf("version %d: %w", seq, notFound(err))

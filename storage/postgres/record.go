@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -516,23 +515,31 @@ func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) erro
 }
 
 // StoreVersion implements archive.VersionTx: the version row, its channel
-// as JSON, and the source's summary.
+// (stored once per source and content, in the same statement), and the
+// source's summary.
 func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) error {
 	v, doc := nv.Version, nv.Doc
-	channel, err := json.Marshal(doc.Channel)
+	channel, key, err := archive.Channel(doc.Channel)
 	if err != nil {
-		return fmt.Errorf("encode channel: %w", err)
+		return err
 	}
 	var indexes []int32
 	for _, i := range nv.Indexes {
 		indexes = append(indexes, int32(i))
 	}
 	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO versions (source_id, seq, seen_at, hash, url, rss_id, stamp, channel, title,
+	// The source's lease keeps other writers of its channels out, so a
+	// channel that the INSERT finds stored is visible to the SELECT.
+	b.Queue(`WITH added AS (
+			INSERT INTO channels (source_id, chash, body) VALUES ($1, $15, $8)
+			ON CONFLICT (source_id, chash) DO NOTHING RETURNING channel_id),
+		ch AS (SELECT channel_id FROM added
+			UNION ALL SELECT channel_id FROM channels WHERE source_id = $1 AND chash = $15)
+		INSERT INTO versions (source_id, seq, seen_at, hash, url, rss_id, stamp, channel_id, title,
 			item_count, added, removed, revs, indexes)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-		w.source, w.seq, w.at, v.Hash, doc.URL, doc.RSSID, stamp(doc.Timestamp), string(channel),
-		v.Title, v.Items, v.Added, v.Removed, archive.PackRevs(nv.Revs), indexes)
+		SELECT $1, $2, $3, $4, $5, $6, $7, (SELECT channel_id FROM ch LIMIT 1), $9, $10, $11, $12, $13, $14`,
+		w.source, w.seq, w.at, v.Hash, doc.URL, doc.RSSID, stamp(doc.Timestamp), channel,
+		v.Title, v.Items, v.Added, v.Removed, archive.PackRevs(nv.Revs), indexes, key)
 	b.Queue(`UPDATE sources SET last_seq = $2, last_hash = $3, title = $4, item_count = item_count + $5,
 			published_rev = greatest(published_rev, $6)
 		WHERE id = $1`, w.source, w.seq, v.Hash, v.Title, nv.NewItems, nv.Published)

@@ -2,11 +2,9 @@ package sqlite
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -501,15 +499,14 @@ func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) err
 
 // storeChannel finds or stores a channel and returns its id.
 func (w *versionTx) storeChannel(ctx context.Context, ch dynamo.Channel) (int64, error) {
-	body, err := json.Marshal(ch)
+	body, key, err := archive.Channel(ch)
 	if err != nil {
-		return 0, fmt.Errorf("encode channel: %w", err)
+		return 0, err
 	}
-	sum := sha256.Sum256(body)
 	var id int64
 	err = w.tx.QueryRowContext(ctx, `INSERT INTO channels (source_id, chash, body) VALUES (?, ?, ?)
 		ON CONFLICT (source_id, chash) DO UPDATE SET body = body RETURNING channel_id`,
-		w.source, sum[:16], string(body)).Scan(&id)
+		w.source, key, body).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("store channel: %w", err)
 	}

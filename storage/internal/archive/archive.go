@@ -80,6 +80,19 @@ func ValidDocument(doc *dynamo.Resource) error {
 	return errors.Join(errs...)
 }
 
+// Channel encodes a version's channel as the stores keep it, once per
+// source and content in their channels table: the JSON and the key it is
+// found by, the first 16 bytes of the JSON's SHA-256 (PostgreSQL's
+// migration 0014 computes the same in SQL for the channels stored before).
+func Channel(ch dynamo.Channel) (body string, key []byte, err error) {
+	b, err := json.Marshal(ch)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode channel: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return string(b), sum[:16], nil
+}
+
 // RevisionHash digests everything an item revision stores, so that an item
 // whose content returns to an earlier state reuses that revision.
 func RevisionHash(it *dynamo.Item) []byte {
