@@ -442,13 +442,18 @@ var (
 )
 
 func hasHint(n *node, hints []string) bool {
-	s := strings.ToLower(n.class + " " + n.id)
-	if strings.TrimSpace(s) == "" {
-		return false
-	}
-	for _, h := range hints {
-		if strings.Contains(s, h) {
-			return true
+	// The class and the id apart: no hint holds a space, so none is found
+	// across the two, and strings.ToLower copies neither when it is lower
+	// case already.
+	for _, s := range [2]string{n.class, n.id} {
+		if s == "" {
+			continue
+		}
+		s = strings.ToLower(s)
+		for _, h := range hints {
+			if strings.Contains(s, h) {
+				return true
+			}
 		}
 	}
 	return false

@@ -129,7 +129,26 @@ type treeBuilder struct {
 	// kidSlots of them, so that most elements (one to four children)
 	// need no slice of their own.
 	kids []*node
+	// looks keeps what an element's name, id and class give (looksOf):
+	// the records of a list repeat them.
+	looks map[lookKey]look
 }
+
+// lookKey is what an element's key, stable classes and place in the
+// layout depend on.
+type lookKey struct{ tag, id, class string }
+
+// look is what lookKey gives; classes is shared between the nodes with
+// the same lookKey, and never changed.
+type look struct {
+	key          uint64
+	classes      []string
+	nav, mainish bool
+}
+
+// maxLooks bounds the looks kept: a page whose every element has its own
+// class (post-1, post-2…) gains nothing from keeping them.
+const maxLooks = 4096
 
 // kidSlots is how many children an element gets room for at its first.
 const kidSlots = 4
@@ -430,12 +449,13 @@ func (b *treeBuilder) finish() {
 	for _, n := range b.all {
 		p := n.parent
 		n.depth = p.depth + 1
-		n.key = b.keyOf(n)
+		lk := b.looksOf(n)
+		n.key, n.classes = lk.key, lk.classes
 		n.pathKey = mix(b.seed, p.pathKey, n.key)
 		n.raw = rawTextElements[n.tag] || n.tag == "noscript"
 		n.hidden = p.hidden || hiddenElements[n.tag] || n.raw
-		n.inNav = p.inNav || isNavLike(n)
-		n.inMain = n.inMain || p.inMain || isMainLike(n)
+		n.inNav = p.inNav || lk.nav
+		n.inMain = n.inMain || p.inMain || lk.mainish
 	}
 	for i := len(b.all) - 1; i >= 0; i-- {
 		n := b.all[i]
@@ -492,14 +512,33 @@ func visibleBytes(s string) int {
 	return n
 }
 
-// keyOf hashes the tag, the id and the stable classes (keeping those in
-// n.classes): those without digits, and
-// not among the words that mark a state or an alternation (odd, even,
-// first, active…), which vary between records of one list.
-func (b *treeBuilder) keyOf(n *node) uint64 {
+// looksOf returns n's key, stable classes and whether it looks like
+// navigation or like the main content, kept for the next element with
+// the same name, id and class.
+func (b *treeBuilder) looksOf(n *node) look {
 	if n.isText() {
-		return 1
+		return look{key: 1}
 	}
+	k := lookKey{n.tag, n.id, n.class}
+	if lk, ok := b.looks[k]; ok {
+		return lk
+	}
+	classes := stableClasses(n.class)
+	lk := look{key: b.keyOf(n, classes), classes: classes, nav: isNavLike(n), mainish: isMainLike(n)}
+	if b.looks == nil {
+		b.looks = map[lookKey]look{}
+	}
+	if len(b.looks) < maxLooks {
+		b.looks[k] = lk
+	}
+	return lk
+}
+
+// keyOf hashes the tag, the id and the stable classes of an element:
+// those without digits, and not among the words that mark a state or an
+// alternation (odd, even, first, active…), which vary between records of
+// one list.
+func (b *treeBuilder) keyOf(n *node, classes []string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(b.seed)
 	h.WriteString(n.tag)
@@ -514,8 +553,7 @@ func (b *treeBuilder) keyOf(n *node) uint64 {
 			return r
 		}, strings.ToLower(n.id)))
 	}
-	n.classes = stableClasses(n.class)
-	for _, c := range n.classes {
+	for _, c := range classes {
 		h.WriteByte('.')
 		h.WriteString(c)
 	}
