@@ -144,7 +144,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	sortCandidates(cands)
 	top := cands[:min(len(cands), maxDetailed)]
 	for _, c := range top {
-		c.detailScore(p)
+		c.detailScore()
 	}
 	repeatsLinksOf(top)
 	sortCandidates(cands)

@@ -48,6 +48,12 @@ type chooser struct {
 	// dates keeps isDate's answers: records repeat their dates and the
 	// words around them.
 	dates map[string]bool
+	// at is the place find gave last, and its buffers; scratch holds a
+	// record's candidates past the records voted on, which are picked
+	// from at once. Each is used by one record and one field at a time.
+	at      place
+	levels  [2][]*node
+	scratch []scored
 }
 
 // scored is a node that may be a field of a record, with its place in the
@@ -82,25 +88,29 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	// Each place is voted on the first records, looking everywhere in
 	// them; the other records are then only looked at there.
 	n := min(len(recs), voteSample)
-	titles := make([][]scored, len(recs))
+	titles := make([][]scored, n)
 	for i := 0; i < n; i++ {
-		titles[i] = ch.titleCandidates(recs[i], nil)
+		titles[i] = ch.titleCandidates(nil, recs[i], nil)
 	}
 	fc.titleKey = vote(n, func(i int) []scored { return titles[i] })
 	titleAt := parsePlace(fc.titleKey)
 	var linksOf [][]scored
 	for i, r := range recs {
-		if i >= n {
-			titles[i] = ch.titleCandidates(r, find(r, titleAt))
+		cands := ch.scratch
+		if i < n {
+			cands = titles[i]
+		} else {
+			cands = ch.titleCandidates(cands[:0], r, ch.find(r, titleAt))
+			ch.scratch = cands
 		}
-		title := pick(titles[i], fc.titleKey)
+		title := pick(cands, fc.titleKey)
 		if title == nil {
 			fc.dropped++
 			continue
 		}
 		fc.items = append(fc.items, itemChoice{rec: r, title: narrow(title.n), titleAt: title.n, titleText: title.text})
 		if len(fc.items) <= voteSample {
-			linksOf = append(linksOf, ch.linkCandidates(r, title.n, nil))
+			linksOf = append(linksOf, ch.linkCandidates(nil, r, title.n, nil))
 		} else {
 			linksOf = append(linksOf, nil)
 		}
@@ -132,19 +142,21 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	n = min(len(fc.items), voteSample)
 	fc.linkKey = vote(n, func(i int) []scored { return linksOf[i] })
 	linkAt := parsePlace(fc.linkKey)
-	descsOf := make([][]scored, len(fc.items))
-	datesOf := make([][]scored, len(fc.items))
+	descsOf := make([][]scored, n)
+	datesOf := make([][]scored, n)
 	for i := range fc.items {
 		it := &fc.items[i]
+		cands := linksOf[i]
 		if i >= n {
-			linksOf[i] = ch.linkCandidates(it.rec, it.title, find(it.rec, linkAt))
+			cands = ch.linkCandidates(ch.scratch[:0], it.rec, it.title, ch.find(it.rec, linkAt))
+			ch.scratch = cands
 		}
-		if l := pick(linksOf[i], fc.linkKey); l != nil {
+		if l := pick(cands, fc.linkKey); l != nil {
 			it.link = l.n
 		}
 		if i < n {
-			descsOf[i] = ch.descCandidates(it.rec, it.title, it.link, nil)
-			datesOf[i] = ch.dateCandidates(it.rec, it.title, nil)
+			descsOf[i] = ch.descCandidates(nil, it.rec, it.title, it.link, nil)
+			datesOf[i] = ch.dateCandidates(nil, it.rec, it.title, nil)
 		}
 	}
 	fc.descKey = voteMajority(n, func(i int) []scored { return descsOf[i] }, 0.4)
@@ -152,23 +164,31 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	descAt, dateAt := parsePlace(fc.descKey), parsePlace(fc.date)
 	for i := range fc.items {
 		it := &fc.items[i]
-		if i >= n {
-			if fc.descKey != "" {
-				descsOf[i] = ch.descCandidates(it.rec, it.title, it.link, find(it.rec, descAt))
-			}
-			if fc.date != "" {
-				datesOf[i] = ch.dateCandidates(it.rec, it.title, find(it.rec, dateAt))
-			}
+		var descs []scored
+		switch {
+		case i < n:
+			descs = descsOf[i]
+		case fc.descKey != "":
+			descs = ch.descCandidates(ch.scratch[:0], it.rec, it.title, it.link, ch.find(it.rec, descAt))
+			ch.scratch = descs
 		}
-		if d := pick(descsOf[i], fc.descKey); d != nil && fc.descKey != "" {
+		if d := pick(descs, fc.descKey); d != nil && fc.descKey != "" {
 			it.desc = d.n
 		} else if fc.descKey != "" {
 			// The place chosen holds the description in every record
 			// that has something there, prose or not: so the annotations
 			// and the selectors made of them agree.
-			it.desc = atPlace(it.rec, descAt, it)
+			it.desc = ch.atPlace(it.rec, descAt, it)
 		}
-		if d := pick(datesOf[i], fc.date); d != nil && fc.date != "" {
+		var dates []scored
+		switch {
+		case i < n:
+			dates = datesOf[i]
+		case fc.date != "":
+			dates = ch.dateCandidates(ch.scratch[:0], it.rec, it.title, ch.find(it.rec, dateAt))
+			ch.scratch = dates
+		}
+		if d := pick(dates, fc.date); d != nil && fc.date != "" {
 			it.dateStart, it.dateEnd, it.dateAt = d.start, d.end, d.n
 		}
 	}
@@ -177,9 +197,9 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 
 // atPlace returns the node with the most text at a place of a record
 // that neither holds nor lies in the item's title, nor holds its link.
-func atPlace(r record, at *placeKey, it *itemChoice) *node {
+func (ch *chooser) atPlace(r record, at *placeKey, it *itemChoice) *node {
 	var best *node
-	for _, n := range find(r, at).nodes {
+	for _, n := range ch.find(r, at).nodes {
 		if n.textBytes == 0 || isAncestor(n, it.title) || isAncestor(it.titleAt, n) || it.link != nil && isAncestor(n, it.link) {
 			continue
 		}
@@ -273,13 +293,15 @@ func parsePlace(key string) *placeKey {
 }
 
 // find returns the nodes of a record at a place, by following the key's
-// steps down from the record's top nodes.
-func find(r record, pk *placeKey) *place {
-	out := &place{key: pk.key}
+// steps down from the record's top nodes. The place is the chooser's,
+// good until the next call.
+func (ch *chooser) find(r record, pk *placeKey) *place {
+	out := &ch.at
+	out.key, out.nodes, out.set = pk.key, nil, nil
 	if pk.key == "" {
 		return out
 	}
-	var level []*node
+	level, next := ch.levels[0][:0], ch.levels[1][:0]
 	seen := 0
 	for _, top := range r.nodes {
 		name := top.tag
@@ -295,16 +317,17 @@ func find(r record, pk *placeKey) *place {
 		}
 	}
 	for _, step := range pk.steps {
-		var next []*node
+		next = next[:0]
 		for _, n := range level {
-			for _, ch := range n.children {
-				if !ch.hidden && ch.stepName() == step {
-					next = append(next, ch)
+			for _, c := range n.children {
+				if !c.hidden && c.stepName() == step {
+					next = append(next, c)
 				}
 			}
 		}
-		level = next
+		level, next = next, level
 	}
+	ch.levels[0], ch.levels[1] = level, next
 	out.nodes = level
 	if len(level) > 8 {
 		out.set = make(map[*node]bool, len(level))
@@ -461,8 +484,9 @@ func hasHint(n *node, hints []string) bool {
 
 // titleCandidates scores the elements of a record that may hold its
 // title: headings, links, bold text, cells and elements named like titles.
-func (ch *chooser) titleCandidates(r record, at *place) []scored {
-	var out []scored
+//
+// The candidates are appended to out.
+func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 	order := 0
 	walkAt(r, at, func(n *node) bool {
 		if n.isText() || n.textBytes == 0 {
@@ -559,8 +583,7 @@ func ancestorLink(n *node, r record) *node {
 // linkCandidates scores the links that may be the record's link: the
 // title's own link first, then "read more" links, the whole card's link,
 // and other links to pages.
-func (ch *chooser) linkCandidates(r record, title *node, at *place) []scored {
-	var out []scored
+func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place) []scored {
 	add := func(n *node, score float64) {
 		if at == nil || at.has(n) {
 			out = append(out, scored{n: n, key: at.keyFor(r, n), score: score})
@@ -711,8 +734,7 @@ var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
 // descCandidates scores the elements and text of a record that may be its
 // description: longer text outside the title and the link, preferably in a
 // paragraph or an element named like a summary.
-func (ch *chooser) descCandidates(r record, title, link *node, at *place) []scored {
-	var out []scored
+func (ch *chooser) descCandidates(out []scored, r record, title, link *node, at *place) []scored {
 	walkAt(r, at, func(n *node) bool {
 		if n == title || isAncestor(n, title) && n.textBytes-title.textBytes < 25 {
 			return n != title
@@ -802,8 +824,7 @@ func isAncestor(a, n *node) bool {
 // a whole text that the dates package reads, or the longest run of words
 // in it that it reads ("Posted on March 12, 2024 by Ann" gives "March 12,
 // 2024").
-func (ch *chooser) dateCandidates(r record, title *node, at *place) []scored {
-	var out []scored
+func (ch *chooser) dateCandidates(out []scored, r record, title *node, at *place) []scored {
 	walkAt(r, at, func(n *node) bool {
 		if title != nil && n == title {
 			return false

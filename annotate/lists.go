@@ -334,28 +334,35 @@ func (c *candidate) prescore() {
 // takes a walk of its records: whether they link to different pages,
 // whether their structure agrees, and whether one record holds several
 // items.
-func (c *candidate) detailScore(p *page) {
+func (c *candidate) detailScore() {
 	if c.valid < minRecords {
 		return
 	}
 	hrefs := make(map[string]int, len(c.records))
 	multi := 0
-	shapes := map[string]int{}
+	shapes := map[string]*int{}
+	var shape []byte
 	for _, r := range c.records {
 		s := statsOf(r)
 		if s.links == 0 || s.text < 3 {
 			continue
 		}
-		long := longLinks(p, r)
-		if len(long) > 0 {
-			hrefs[long[0]]++
+		first, long := longLinks(r)
+		if long > 0 {
+			hrefs[first]++
 		} else if h := firstLink(r); h != "" {
 			hrefs[h]++
 		}
-		if len(long) >= 3 {
+		if long >= 3 {
 			multi++
 		}
-		shapes[shapeOf(r)]++
+		shape = appendShape(shape[:0], r)
+		k := shapes[string(shape)]
+		if k == nil {
+			k = new(int)
+			shapes[string(shape)] = k
+		}
+		*k++
 	}
 	n := float64(c.valid)
 	if d := float64(len(hrefs)) / n; d < 0.9 {
@@ -366,7 +373,7 @@ func (c *candidate) detailScore(p *page) {
 	}
 	top := 0
 	for _, k := range shapes {
-		top = max(top, k)
+		top = max(top, *k)
 	}
 	if agree := float64(top) / n; agree < 0.5 {
 		c.mul("records of different shapes", 0.5+agree)
@@ -413,34 +420,26 @@ func overlapping(a, b *candidate) bool {
 	return as < be && bs < ae
 }
 
-// longLinks returns the distinct targets of the record's links whose text
-// is long enough to be a title, in page order.
-func longLinks(p *page, r record) []string {
-	var out []string
-	var seen map[string]bool // once there are many: a few are searched
-	walk(r, func(n *node) bool {
-		if n.tag == "a" && n.href != "" && n.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(n.href), "#") {
-			h := strings.TrimSpace(n.href)
-			switch {
-			case seen != nil:
-				if !seen[h] {
-					seen[h] = true
-					out = append(out, h)
-				}
-			case !slices.Contains(out, h):
-				out = append(out, h)
-				if len(out) > 16 {
-					seen = make(map[string]bool, 2*len(out))
-					for _, o := range out {
-						seen[o] = true
-					}
-				}
+// longLinks returns the first target of the record's links whose text is
+// long enough to be a title, and how many distinct targets such links
+// have, counted up to 3 (what detailScore asks: one, or several items).
+func longLinks(r record) (string, int) {
+	var found [3]string
+	n := 0
+	walk(r, func(m *node) bool {
+		if n == len(found) {
+			return false
+		}
+		if m.tag == "a" && m.href != "" && m.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(m.href), "#") {
+			if h := strings.TrimSpace(m.href); !slices.Contains(found[:n], h) {
+				found[n] = h
+				n++
 			}
 			return false
 		}
 		return true
 	})
-	return out
+	return found[0], n
 }
 
 // firstLink returns the target of the record's first link to a page.
@@ -459,25 +458,24 @@ func firstLink(r record) string {
 	return found
 }
 
-// shapeOf describes a record's structure coarsely: its elements' tags to
-// a small depth.
-func shapeOf(r record) string {
-	var sb strings.Builder
+// appendShape appends a coarse description of a record's structure to
+// b: its elements' tags to a small depth.
+func appendShape(b []byte, r record) []byte {
 	for _, n := range r.nodes {
 		if n.isText() {
 			continue
 		}
-		sb.WriteString(n.tag)
-		sb.WriteByte('(')
+		b = append(b, n.tag...)
+		b = append(b, '(')
 		for _, ch := range n.children {
 			if !ch.isText() && !ch.hidden {
-				sb.WriteString(ch.tag)
-				sb.WriteByte(' ')
+				b = append(b, ch.tag...)
+				b = append(b, ' ')
 			}
 		}
-		sb.WriteByte(')')
+		b = append(b, ')')
 	}
-	return sb.String()
+	return b
 }
 
 // walk visits the nodes of a record in document order; visit returns
