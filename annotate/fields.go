@@ -742,7 +742,7 @@ func (ch *chooser) descCandidates(out []scored, r record, title, link *node, at 
 		if isAncestor(n, title) || (link != nil && isAncestor(n, link) && n != link) {
 			return true // it holds the title or the link: look inside
 		}
-		if n.tag == "a" || n.textBytes < 25 || skipRecordTags[n.tag] {
+		if n.tag == "a" || n.textBytes < 25 || n.skip {
 			return n.tag != "a"
 		}
 		if n.linkTextBytes*2 > n.textBytes || at != nil && !at.has(n) {

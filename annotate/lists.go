@@ -110,7 +110,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 		clear(byTag)
 		tags = tags[:0]
 		for k, ch := range p.children {
-			if ch.isText() || skipRecordTags[ch.tag] || ch.hidden {
+			if !ch.recordable() {
 				continue
 			}
 			if byTag[ch.tag] == nil {
@@ -157,7 +157,7 @@ func runsOf(p *node) [][]record {
 	var out [][]record
 	elements := 0
 	for _, ch := range p.children {
-		if !ch.isText() && !skipRecordTags[ch.tag] && !ch.hidden {
+		if ch.recordable() {
 			elements++
 		}
 	}
@@ -166,14 +166,14 @@ func runsOf(p *node) [][]record {
 	}
 	count := map[uint64]int{}
 	for _, ch := range p.children {
-		if !ch.isText() && !skipRecordTags[ch.tag] && !ch.hidden {
+		if ch.recordable() {
 			count[ch.key]++
 		}
 	}
 	seen := map[uint64]bool{}
 	for _, ch := range p.children {
 		k := ch.key
-		if ch.isText() || count[k] < minRecords || seen[k] || skipRecordTags[ch.tag] || ch.hidden {
+		if !ch.recordable() || count[k] < minRecords || seen[k] {
 			continue
 		}
 		seen[k] = true

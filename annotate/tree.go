@@ -42,6 +42,7 @@ type node struct {
 	pathKey uint64 // hash of the keys from the root to the node
 	hidden  bool   // in <head>, <script>, <style>, <template>… : never annotated
 	raw     bool   // an element whose content the tokenizer reads as text (script, title, noscript…)
+	skip    bool   // an element in skipRecordTags, which holds no item on its own
 	inNav   bool   // in nav, header, footer, aside, or a block named like them
 	inMain  bool   // in main, [role=main], or a block named content or main
 
@@ -55,6 +56,10 @@ type node struct {
 }
 
 func (n *node) isText() bool { return n.tag == "" }
+
+// recordable reports whether n may be (or start) a record: a visible
+// element that can hold an item on its own.
+func (n *node) recordable() bool { return !n.isText() && !n.skip && !n.hidden }
 
 // inner returns the offsets of the element's content: from its first
 // child to its last, so that stray end tags the parser ignored before its
@@ -141,9 +146,10 @@ type lookKey struct{ tag, id, class string }
 // look is what lookKey gives; classes is shared between the nodes with
 // the same lookKey, and never changed.
 type look struct {
-	key          uint64
-	classes      []string
-	nav, mainish bool
+	key                     uint64
+	classes                 []string
+	nav, mainish, raw, hide bool
+	skip                    bool
 }
 
 // maxLooks bounds the looks kept: a page whose every element has its own
@@ -452,8 +458,8 @@ func (b *treeBuilder) finish() {
 		lk := b.looksOf(n)
 		n.key, n.classes = lk.key, lk.classes
 		n.pathKey = mix(b.seed, p.pathKey, n.key)
-		n.raw = rawTextElements[n.tag] || n.tag == "noscript"
-		n.hidden = p.hidden || hiddenElements[n.tag] || n.raw
+		n.raw, n.skip = lk.raw, lk.skip
+		n.hidden = p.hidden || lk.hide
 		n.inNav = p.inNav || lk.nav
 		n.inMain = n.inMain || p.inMain || lk.mainish
 	}
@@ -524,7 +530,9 @@ func (b *treeBuilder) looksOf(n *node) look {
 		return lk
 	}
 	classes := stableClasses(n.class)
-	lk := look{key: b.keyOf(n, classes), classes: classes, nav: isNavLike(n), mainish: isMainLike(n)}
+	lk := look{key: b.keyOf(n, classes), classes: classes, nav: isNavLike(n), mainish: isMainLike(n),
+		raw: rawTextElements[n.tag] || n.tag == "noscript", skip: skipRecordTags[n.tag]}
+	lk.hide = hiddenElements[n.tag] || lk.raw
 	if b.looks == nil {
 		b.looks = map[lookKey]look{}
 	}
