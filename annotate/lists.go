@@ -92,8 +92,13 @@ func findCandidates(t *treeBuilder) []*candidate {
 		c.parents++
 		c.records = append(c.records, recs...)
 	}
-	// byTag and tags are kept from one parent to the next, emptied.
-	byTag := map[string][]record{}
+	// The records of each tag among a parent's children: groups[groupOf[tag]],
+	// tags in the order they come. All are kept from one parent to the
+	// next, emptied, and the records copied for the candidates made of
+	// them.
+	groupOf := map[string]int{}
+	var groups [][]record
+	var rc runCounter
 	var tags []string
 	for i := -1; i < len(t.all); i++ {
 		p := t.root
@@ -104,30 +109,37 @@ func findCandidates(t *treeBuilder) []*candidate {
 			continue
 		}
 		// Elements: the children of one tag.
-		if len(byTag) > 64 {
-			byTag = map[string][]record{}
+		if len(groupOf) > 64 {
+			groupOf = map[string]int{}
 		}
-		clear(byTag)
+		clear(groupOf)
 		tags = tags[:0]
 		for k, ch := range p.children {
 			if !ch.recordable() {
 				continue
 			}
-			if byTag[ch.tag] == nil {
+			g, ok := groupOf[ch.tag]
+			if !ok {
+				g = len(tags)
+				groupOf[ch.tag] = g
 				tags = append(tags, ch.tag)
+				if g == len(groups) {
+					groups = append(groups, nil)
+				}
+				groups[g] = groups[g][:0]
 			}
-			byTag[ch.tag] = append(byTag[ch.tag], record{nodes: p.children[k : k+1 : k+1]})
+			groups[g] = append(groups[g], record{nodes: p.children[k : k+1 : k+1]})
 		}
-		for _, tag := range tags {
-			recs := byTag[tag]
+		for g, tag := range tags {
+			recs := groups[g]
 			if len(recs) >= minRecords {
-				out = append(out, &candidate{kind: "elements", head: recs[0].nodes[0], parents: 1, records: recs})
+				out = append(out, &candidate{kind: "elements", head: recs[0].nodes[0], parents: 1, records: slices.Clone(recs)})
 			}
 			addCross(groupKey{p.pathKey, "elements", hashString(tag)}, p, recs, "elements")
 		}
 		// Runs: each starts at a child of one key and takes the siblings up
 		// to the next.
-		for _, runs := range runsOf(p) {
+		for _, runs := range rc.runsOf(p) {
 			out = append(out, &candidate{kind: "runs", head: runs[0].nodes[0], parents: 1, records: runs})
 			addCross(groupKey{p.pathKey, "runs", runs[0].nodes[0].key}, p, runs, "runs")
 		}
@@ -149,11 +161,17 @@ func hashString(s string) uint64 {
 	return h
 }
 
+// runCounter holds runsOf's counts, kept from one parent to the next.
+type runCounter struct {
+	count map[uint64]int
+	seen  map[uint64]bool
+}
+
 // runsOf returns, for each key that starts runs among p's children, the
 // runs: from each child of that key to the next one. The last run takes
 // as many siblings as runs usually have, so that what follows the list
 // (a "more" link, an archive paragraph) stays out of it.
-func runsOf(p *node) [][]record {
+func (rc *runCounter) runsOf(p *node) [][]record {
 	var out [][]record
 	elements := 0
 	for _, ch := range p.children {
@@ -164,13 +182,17 @@ func runsOf(p *node) [][]record {
 	if elements < minRecords {
 		return nil // no key can start two runs
 	}
-	count := map[uint64]int{}
+	if len(rc.count) > 64 || rc.count == nil { // emptying a large map costs its size
+		rc.count, rc.seen = map[uint64]int{}, map[uint64]bool{}
+	}
+	clear(rc.count)
+	clear(rc.seen)
+	count, seen := rc.count, rc.seen
 	for _, ch := range p.children {
 		if ch.recordable() {
 			count[ch.key]++
 		}
 	}
-	seen := map[uint64]bool{}
 	for _, ch := range p.children {
 		k := ch.key
 		if !ch.recordable() || count[k] < minRecords || seen[k] {

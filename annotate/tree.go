@@ -601,16 +601,10 @@ func sortStrings(s []string) {
 	}
 }
 
+// mix hashes two hashes into one (a node's path key from its parent's and
+// its own key), with the runtime's hash of the pair.
 func mix(seed maphash.Seed, a, b uint64) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	var buf [16]byte
-	for i := 0; i < 8; i++ {
-		buf[i] = byte(a >> (8 * i))
-		buf[8+i] = byte(b >> (8 * i))
-	}
-	h.Write(buf[:])
-	return h.Sum64()
+	return maphash.Comparable(seed, [2]uint64{a, b})
 }
 
 // navWords name the parts of a page around its content.
