@@ -170,10 +170,10 @@ func xpathStep(n *node, anchor, positional bool) string {
 		return "text()[" + strconv.Itoa(k) + "]"
 	}
 	s := n.tag
-	if anchor && n.id != "" {
-		return s + "[@id=" + xpathString(n.id) + "]"
+	if anchor && n.look.id != "" {
+		return s + "[@id=" + xpathString(n.look.id) + "]"
 	}
-	for _, c := range strings.Fields(n.class) {
+	for _, c := range strings.Fields(n.look.class) {
 		if len(stableClasses(c)) == 1 {
 			s += "[contains(concat(' ', normalize-space(@class), ' '), " + xpathString(" "+c+" ") + ")]"
 		}
@@ -182,7 +182,7 @@ func xpathStep(n *node, anchor, positional bool) string {
 	if positional && n.parent != nil {
 		k, of := 0, 0
 		for _, c := range n.parent.children {
-			if !c.isText() && c.tag == n.tag && hasClasses(c, stableClasses(n.class)) {
+			if !c.isText() && c.tag == n.tag && hasClasses(c, stableClasses(n.look.class)) {
 				of++
 				if c.start <= n.start {
 					k = of
@@ -198,7 +198,7 @@ func xpathStep(n *node, anchor, positional bool) string {
 
 // hasClasses reports whether n has every one of the stable classes.
 func hasClasses(n *node, classes []string) bool {
-	have := stableClasses(n.class)
+	have := stableClasses(n.look.class)
 	for _, c := range classes {
 		found := false
 		for _, h := range have {
@@ -259,7 +259,7 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 			anchored := false
 			for i := depth - 1; i >= 0; i-- {
 				a := ancestors[i]
-				st := xpathStep(a, a.id != "" && !strings.ContainsAny(a.id, "0123456789"), positional && common[a])
+				st := xpathStep(a, a.look.id != "" && !strings.ContainsAny(a.look.id, "0123456789"), positional && common[a])
 				if strings.Contains(st, "@id=") {
 					steps = []string{st}
 					anchored = true

@@ -435,7 +435,7 @@ func (n *node) stepName() string {
 		return n.step
 	}
 	s := n.tag
-	for _, c := range n.classes {
+	for _, c := range n.look.classes {
 		s += "." + c
 	}
 	n.step = s
@@ -468,7 +468,7 @@ func hasHint(n *node, hints []string) bool {
 	// The class and the id apart: no hint holds a space, so none is found
 	// across the two, and strings.ToLower copies neither when it is lower
 	// case already.
-	for _, s := range [2]string{n.class, n.id} {
+	for _, s := range [2]string{n.look.class, n.look.id} {
 		if s == "" {
 			continue
 		}

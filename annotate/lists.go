@@ -141,7 +141,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 		// to the next.
 		for _, runs := range rc.runsOf(p) {
 			out = append(out, &candidate{kind: "runs", head: runs[0].nodes[0], parents: 1, records: runs})
-			addCross(groupKey{p.pathKey, "runs", runs[0].nodes[0].key}, p, runs, "runs")
+			addCross(groupKey{p.pathKey, "runs", runs[0].nodes[0].look.key}, p, runs, "runs")
 		}
 	}
 	for _, k := range crossOrder {
@@ -190,18 +190,18 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 	count, seen := rc.count, rc.seen
 	for _, ch := range p.children {
 		if ch.recordable() {
-			count[ch.key]++
+			count[ch.look.key]++
 		}
 	}
 	for _, ch := range p.children {
-		k := ch.key
+		k := ch.look.key
 		if !ch.recordable() || count[k] < minRecords || seen[k] {
 			continue
 		}
 		seen[k] = true
 		var heads []int
 		for i, c := range p.children {
-			if !c.isText() && c.key == k {
+			if !c.isText() && c.look.key == k {
 				heads = append(heads, i)
 			}
 		}
@@ -534,12 +534,12 @@ func (c *candidate) describeOnce() string {
 	if c.head.isText() {
 		step = "text"
 	}
-	for _, cl := range c.head.classes {
+	for _, cl := range c.head.look.classes {
 		// How often the class is among the records' classes: in each
 		// record, once, to be common to them all.
 		common := 0
 		for _, r := range c.records {
-			for _, x := range r.nodes[0].classes {
+			for _, x := range r.nodes[0].look.classes {
 				if x == cl {
 					common++
 				}
@@ -583,11 +583,11 @@ func (c *candidate) describeOnce() string {
 // stable classes.
 func writeSelectorStep(sb *strings.Builder, n *node) {
 	sb.WriteString(n.tag)
-	if n.id != "" && !strings.ContainsAny(n.id, " \t") {
+	if n.look.id != "" && !strings.ContainsAny(n.look.id, " \t") {
 		sb.WriteByte('#')
-		sb.WriteString(n.id)
+		sb.WriteString(n.look.id)
 	}
-	for _, c := range n.classes {
+	for _, c := range n.look.classes {
 		sb.WriteByte('.')
 		sb.WriteString(c)
 	}

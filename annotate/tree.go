@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // node is an element or a run of text of the page, with its byte offsets
@@ -15,9 +16,8 @@ import (
 // stray end tags ignored, void elements), not in every corner of the HTML
 // standard.
 type node struct {
-	tag      string // lower-case element name; "" for text
-	id       string
-	class    string
+	tag      string           // lower-case element name; "" for text
+	look     *look            // what its name, id and class give, shared by the elements alike
 	href     string           // of <a>; "" when none
 	attrs    []html.Attribute // every attribute, undecoded, when the tree keeps them
 	parent   *node
@@ -38,8 +38,7 @@ type node struct {
 	images        int
 	elements      int // descendant elements
 
-	key     uint64 // hash of the tag and its stable classes
-	pathKey uint64 // hash of the keys from the root to the node
+	pathKey uint64 // hash of the keys (look.key) from the root to the node
 	hidden  bool   // in <head>, <script>, <style>, <template>… : never annotated
 	raw     bool   // an element whose content the tokenizer reads as text (script, title, noscript…)
 	skip    bool   // an element in skipRecordTags, which holds no item on its own
@@ -51,9 +50,24 @@ type node struct {
 	// 2 no).
 	step   string
 	linkOK uint8
-
-	classes []string // stableClasses of class, filled with the keys
 }
+
+// look is what an element's name, id and class give. The records of a
+// list repeat them, so elements alike share one look: a node the
+// collector follows one pointer into rather than five.
+type look struct {
+	id, class string
+	key       uint64   // hash of the tag, the id and the stable classes (keyOf)
+	classes   []string // stableClasses of class
+	// nav: the element looks like navigation, mainish like the main
+	// content (isNavLike, isMainLike); raw, hide and skip: its tag is
+	// in rawTextElements (or is noscript), hides its content, or is in
+	// skipRecordTags.
+	nav, mainish, raw, hide, skip bool
+}
+
+// textLook is every text node's look; rootLook the root's.
+var textLook, rootLook = &look{key: 1}, &look{}
 
 func (n *node) isText() bool { return n.tag == "" }
 
@@ -134,22 +148,10 @@ type treeBuilder struct {
 	// kidSlots of them, so that most elements (one to four children)
 	// need no slice of their own.
 	kids []*node
-	// looks keeps what an element's name, id and class give (looksOf):
-	// the records of a list repeat them.
-	looks map[lookKey]look
-}
-
-// lookKey is what an element's key, stable classes and place in the
-// layout depend on.
-type lookKey struct{ tag, id, class string }
-
-// look is what lookKey gives; classes is shared between the nodes with
-// the same lookKey, and never changed.
-type look struct {
-	key                     uint64
-	classes                 []string
-	nav, mainish, raw, hide bool
-	skip                    bool
+	// looks keeps the looks made (lookOf), by tag, id and class joined
+	// with NULs (lookKey is the buffer they are joined in).
+	looks   map[string]*look
+	lookKey []byte
 }
 
 // maxLooks bounds the looks kept: a page whose every element has its own
@@ -171,7 +173,7 @@ type annotationComment struct {
 // and the suggester does not.
 func buildTree(text string, seed maphash.Seed, readComment func(body string) []existingTag, keepAttrs bool) *treeBuilder {
 	b := &treeBuilder{text: text, seed: seed, open: map[string]int{}}
-	b.root = &node{tag: "#root", close: len(text), end: len(text)}
+	b.root = &node{tag: "#root", look: rootLook, close: len(text), end: len(text)}
 	b.stack = []*node{b.root}
 	z := html.NewTokenizer(strings.NewReader(text))
 	pos := 0
@@ -192,6 +194,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 			n := b.newNode()
 			n.tag, n.start, n.open = tag, start, end
 			var metaName, metaContent string
+			var id, class []byte
 			for hasAttr {
 				var k, v []byte
 				k, v, hasAttr = z.TagAttr()
@@ -200,9 +203,9 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 				}
 				switch string(k) {
 				case "id":
-					n.id = string(v)
+					id = v
 				case "class":
-					n.class = string(v)
+					class = v
 				case "href":
 					if tag == "a" {
 						n.href = string(v)
@@ -217,6 +220,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 					metaContent = string(v)
 				}
 			}
+			n.look = b.lookOf(tag, id, class)
 			if tag == "meta" && strings.EqualFold(metaName, "description") && b.metaDescription == "" {
 				b.metaDescription = strings.TrimSpace(metaContent)
 			}
@@ -241,27 +245,13 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 	return b
 }
 
-// internTag avoids an allocation per tag for the common names.
+// internTag returns a tag name without an allocation when it is one the
+// atom table knows (every HTML element's): a page names a few elements
+// over and over, and each copy would be garbage or, kept in its node,
+// one more pointer for the collector to follow.
 func internTag(name []byte) string {
-	switch string(name) {
-	case "a":
-		return "a"
-	case "div":
-		return "div"
-	case "span":
-		return "span"
-	case "p":
-		return "p"
-	case "li":
-		return "li"
-	case "td":
-		return "td"
-	case "tr":
-		return "tr"
-	case "br":
-		return "br"
-	case "img":
-		return "img"
+	if a := atom.Lookup(name); a != 0 {
+		return a.String()
 	}
 	return string(name)
 }
@@ -289,6 +279,7 @@ func (b *treeBuilder) addText(start, end int) {
 		return
 	}
 	n := b.newNode()
+	n.look = textLook
 	n.start, n.open, n.close, n.end = start, start, end, end
 	b.appendChild(n)
 }
@@ -455,9 +446,8 @@ func (b *treeBuilder) finish() {
 	for _, n := range b.all {
 		p := n.parent
 		n.depth = p.depth + 1
-		lk := b.looksOf(n)
-		n.key, n.classes = lk.key, lk.classes
-		n.pathKey = mix(b.seed, p.pathKey, n.key)
+		lk := n.look
+		n.pathKey = mix(b.seed, p.pathKey, lk.key)
 		n.raw, n.skip = lk.raw, lk.skip
 		n.hidden = p.hidden || lk.hide
 		n.inNav = p.inNav || lk.nav
@@ -518,26 +508,25 @@ func visibleBytes(s string) int {
 	return n
 }
 
-// looksOf returns n's key, stable classes and whether it looks like
-// navigation or like the main content, kept for the next element with
-// the same name, id and class.
-func (b *treeBuilder) looksOf(n *node) look {
-	if n.isText() {
-		return look{key: 1}
-	}
-	k := lookKey{n.tag, n.id, n.class}
-	if lk, ok := b.looks[k]; ok {
+// lookOf returns the look of an element of the given tag, id and class,
+// the one made before for an element alike when there is one.
+func (b *treeBuilder) lookOf(tag string, id, class []byte) *look {
+	b.lookKey = append(append(append(append(b.lookKey[:0], tag...), 0), id...), 0)
+	b.lookKey = append(b.lookKey, class...)
+	if lk := b.looks[string(b.lookKey)]; lk != nil {
 		return lk
 	}
-	classes := stableClasses(n.class)
-	lk := look{key: b.keyOf(n, classes), classes: classes, nav: isNavLike(n), mainish: isMainLike(n),
-		raw: rawTextElements[n.tag] || n.tag == "noscript", skip: skipRecordTags[n.tag]}
-	lk.hide = hiddenElements[n.tag] || lk.raw
+	lk := &look{id: string(id), class: string(class)}
+	lk.classes = stableClasses(lk.class)
+	lk.key = b.keyOf(tag, lk.id, lk.classes)
+	lk.nav, lk.mainish = isNavLike(tag, lk), isMainLike(tag, lk)
+	lk.raw, lk.skip = rawTextElements[tag] || tag == "noscript", skipRecordTags[tag]
+	lk.hide = hiddenElements[tag] || lk.raw
 	if b.looks == nil {
-		b.looks = map[lookKey]look{}
+		b.looks = map[string]*look{}
 	}
 	if len(b.looks) < maxLooks {
-		b.looks[k] = lk
+		b.looks[string(b.lookKey)] = lk
 	}
 	return lk
 }
@@ -546,11 +535,11 @@ func (b *treeBuilder) looksOf(n *node) look {
 // those without digits, and not among the words that mark a state or an
 // alternation (odd, even, first, active…), which vary between records of
 // one list.
-func (b *treeBuilder) keyOf(n *node, classes []string) uint64 {
+func (b *treeBuilder) keyOf(tag, id string, classes []string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(b.seed)
-	h.WriteString(n.tag)
-	if n.id != "" {
+	h.WriteString(tag)
+	if id != "" {
 		// Ids tell apart the blocks of a layout (#alpha, #beta); their
 		// digits are dropped so that numbered records (#post-412) agree.
 		h.WriteByte('#')
@@ -559,7 +548,7 @@ func (b *treeBuilder) keyOf(n *node, classes []string) uint64 {
 				return -1
 			}
 			return r
-		}, strings.ToLower(n.id)))
+		}, strings.ToLower(id)))
 	}
 	for _, c := range classes {
 		h.WriteByte('.')
@@ -611,12 +600,12 @@ func mix(seed maphash.Seed, a, b uint64) uint64 {
 var navWords = []string{"nav", "menu", "footer", "header", "sidebar", "widget", "breadcrumb", "pager", "pagination",
 	"toolbar", "tab", "social", "share", "cookie", "skip", "topbar", "masthead", "banner", "crumb", "facet", "filter"}
 
-func isNavLike(n *node) bool {
-	switch n.tag {
+func isNavLike(tag string, lk *look) bool {
+	switch tag {
 	case "nav", "header", "footer", "aside", "select", "menu":
 		return true
 	}
-	for _, s := range [2]string{n.id, n.class} {
+	for _, s := range [2]string{lk.id, lk.class} {
 		for tok := range strings.FieldsSeq(strings.ToLower(s)) {
 			for word := range strings.FieldsFuncSeq(tok, func(r rune) bool { return r == '-' || r == '_' }) {
 				word = strings.TrimSuffix(word, "s")
@@ -631,11 +620,11 @@ func isNavLike(n *node) bool {
 	return false
 }
 
-func isMainLike(n *node) bool {
-	if n.tag == "main" {
+func isMainLike(tag string, lk *look) bool {
+	if tag == "main" {
 		return true
 	}
-	for _, s := range [2]string{n.id, n.class} {
+	for _, s := range [2]string{lk.id, lk.class} {
 		for tok := range strings.FieldsSeq(strings.ToLower(s)) {
 			switch tok {
 			case "content", "main", "main-content", "maincontent", "site-main", "page-content", "main-column", "content-area", "mw-content-text", "bodycontent":
