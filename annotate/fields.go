@@ -425,20 +425,17 @@ func relKey(r record, n *node) string {
 }
 
 // stepName names a node in a relative key: "#text", or its tag and
-// stable classes. It is kept, as keys are compared along every record.
+// stable classes. It is kept in the node's look, as keys are compared
+// along every record.
 func (n *node) stepName() string {
-	if n.step != "" {
-		return n.step
-	}
-	if n.isText() {
-		n.step = "#text"
-		return n.step
+	if n.look.step != "" {
+		return n.look.step
 	}
 	s := n.tag
 	for _, c := range n.look.classes {
 		s += "." + c
 	}
-	n.step = s
+	n.look.step = s
 	return s
 }
 

@@ -340,8 +340,8 @@ func domOf(p *page, t *treeBuilder) (*nethtml.Node, map[*nethtml.Node]*node, map
 			}
 			hn = &nethtml.Node{Type: nethtml.TextNode, Data: raw}
 		} else {
-			attrs := make([]nethtml.Attribute, len(n.attrs))
-			for i, a := range n.attrs {
+			attrs := make([]nethtml.Attribute, len(t.attrs[n]))
+			for i, a := range t.attrs[n] {
 				attrs[i] = nethtml.Attribute{Key: a.Key, Val: p.decode(a.Val)}
 			}
 			hn = element(n.tag, attrs)
@@ -579,7 +579,7 @@ func (f *follower) fieldSpan(name string, m match, item *node, index string) (sp
 	case m.isVal && (name != "link" || n == nil || n.tag != "a" || !strings.EqualFold(attrName(m), "href")):
 		return whole(m.value)
 	case name == "enclosure":
-		return whole(enclosureURL(f.p, n))
+		return whole(enclosureURL(f.p, f.t.attrs[n], n))
 	}
 	var s, e int
 	switch {
@@ -654,7 +654,7 @@ func (f *follower) imageSpan(m match, n *node, item *node, index string) (span, 
 	case m.isVal:
 		src = m.value
 	case n != nil && n.tag == "img":
-		for _, a := range n.attrs {
+		for _, a := range f.t.attrs[n] {
 			if a.Key == "src" {
 				src = f.p.decode(a.Val)
 			}
@@ -674,9 +674,9 @@ func (f *follower) imageSpan(m match, n *node, item *node, index string) (span, 
 
 // enclosureURL is the URL an enclosure's element names: a link's href, a
 // media element's src, else its text.
-func enclosureURL(p *page, n *node) string {
+func enclosureURL(p *page, attrs []nethtml.Attribute, n *node) string {
 	for _, key := range []string{"href", "src"} {
-		for _, a := range n.attrs {
+		for _, a := range attrs {
 			if a.Key == key && strings.TrimSpace(a.Val) != "" {
 				return p.decode(a.Val)
 			}

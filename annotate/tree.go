@@ -16,10 +16,9 @@ import (
 // stray end tags ignored, void elements), not in every corner of the HTML
 // standard.
 type node struct {
-	tag      string           // lower-case element name; "" for text
-	look     *look            // what its name, id and class give, shared by the elements alike
-	href     string           // of <a>; "" when none
-	attrs    []html.Attribute // every attribute, undecoded, when the tree keeps them
+	tag      string // lower-case element name; "" for text
+	look     *look  // what its name, id and class give, shared by the elements alike
+	href     string // of <a>; "" when none
 	parent   *node
 	children []*node
 	depth    int // the root's children are at depth 1
@@ -45,10 +44,8 @@ type node struct {
 	inNav   bool   // in nav, header, footer, aside, or a block named like them
 	inMain  bool   // in main, [role=main], or a block named content or main
 
-	// Kept once asked: the node's step in a relative key (stepName), and
-	// whether its href leads to a page (usableLink: 0 not asked, 1 yes,
-	// 2 no).
-	step   string
+	// Kept once asked: whether its href leads to a page (usableLink: 0
+	// not asked, 1 yes, 2 no).
 	linkOK uint8
 }
 
@@ -64,10 +61,14 @@ type look struct {
 	// in rawTextElements (or is noscript), hides its content, or is in
 	// skipRecordTags.
 	nav, mainish, raw, hide, skip bool
+	// step is the element's step in a relative key (stepName), kept once
+	// asked.
+	step string
 }
 
-// textLook is every text node's look; rootLook the root's.
-var textLook, rootLook = &look{key: 1}, &look{}
+// textLook is every text node's look; rootLook the root's. Both are
+// shared by every tree, and never changed: their steps are set here.
+var textLook, rootLook = &look{key: 1, step: "#text"}, &look{step: "#root"}
 
 func (n *node) isText() bool { return n.tag == "" }
 
@@ -148,6 +149,9 @@ type treeBuilder struct {
 	// kidSlots of them, so that most elements (one to four children)
 	// need no slice of their own.
 	kids []*node
+	// attrs are every element's attributes, undecoded, when the tree
+	// keeps them (for selectors).
+	attrs map[*node][]html.Attribute
 	// looks keeps the looks made (lookOf), by tag, id and class joined
 	// with NULs (lookKey is the buffer they are joined in).
 	looks   map[string]*look
@@ -173,6 +177,9 @@ type annotationComment struct {
 // and the suggester does not.
 func buildTree(text string, seed maphash.Seed, readComment func(body string) []existingTag, keepAttrs bool) *treeBuilder {
 	b := &treeBuilder{text: text, seed: seed, open: map[string]int{}}
+	if keepAttrs {
+		b.attrs = map[*node][]html.Attribute{}
+	}
 	b.root = &node{tag: "#root", look: rootLook, close: len(text), end: len(text)}
 	b.stack = []*node{b.root}
 	z := html.NewTokenizer(strings.NewReader(text))
@@ -199,7 +206,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 				var k, v []byte
 				k, v, hasAttr = z.TagAttr()
 				if keepAttrs {
-					n.attrs = append(n.attrs, html.Attribute{Key: string(k), Val: string(v)})
+					b.attrs[n] = append(b.attrs[n], html.Attribute{Key: string(k), Val: string(v)})
 				}
 				switch string(k) {
 				case "id":
