@@ -90,7 +90,7 @@ func channelSpans(p *page, t *treeBuilder, list *candidate, ex *existing, g *gua
 // h1 is true, the first <h1> outside the list.
 func findChannelElement(p *page, t *treeBuilder, hints []string, minRunes, maxRunes int, outside func(*node) bool, h1 bool) *node {
 	fits := func(n *node) bool {
-		if n.isText() || n.textBytes == 0 || n.textBytes > 4*maxRunes || !outside(n) {
+		if n.isText() || n.textBytes == 0 || int(n.textBytes) > 4*maxRunes || !outside(n) {
 			return false
 		}
 		k := utf8.RuneCountInString(p.textOf(n))

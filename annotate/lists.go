@@ -291,11 +291,11 @@ type recordStats struct {
 func statsOf(r record) recordStats {
 	var s recordStats
 	for _, n := range r.nodes {
-		s.text += n.textBytes
-		s.linkText += n.linkTextBytes
-		s.links += n.links
-		s.headings += n.headings
-		s.images += n.images
+		s.text += int(n.textBytes)
+		s.linkText += int(n.linkTextBytes)
+		s.links += int(n.links)
+		s.headings += int(n.headings)
+		s.images += int(n.images)
 	}
 	return s
 }

@@ -21,7 +21,7 @@ type node struct {
 	href     string // of <a>; "" when none
 	parent   *node
 	children []*node
-	depth    int // the root's children are at depth 1
+	depth    int32 // the root's children are at depth 1
 
 	// start is the '<' of the start tag (text: its first byte); open is
 	// just after the start tag's '>' (text: start); close is the '<' of the
@@ -29,13 +29,16 @@ type node struct {
 	// is just after the end tag (close when there is none).
 	start, open, close, end int
 
-	// Aggregates over the subtree, filled once the tree is built.
-	textBytes     int // bytes of visible, non-space text
-	linkTextBytes int // of which inside <a href>
-	links         int // <a href> elements
-	headings      int // h1–h6 elements
-	images        int
-	elements      int // descendant elements
+	// Aggregates over the subtree, filled once the tree is built. They
+	// and depth are int32 to keep the node small: pages (the wrapper
+	// reads at most 10 MiB) are far below the 1 GiB at which twice a
+	// count would overflow.
+	textBytes     int32 // bytes of visible, non-space text
+	linkTextBytes int32 // of which inside <a href>
+	links         int32 // <a href> elements
+	headings      int32 // h1–h6 elements
+	images        int32
+	elements      int32 // descendant elements
 
 	pathKey uint64 // hash of the keys (look.key) from the root to the node
 	hidden  bool   // in <head>, <script>, <style>, <template>… : never annotated
@@ -467,7 +470,7 @@ func (b *treeBuilder) finish() {
 		}
 		switch {
 		case n.isText():
-			n.textBytes = visibleBytes(b.text[n.start:n.end])
+			n.textBytes = int32(visibleBytes(b.text[n.start:n.end]))
 			if n.parent.tag == "a" && n.parent.href != "" {
 				n.linkTextBytes = n.textBytes
 			}
