@@ -448,18 +448,15 @@ func overlapping(a, b *candidate) bool {
 func longLinks(r record) (string, int) {
 	var found [3]string
 	n := 0
-	walk(r, func(m *node) bool {
-		if n == len(found) {
-			return false
-		}
+	walkUntil(r, func(m *node) (bool, bool) {
 		if m.tag == "a" && m.href != "" && m.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(m.href), "#") {
 			if h := strings.TrimSpace(m.href); !slices.Contains(found[:n], h) {
 				found[n] = h
 				n++
 			}
-			return false
+			return false, n == len(found)
 		}
-		return true
+		return true, false
 	})
 	return found[0], n
 }
@@ -467,15 +464,12 @@ func longLinks(r record) (string, int) {
 // firstLink returns the target of the record's first link to a page.
 func firstLink(r record) string {
 	found := ""
-	walk(r, func(n *node) bool {
-		if found != "" {
-			return false
-		}
+	walkUntil(r, func(n *node) (bool, bool) {
 		if n.tag == "a" && n.usableLink() {
 			found = strings.TrimSpace(n.href)
-			return false
+			return false, true
 		}
-		return true
+		return true, false
 	})
 	return found
 }
@@ -501,9 +495,15 @@ func appendShape(b []byte, r record) []byte {
 }
 
 // walk visits the nodes of a record in document order; visit returns
-// false to skip a node's subtree. It uses an explicit stack, as pages may
-// nest deeply.
+// false to skip a node's subtree.
 func walk(r record, visit func(*node) bool) {
+	walkUntil(r, func(n *node) (bool, bool) { return visit(n), false })
+}
+
+// walkUntil is walk for a search: visit also says when to stop, so that
+// the nodes after the one sought are not read. It uses an explicit stack,
+// as pages may nest deeply.
+func walkUntil(r record, visit func(*node) (descend, stop bool)) {
 	stack := make([]*node, 0, 16)
 	for i := len(r.nodes) - 1; i >= 0; i-- {
 		stack = append(stack, r.nodes[i])
@@ -511,7 +511,14 @@ func walk(r record, visit func(*node) bool) {
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if n.hidden || !visit(n) {
+		if n.hidden {
+			continue
+		}
+		descend, stop := visit(n)
+		if stop {
+			return
+		}
+		if !descend {
 			continue
 		}
 		for i := len(n.children) - 1; i >= 0; i-- {
