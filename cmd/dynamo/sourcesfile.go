@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"regexp"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 
@@ -110,7 +112,89 @@ func eachJSONEntry(data []byte, add func([]byte) error) error {
 }
 
 // eachYAMLEntry hands each entry of a YAML sources file to add, as JSON.
+// A file of either form whose list is a block sequence (README.md's
+// example) is read entry by entry: each entry's lines are decoded on
+// their own, so that 100,000 entries never exist as one tree (yaml.v3
+// builds a whole document's tree: 527-630 MB to check 100,000 entries,
+// against 70-73 MB entry by entry; docs/benchmarks/load.md). Any other
+// file (a flow list, "sources: [...]"), one whose entries could mean
+// something else out of context (anchors, aliases, tags, directives,
+// several documents, tabs in the indentation), and any entry that does
+// not decode alone (a quoted string running on past its entry's lines) is
+// decoded whole, as before, and its entries from there on handed from
+// that tree: every file reads as yaml.v3 reads it whole, errors included
+// (FuzzYAMLEntries).
 func eachYAMLEntry(data []byte, add func([]byte) error) error {
+	n, done, err := eachYAMLEntryAlone(data, add)
+	if err != nil || done {
+		return err
+	}
+	return eachYAMLEntryWhole(data, n, add)
+}
+
+// eachYAMLEntryAlone hands add the entries of a YAML sources file laid out
+// as layoutYAML reads, each decoded alone, and says how many it handed and
+// whether that was all of them: not when the file is laid out otherwise
+// or an entry does not decode alone, where the file is to be read whole.
+func eachYAMLEntryAlone(data []byte, add func([]byte) error) (n int, done bool, err error) {
+	l, ok := layoutYAML(data)
+	if !ok {
+		return 0, false, nil
+	}
+	if l.sources < 0 {
+		// What comes before the list (comments, "---") must read too.
+		var doc any
+		if err := yaml.Unmarshal(data[:l.entries[0]], &doc); err != nil || doc != nil {
+			return 0, false, nil
+		}
+	} else {
+		// The "sources:" line and what follows it up to the list (blank
+		// lines, comments) must read alone, as no other piece holds them.
+		var doc any
+		err := yaml.Unmarshal(data[l.sources:l.entries[0]], &doc)
+		if m, _ := doc.(map[string]any); err != nil || len(m) != 1 || m["sources"] != nil {
+			return 0, false, nil
+		}
+		// The file with a list of one string found nowhere in it in
+		// place of its list must be a mapping whose sources is that list:
+		// the line replaced was its sources key, not a line of another
+		// key's quoted string.
+		mark := "dynamo-entries"
+		for bytes.Contains(data, []byte(mark)) {
+			mark += "-"
+		}
+		rest := slices.Concat(data[:l.sources], []byte("sources: ["+mark+"]\n"), data[l.end:])
+		var full any
+		err = yaml.Unmarshal(rest, &full)
+		m, _ := full.(map[string]any)
+		if list, isList := m["sources"].([]any); err != nil || !isList || len(list) != 1 || list[0] != mark {
+			return 0, false, nil
+		}
+	}
+	for i, start := range l.entries {
+		end := l.end
+		if i+1 < len(l.entries) {
+			end = l.entries[i+1]
+		}
+		var entry []any
+		if err := yaml.Unmarshal(data[start:end], &entry); err != nil || len(entry) != 1 {
+			return n, false, nil
+		}
+		raw, err := json.Marshal(entry[0])
+		if err != nil {
+			return n, false, nil
+		}
+		if err := add(raw); err != nil {
+			return n, false, err
+		}
+		n++
+	}
+	return n, true, nil
+}
+
+// eachYAMLEntryWhole decodes a YAML sources file whole and hands add its
+// entries after the first skip.
+func eachYAMLEntryWhole(data []byte, skip int, add func([]byte) error) error {
 	var doc any
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return err
@@ -122,7 +206,7 @@ func eachYAMLEntry(data []byte, add func([]byte) error) error {
 	if !ok {
 		return errNotAList
 	}
-	for _, entry := range entries {
+	for _, entry := range entries[min(skip, len(entries)):] {
 		raw, err := json.Marshal(entry)
 		if err != nil {
 			return err
@@ -132,6 +216,122 @@ func eachYAMLEntry(data []byte, add func([]byte) error) error {
 		}
 	}
 	return nil
+}
+
+// yamlLayout is where a YAML sources file's list of entries lies.
+type yamlLayout struct {
+	entries []int // the offset of each entry's first line ("- ")
+	end     int   // the end of the last entry
+	sources int   // for a mapping, the offset of its "sources:" line; -1 for a list
+}
+
+// indicators finds what could make a YAML entry mean something else out
+// of its context: an anchor, an alias or a tag (each starts a node, after
+// a space, an indicator or the start of a line), a directive or a
+// document marker; and the line breaks YAML has beside "\n" and "\r\n"
+// (a lone "\r", NEL, LS, PS), which the lines are not cut at. It finds
+// more than these (a URL's " &b"), which only costs reading such a file
+// whole.
+var indicators = regexp.MustCompile(`(?m)(?:^|[ \t\[\]{},:?-])[&*!]|^%|^---|^\.\.\.|\r[^\n]|\r\z|[\x{85}\x{2028}\x{2029}]`)
+
+// layoutYAML finds the entries of a YAML sources file whose list is a
+// block sequence: the whole file ("- id: …" at the start of a line), or
+// the value of a top-level "sources:" line (its "- " lines indented as the
+// first one). The file may start with comments and a "---" line. ok is
+// false for any other file, which is read whole.
+func layoutYAML(data []byte) (l yamlLayout, ok bool) {
+	body := 0 // after the leading comments and "---", if any
+	for off := 0; off < len(data); {
+		line, end := yamlLine(data, off)
+		text := bytes.TrimSpace(line)
+		if string(text) == "---" {
+			body = end
+			break
+		}
+		if len(text) > 0 && text[0] != '#' {
+			break
+		}
+		off = end
+	}
+	if indicators.Match(data[body:]) {
+		return l, false
+	}
+	const (
+		before = iota // before the list
+		in            // in it
+		after         // after it: a mapping's other keys
+	)
+	state, indent, sourcesLine, content := before, -1, -1, false
+	for off := body; off < len(data); {
+		line, end := yamlLine(data, off)
+		text := bytes.TrimLeft(line, " ")
+		depth := len(line) - len(text)
+		item := len(text) > 0 && text[0] == '-' && (len(text) == 1 || text[1] == ' ')
+		first := !content
+		if len(text) > 0 && text[0] != '#' {
+			content = true
+		}
+		switch {
+		case len(text) > 0 && text[0] == '\t':
+			return l, false // a tab in the indentation
+		case len(text) == 0 || text[0] == '#':
+			// blank or a comment: part of what surrounds it
+		case state == before && first && item && depth == 0:
+			state, indent = in, 0 // the file is the list
+			l.entries = append(l.entries, off)
+		case state == before && sourcesLine < 0:
+			if depth == 0 && isSourcesKey(text) {
+				sourcesLine = off
+			} else if first && depth > 0 {
+				return l, false // an indented top level
+			}
+			// else a line of another top-level key
+		case state == before && item:
+			state, indent = in, depth // the first entry under sources:
+			l.entries = append(l.entries, off)
+		case state == before:
+			return l, false // sources: holds no block sequence
+		case state == in && depth == indent && item:
+			l.entries = append(l.entries, off)
+		case state == in && depth > indent:
+			// the current entry's lines
+		case state == in:
+			if sourcesLine < 0 {
+				return l, false // the file is a list: nothing may follow it
+			}
+			state, l.end = after, off
+		}
+		off = end
+	}
+	if state == before {
+		return l, false
+	}
+	if state == in {
+		l.end = len(data)
+	}
+	l.sources = sourcesLine
+	return l, true
+}
+
+// yamlLine is the line of data at off, without its line break, and the
+// offset of the next.
+func yamlLine(data []byte, off int) (line []byte, next int) {
+	next = len(data)
+	if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+		next = off + i + 1
+	}
+	return bytes.TrimRight(data[off:next], "\r\n"), next
+}
+
+// isSourcesKey reports whether a line is "sources:", maybe with a comment
+// after a space ("sources:#" is another key).
+func isSourcesKey(text []byte) bool {
+	rest, ok := bytes.CutPrefix(text, []byte("sources:"))
+	if !ok || len(rest) > 0 && rest[0] != ' ' {
+		return false
+	}
+	rest = bytes.TrimLeft(rest, " ")
+	return len(rest) == 0 || rest[0] == '#'
 }
 
 // readFileSource reads one entry of a sources file, as JSON, into src.

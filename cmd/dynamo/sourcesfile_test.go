@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,4 +57,90 @@ func parseSourcesFile(data []byte, svc *sources.Service) ([]dynamo.Source, error
 		return nil
 	})
 	return list, err
+}
+
+// yamlSeeds are sources files in YAML of every shape: the forms read entry
+// by entry and those read whole.
+var yamlSeeds = []string{
+	// README.md's example.
+	"sources:\n  - id: town\n    url: https://example.org/news.html\n    kind: html\n    interval: 30m\n    timezone: Europe/Paris\n  - id: wire\n    url: https://example.org/feed.xml\n    policy: hourly\n    category: news\n",
+	"- id: a\n  url: http://127.0.0.1/a\n- id: b\n  url: http://127.0.0.1/b\n",
+	"# sources\n---\n- {id: a, url: 'http://127.0.0.1/a'}\n\n# b\n- id: b # the second\n  url: \"http://127.0.0.1/b\"\n",
+	"before: {x: 1}\nsources: # the list\n- id: a\n  url: http://127.0.0.1/a\nafter:\n  - 1\n",
+	"sources:\r\n  - id: a\r\n    url: http://127.0.0.1/a\r\n  - id: b\r\n    url: http://127.0.0.1/b\r\n",
+	"- id: a\n  title: |\n    two\n    - lines\n  url: http://127.0.0.1/a\n",
+	"- id: a\n  title: \"a quote\n- running on\"\n- id: b\n",
+	"- id: a\n  title: 'single\n- quoted'\n",
+	"- &d {id: a, interval: 30m}\n- <<: *d\n  id: b\n",
+	"defaults: &d\n  interval: 30m\nsources:\n  - <<: *d\n    id: a\n",
+	"- !!str a\n",
+	"%YAML 1.2\n---\n- id: a\n",
+	"- id: a\n---\n- id: b\n",
+	"- id: a\n...\n",
+	"sources: [{id: a}, {id: b}]\n",
+	"sources:\n  - id: a\nsources:\n  - id: b\n",
+	"other:\n- x\n",
+	"other:\n- x\nsources:\n- id: a\n",
+	"sources:\n  - id: a\n  - id: a\n",
+	"- id: a\n  id: b\n",
+	"- id: a\n  - x\n",
+	"- - nested\n- 3\n-\n- null\n",
+	"sources:\n\t- id: a\n",
+	"- {1: a}\n",
+	"sources:\n  id: a\n",
+	"  - id: a\n",
+	"sources:\n- a\n  sources:\n- b\nafter: 1\n",
+	"a: 1\n  b: 2\nsources:\n- id: x\n",
+	"",
+	"sources:\n",
+	"- x\ny: 1\n",
+	"a: \"x\nsources:\n- b\n\"\nsources: []\n",
+	"sources:#\n- a\n",
+	"- a\r- b\n",
+}
+
+// TestYAMLEntriesEntryByEntry: the block-sequence forms are read entry by
+// entry, and each seed reads as yaml.v3 reads it whole (FuzzYAMLEntries).
+func TestYAMLEntriesEntryByEntry(t *testing.T) {
+	for i, seed := range yamlSeeds[:6] {
+		n, done, err := eachYAMLEntryAlone([]byte(seed), func([]byte) error { return nil })
+		whole := 0
+		eachYAMLEntryWhole([]byte(seed), 0, func([]byte) error { whole++; return nil })
+		if n != whole || !done || err != nil {
+			t.Errorf("seed %d: %d entries read alone (done %v, %v), want all %d, entry by entry:\n%s", i, n, done, err, whole, seed)
+		}
+	}
+	for _, seed := range yamlSeeds {
+		sameAsWhole(t, []byte(seed))
+	}
+}
+
+// FuzzYAMLEntries: whatever the file, eachYAMLEntry hands the entries
+// decoding it whole gives, or fails with the same error.
+func FuzzYAMLEntries(f *testing.F) {
+	for _, seed := range yamlSeeds {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsWhole(t, data)
+	})
+}
+
+// sameAsWhole fails unless eachYAMLEntry reads data as
+// eachYAMLEntryWhole does.
+func sameAsWhole(t *testing.T, data []byte) {
+	t.Helper()
+	read := func(each func([]byte, func([]byte) error) error) ([]string, error) {
+		var got []string
+		err := each(data, func(raw []byte) error {
+			got = append(got, string(raw))
+			return nil
+		})
+		return got, err
+	}
+	got, err := read(eachYAMLEntry)
+	want, wantErr := read(func(data []byte, add func([]byte) error) error { return eachYAMLEntryWhole(data, 0, add) })
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) || wantErr == nil && !slices.Equal(got, want) {
+		t.Errorf("%q: entries %q, error %v; read whole: %q, %v", data, got, err, want, wantErr)
+	}
 }
