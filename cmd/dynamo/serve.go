@@ -144,7 +144,7 @@ func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
 		return err
 	})
 	fs.IntVar(&cfg.budgets.maxItems, "max-items", poller.DefaultMaxItems, "most items one version keeps; a page's further items are dropped with a warning on the source")
-	maxAnswerMiB := fs.Int("max-answer-mib", api.DefaultMaxAnswerBytes>>20, "MiB one rendered feed answer may take; a larger one is refused, asking for fewer items")
+	maxAnswerMiB := fs.Int("max-answer-mib", api.DefaultMaxAnswerBytes>>20, "MiB one feed answer may hold in memory; a larger archive (max=, keyword queries) is streamed, any other larger answer refused, asking for fewer items")
 	fs.IntVar(&cfg.budgets.heavyReads, "heavy-reads", api.DefaultHeavyReads(), "expensive reads (xpath, searches, long archives, the aggregate) served at once; more wait briefly, then get 503 with Retry-After")
 	fs.DurationVar(&cfg.budgets.readTimeout, "read-timeout", defaultReadTimeout, "longest time to read one request, body included; a slower sender is cut off")
 	fs.DurationVar(&cfg.budgets.writeTimeout, "write-timeout", defaultWriteTimeout, "longest time to handle and write one answer; a reader that stops reading is cut off")
