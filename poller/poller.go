@@ -113,6 +113,14 @@ type Poller struct {
 	// loop and poll-now share this process's owner, so the store alone
 	// cannot keep them from polling one source at once.
 	busy map[string]chan struct{}
+	// ended counts the polls that poll-now and push ended in this process;
+	// endedAt is, for each source, the count when its last one ended, kept
+	// while the loop has turns leased and not yet begun (pending). Such a
+	// poll released the lease and set the next poll, so a turn leased
+	// before it ended is stale: it is skipped (see claimTurn).
+	ended   uint64
+	endedAt map[string]uint64
+	pending int
 	// hosts counts the scheduled polls under way by host (dynamo.HostKey),
 	// so that the loop leases nothing that would wait behind them.
 	hosts map[string]int
@@ -173,6 +181,7 @@ func New(cfg Config) (*Poller, error) {
 		global:   cfg.Policy,
 		policies: map[string]policy.Policy{},
 		busy:     map[string]chan struct{}{},
+		endedAt:  map[string]uint64{},
 		hosts:    map[string]int{},
 		rnd:      rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
 	}
@@ -275,19 +284,24 @@ func (p *Poller) Run(ctx context.Context) error {
 			// poller, and nothing leased waits behind the per-host gap.
 			now := p.cfg.Now()
 			hosts := dynamo.LeaseHosts{OnePerHost: true, Skip: p.busyHosts()}
+			leased := p.leasing()
 			due, err := p.store.LeaseDue(ctx, p.cfg.Owner, now, free, p.cfg.LeaseTTL, hosts)
 			if err != nil && ctx.Err() == nil {
 				p.cfg.Logger.Warn("lease due sources", "err", err)
 			}
+			p.mu.Lock()
+			p.settleLocked(len(due) - 1)
+			p.mu.Unlock()
 			for i := range due {
 				inflight <- struct{}{}
 				wg.Add(1)
 				host := p.hostStarts(due[i].URL)
 				go func(src dynamo.Source) {
 					defer wg.Done()
-					// A poll-now of the source under way in this process
-					// polls it and records the schedule; this turn is skipped.
-					if release, ok := p.claim(src.ID); ok {
+					// A poll-now or push of the source under way in this process,
+					// or one that ended since the lease, polls it and
+					// records the schedule; this turn is skipped.
+					if release, ok := p.claimTurn(src.ID, leased); ok {
 						p.poll(pollCtx, &src)
 						release()
 					}
@@ -399,11 +413,50 @@ func (p *Poller) holder(ctx context.Context, id string) string {
 		src.Summary.LeaseExpires.UTC().Format(time.RFC3339), src.Summary.LeaseExpires.Sub(p.cfg.Now()).Round(time.Second))
 }
 
+// leasing counts a lease of due sources about to be taken as a pending
+// turn until settled, and returns the count of ended polls it follows.
+func (p *Poller) leasing() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pending++
+	return p.ended
+}
+
+// settleLocked adds n to the pending turns; with none left, no turn can be
+// stale, and endedAt is emptied. p.mu is held.
+func (p *Poller) settleLocked(n int) {
+	if p.pending += n; p.pending == 0 {
+		clear(p.endedAt)
+	}
+}
+
+// claimTurn claims source id for a scheduled turn, leased after leased
+// polls had ended, and settles the turn. It fails, and the turn is skipped,
+// when the source is being polled, or when a poll-now or push of it ended
+// since the lease: that poll released the lease and set the next poll, and
+// the turn would fetch the origin again at once with the source's state
+// from before it.
+func (p *Poller) claimTurn(id string, leased uint64) (release func(), ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	stale := p.endedAt[id] > leased
+	p.settleLocked(-1)
+	if stale {
+		return nil, false
+	}
+	return p.claimLocked(id)
+}
+
 // claim marks source id as being polled by this process, unless it already
 // is; release ends the mark.
 func (p *Poller) claim(id string) (release func(), ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.claimLocked(id)
+}
+
+// claimLocked is claim with p.mu held.
+func (p *Poller) claimLocked(id string) (release func(), ok bool) {
 	if _, held := p.busy[id]; held {
 		return nil, false
 	}
@@ -419,11 +472,20 @@ func (p *Poller) claim(id string) (release func(), ok bool) {
 
 // claimWaiting claims source id, first waiting for a poll of it that this
 // process has under way, so that poll-now answers with a poll of its own
-// rather than colliding with the scheduled one.
+// rather than colliding with the scheduled one. Its release also notes the
+// poll's end, which makes the turns leased before it stale (claimTurn).
 func (p *Poller) claimWaiting(ctx context.Context, id string) (release func(), err error) {
 	for {
 		if release, ok := p.claim(id); ok {
-			return release, nil
+			return func() {
+				p.mu.Lock()
+				p.ended++
+				if p.pending > 0 {
+					p.endedAt[id] = p.ended
+				}
+				p.mu.Unlock()
+				release()
+			}, nil
 		}
 		p.mu.Lock()
 		done := p.busy[id]

@@ -987,3 +987,73 @@ func TestItemsPerVersionAreCapped(t *testing.T) {
 		t.Errorf("warnings %+v, want one saying 2 of 5 items were dropped", src.State.Warnings)
 	}
 }
+
+// pollingNowStore is a real store whose LeaseDue, once it has leased
+// source id, runs a whole poll-now of it before the loop sees the lease:
+// the loop's turn is then stale, since poll-now polled the source,
+// released the lease and set its next poll.
+type pollingNowStore struct {
+	dynamo.Store
+	id    string
+	p     *poller.Poller
+	after func() // called once the poll-now is done
+	once  sync.Once
+	err   error // the poll-now's
+}
+
+func (s *pollingNowStore) LeaseDue(ctx context.Context, owner string, now time.Time, limit int, ttl time.Duration, hosts dynamo.LeaseHosts) ([]dynamo.Source, error) {
+	due, err := s.Store.LeaseDue(ctx, owner, now, limit, ttl, hosts)
+	for _, src := range due {
+		if src.ID == s.id {
+			s.once.Do(func() {
+				_, s.err = s.p.PollNow(context.WithoutCancel(ctx), s.id)
+				s.after()
+			})
+		}
+	}
+	return due, err
+}
+
+// TestScheduledTurnAfterAPollNowIsSkipped leases a due source in the
+// scheduled loop, then polls it now before the loop's turn claims it: the
+// turn is skipped rather than fetching the origin again right after, with
+// the source's state from before the poll-now.
+func TestScheduledTurnAfterAPollNowIsSkipped(t *testing.T) {
+	ctx := context.Background()
+	o := newOrigin(t)
+	o.set("/p", page{body: annotated("Bridge reopens")})
+	st := &pollingNowStore{Store: openStore(t), id: "town"}
+	addSource(t, st, "town", o.URL+"/p", dynamo.KindHTML)
+	var mu sync.Mutex
+	var polls []dynamo.PollStatus
+	p := newPoller(t, st, func(c *poller.Config) {
+		c.OnPoll = func(_ string, status dynamo.PollStatus, _ time.Duration, _ bool) {
+			mu.Lock()
+			polls = append(polls, status)
+			mu.Unlock()
+		}
+	})
+	st.p = p
+	runCtx, stop := context.WithCancel(ctx)
+	// Run ends once the loop has handed out the stale lease and every
+	// turn it started is over.
+	st.after = stop
+	if err := p.Run(runCtx); err != nil {
+		t.Fatal(err)
+	}
+	if st.err != nil {
+		t.Fatalf("poll now between the lease and the turn: %v", st.err)
+	}
+	if hits := o.hits.Load(); hits != 1 {
+		t.Errorf("origin served %d requests, want 1: poll-now's alone", hits)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(polls) != 1 || polls[0] != dynamo.StatusChanged {
+		t.Errorf("polls reported %v, want poll-now's alone, changed", polls)
+	}
+	logged, err := st.Polls(ctx, "town", 10)
+	if err != nil || len(logged) != 1 {
+		t.Fatalf("%d polls logged (%v), want poll-now's alone", len(logged), err)
+	}
+}
