@@ -46,6 +46,7 @@ type candidate struct {
 	fields         *fieldChoice // chosen for the best candidates only
 	rejected       string       // why the field choice failed, if it did
 	description    string       // describe's, once asked
+	links          []string     // firstLinks', once asked
 }
 
 // factor is one reason a candidate's score is what it is, for --explain.
@@ -364,7 +365,7 @@ func (c *candidate) detailScore() {
 	multi := 0
 	shapes := map[string]*int{}
 	var shape []byte
-	for _, r := range c.records {
+	for i, r := range c.records {
 		s := statsOf(r)
 		if s.links == 0 || s.text < 3 {
 			continue
@@ -372,7 +373,7 @@ func (c *candidate) detailScore() {
 		first, long := longLinks(r)
 		if long > 0 {
 			hrefs[first]++
-		} else if h := firstLink(r); h != "" {
+		} else if h := c.firstLinks()[i]; h != "" {
 			hrefs[h]++
 		}
 		if long >= 3 {
@@ -409,8 +410,8 @@ func repeatsLinksOf(cands []*candidate) {
 	sets := make([]map[string]bool, len(cands))
 	for i, c := range cands {
 		sets[i] = make(map[string]bool, len(c.records))
-		for _, r := range c.records {
-			if h := firstLink(r); h != "" {
+		for _, h := range c.firstLinks() {
+			if h != "" {
 				sets[i][h] = true
 			}
 		}
@@ -459,6 +460,18 @@ func longLinks(r record) (string, int) {
 		return true, false
 	})
 	return found[0], n
+}
+
+// firstLinks returns the firstLink of each of the candidate's records,
+// found once: detailScore and repeatsLinksOf both ask for them.
+func (c *candidate) firstLinks() []string {
+	if c.links == nil {
+		c.links = make([]string, len(c.records))
+		for i, r := range c.records {
+			c.links[i] = firstLink(r)
+		}
+	}
+	return c.links
 }
 
 // firstLink returns the target of the record's first link to a page.
