@@ -307,14 +307,18 @@ func others(best *candidate, cands []*candidate, notes []string) ([]Structure, [
 	var out []Structure
 	seen := map[string]bool{best.describe(): true}
 	var lists []string
+	var buf []byte
 	for _, c := range cands[1:] {
 		if c.score == 0 || len(out) >= 8 {
 			break
 		}
-		d := c.describe()
-		if seen[d] {
+		// Described into buf first: of the many described alike, only the
+		// first keeps its description.
+		buf = c.appendDescription(buf[:0])
+		if seen[string(buf)] {
 			continue
 		}
+		d := c.describe()
 		seen[d] = true
 		s := structureOf(c, false)
 		s.Why = whyLost(best, c)

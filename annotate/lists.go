@@ -1,10 +1,10 @@
 package annotate
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -544,15 +544,34 @@ func walkUntil(r record, visit func(*node) (descend, stop bool)) {
 // records' tag and the classes they all share, under their ancestors.
 func (c *candidate) describe() string {
 	if c.description == "" {
-		c.description = c.describeOnce()
+		c.description = string(c.appendDescription(make([]byte, 0, 96))) // most: one allocation
 	}
 	return c.description
 }
 
-func (c *candidate) describeOnce() string {
-	step := c.head.tag
+// appendDescription appends describe's text to b. others writes it into
+// one buffer to learn whether it was seen before: a page may have tens of
+// thousands of candidates described alike (a footer in each post).
+func (c *candidate) appendDescription(b []byte) []byte {
+	// Up to three ancestors, written outermost first.
+	var up [3]*node
+	k := 0
+	n := c.head.parent
+	for ; n != nil && n.tag != "#root" && k < len(up); k++ {
+		up[k] = n
+		n = n.parent
+	}
+	if n != nil && n.tag != "#root" {
+		b = append(b, "… > "...)
+	}
+	for i := k - 1; i >= 0; i-- {
+		b = appendSelectorStep(b, up[i])
+		b = append(b, " > "...)
+	}
 	if c.head.isText() {
-		step = "text"
+		b = append(b, "text"...)
+	} else {
+		b = append(b, c.head.tag...)
 	}
 	for _, cl := range c.head.look.classes {
 		// How often the class is among the records' classes: in each
@@ -566,49 +585,30 @@ func (c *candidate) describeOnce() string {
 			}
 		}
 		if common == len(c.records) {
-			step += "." + cl
+			b = append(append(b, '.'), cl...)
 		}
 	}
-	// Up to three ancestors, written outermost first.
-	var up [3]*node
-	k := 0
-	n := c.head.parent
-	for ; n != nil && n.tag != "#root" && k < len(up); k++ {
-		up[k] = n
-		n = n.parent
-	}
-	var sb strings.Builder
-	sb.Grow(96) // most descriptions: one allocation
-	if n != nil && n.tag != "#root" {
-		sb.WriteString("… > ")
-	}
-	for i := k - 1; i >= 0; i-- {
-		writeSelectorStep(&sb, up[i])
-		sb.WriteString(" > ")
-	}
-	sb.WriteString(step)
 	if c.kind == "runs" {
-		sb.WriteString(" and the siblings up to the next")
+		b = append(b, " and the siblings up to the next"...)
 	}
 	switch {
 	case c.parents > 1 && c.parents == len(c.records):
-		fmt.Fprintf(&sb, " (one in each of %d elements)", c.parents)
+		b = append(strconv.AppendInt(append(b, " (one in each of "...), int64(c.parents), 10), " elements)"...)
 	case c.parents > 1:
-		fmt.Fprintf(&sb, " (in %d lists)", c.parents)
+		b = append(strconv.AppendInt(append(b, " (in "...), int64(c.parents), 10), " lists)"...)
 	}
-	return sb.String()
+	return b
 }
 
-// writeSelectorStep writes one element as a CSS step: its tag, id and
+// appendSelectorStep appends one element as a CSS step: its tag, id and
 // stable classes.
-func writeSelectorStep(sb *strings.Builder, n *node) {
-	sb.WriteString(n.tag)
+func appendSelectorStep(b []byte, n *node) []byte {
+	b = append(b, n.tag...)
 	if n.look.id != "" && !strings.ContainsAny(n.look.id, " \t") {
-		sb.WriteByte('#')
-		sb.WriteString(n.look.id)
+		b = append(append(b, '#'), n.look.id...)
 	}
 	for _, c := range n.look.classes {
-		sb.WriteByte('.')
-		sb.WriteString(c)
+		b = append(append(b, '.'), c...)
 	}
+	return b
 }
