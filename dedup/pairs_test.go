@@ -49,16 +49,18 @@ var (
 // written before the rules changed again, and read once when they were
 // final. A fifth held-out part was written before parts 2-4's wrong
 // decisions were read and the rules changed on them (parts 1-4 then became
-// searched data), and was read once when the rules were final.
-var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"}
+// searched data), and was read once when the rules were final. A sixth
+// held-out part was written after part 5 was read and before part 5's
+// wrong decisions were read and the rules changed on them (docs/DEDUP.md,
+// step 14); it is read once when the rules are final.
+var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"}
 
 // unread are the held-out parts whose figures have not been read yet: the
 // tests load and check their pairs and count their pairs of different
 // stories, but decide none of them, so that no figure of theirs shows
-// while rules are still being changed (docs/DEDUP.md, steps 8 and 11). A
-// part leaves this set when it is read, once, with the final rules; none
-// is unread now (part 5 was read in step 13).
-var unread = map[string]bool{}
+// while rules are still being changed (docs/DEDUP.md, steps 8, 11 and
+// 14). A part leaves this set when it is read, once, with the final rules.
+var unread = map[string]bool{"holdout6": true}
 
 // labelledPair is one labelled pair of items.
 type labelledPair struct {
@@ -286,7 +288,7 @@ func TestLabelledPairs(t *testing.T) {
 		}
 	}
 	var table strings.Builder
-	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 | held-out part 5 |\n|---|---|---|---|---|---|---|---|\n")
+	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 | held-out part 5 | held-out part 6 |\n|---|---|---|---|---|---|---|---|---|\n")
 	row := func(label string, cell func(evaluation) string) {
 		fmt.Fprintf(&table, "| %s |", label)
 		for _, h := range halves {
