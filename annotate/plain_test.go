@@ -1,8 +1,11 @@
 package annotate
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 
 	"github.com/dynamo-feeds/dynamo/values"
 )
@@ -143,6 +146,44 @@ func FuzzJoinFields(f *testing.F) {
 		for n := 0; n <= len(fields)+1; n++ {
 			if got, want := hasFields(s, n), len(fields) >= n; got != want {
 				t.Fatalf("hasFields(%q, %d) = %v, want %v", s, n, got, want)
+			}
+		}
+	})
+}
+
+// FuzzPlainTagName checks plainTagName against the tokenizer: whenever it
+// reads a start or end tag's name, the name is TagName's, and a start tag
+// it reads as ending at '>' has no attribute.
+func FuzzPlainTagName(f *testing.F) {
+	for _, s := range []string{"<p>a</p>", "<h2 class=x>t</H2>", "<br/><BR>", "<a\x00b>x</a\x00b >", "<script>x</script >y", "<p\tid=a>", "</>", "<svg:a>b</svg:a>", "<p", "<x-y>z</x-y>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, page string) {
+		z := html.NewTokenizer(strings.NewReader(page))
+		for {
+			tt := z.Next()
+			if tt == html.ErrorToken {
+				return
+			}
+			from := 1
+			switch tt {
+			case html.EndTagToken:
+				from = 2
+			case html.StartTagToken, html.SelfClosingTagToken:
+			default:
+				continue
+			}
+			raw := slices.Clone(z.Raw())
+			name, after, ok := plainTagName(raw, from)
+			want, hasAttr := z.TagName()
+			if !ok {
+				continue
+			}
+			if string(name) != string(want) {
+				t.Fatalf("plainTagName(%q) = %q, TagName %q", raw, name, want)
+			}
+			if from == 1 && raw[after] == '>' && hasAttr {
+				t.Fatalf("plainTagName(%q) ends the tag at '>', the tokenizer reads attributes", raw)
 			}
 		}
 	})

@@ -199,8 +199,15 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 		case html.TextToken:
 			b.addText(start, end)
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			tag := internTag(name)
+			var tag string
+			hasAttr := false
+			if name, after, ok := plainTagName(raw, 1); ok && raw[after] == '>' {
+				tag = internTag(name) // "<p>": no attribute to read
+			} else {
+				var name []byte
+				name, hasAttr = z.TagName()
+				tag = internTag(name)
+			}
 			n := b.newNode()
 			n.tag, n.start, n.open = tag, start, end
 			var metaName, metaContent string
@@ -236,7 +243,10 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 			}
 			b.startTag(n, tt == html.SelfClosingTagToken)
 		case html.EndTagToken:
-			name, _ := z.TagName()
+			name, _, ok := plainTagName(raw, 2)
+			if !ok {
+				name, _ = z.TagName()
+			}
 			b.endTag(internTag(name), start, end)
 		case html.CommentToken:
 			if readComment != nil && len(raw) > 7 {
@@ -253,6 +263,27 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 	}
 	b.finish()
 	return b
+}
+
+// plainTagName reads the name of a start tag (from 1, after "<") or an
+// end tag (from 2, after "</") from the tag's raw text, where the tokenizer
+// would end it (at white space, '/' or '>'), and returns it with the offset
+// after it. It says ok only when the name is plain, lower-case ASCII
+// letters and digits as nearly every tag's is: then it is what the
+// tokenizer's TagName gives, without the copy TagName makes of every name
+// (it replaces NULs and lower-cases into a new slice). Otherwise the caller
+// asks TagName. FuzzPlainTagName checks it against TagName.
+func plainTagName(raw []byte, from int) (name []byte, after int, ok bool) {
+	for i := from; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case c == ' ', c == '\n', c == '\r', c == '\t', c == '\f', c == '/', c == '>':
+			return raw[from:i], i, i > from
+		default:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
 }
 
 // internTag returns a tag name without an allocation when it is one the
