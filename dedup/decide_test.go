@@ -138,6 +138,38 @@ func TestCompareRules(t *testing.T) {
 			same: true,
 			rule: RuleShort,
 		},
+		{
+			name: "a letter glued to a number or apart is one label of it",
+			a:    item{"M5.4 quake strikes 40 km south of Vell", ""},
+			b:    item{"M 5.4 quake strikes 40 km south of Vell", ""},
+			same: true,
+			rule: RuleShort,
+		},
+		{
+			name: "another road: the letter counts",
+			a:    item{"A40 closed eastbound at junction 7", ""},
+			b:    item{"M40 closed eastbound at junction 7", ""},
+			rule: RuleDifferent,
+		},
+		{
+			name: "another road: the number counts",
+			a:    item{"A40 closed eastbound at junction 7", ""},
+			b:    item{"A4 closed eastbound at junction 7", ""},
+			rule: RuleDifferent,
+		},
+		{
+			name: "a day in the plural is that day",
+			a:    item{"Ostby library to open on Sundays", "Ostby library will open on Sundays from 11 am to 4 pm from January, the council said, after 2,300 people signed a petition."},
+			b:    item{"Sunday opening for Ostby library", "Ostby library will open on Sundays from 11 am to 4 pm from January, the council said, after 2,300 residents signed a petition."},
+			same: true,
+			rule: RuleText,
+		},
+		{
+			name: "another day, in the plural",
+			a:    item{"Ostby library to open on Sundays", ""},
+			b:    item{"Ostby library to open on Saturdays", ""},
+			rule: RuleDifferent,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -272,9 +272,11 @@ const (
 var precisionFloor = map[string]float64{}
 
 // editRecallFloor is, likewise, the light-edit recall of a part read below
-// aimEditRecall: held-out part 5, read once with the rules of step 12,
-// found 41 of its 45 light edits (docs/DEDUP.md, step 13).
-var editRecallFloor = map[string]float64{"holdout5": 0.911}
+// aimEditRecall. Held-out part 5, read once with the rules of step 12,
+// found 41 of its 45 light edits (docs/DEDUP.md, step 13), and had a floor
+// of 0.911 until it became searched data (step 15); it is held to the aim
+// now.
+var editRecallFloor = map[string]float64{}
 
 // TestLabelledPairs decides every labelled pair of both halves with
 // DefaultThresholds, writes the table of results by kind that

@@ -254,6 +254,9 @@ func normalizeTokens(ts []token) []token {
 			if n, ok := numberWords[w]; ok {
 				w = n
 			}
+			if d, ok := dayPlurals[w]; ok {
+				w = d
+			}
 			switch {
 			case dateWords[w]:
 				out = append(out, token{word: w, date: true})
@@ -268,8 +271,14 @@ func normalizeTokens(ts []token) []token {
 // splitNumber splits a word that starts with a number from the letters
 // glued to it, dropping ordinal and plural endings and spelling out
 // magnitudes: "3rd" → "3", "1990s" → "1990", "1.2bn" → "1.2" "billion",
-// "24km" → "24" "km".
+// "24km" → "24" "km". One or two letters glued before a number are split
+// off the same way: they label the number — a magnitude, a road, a
+// quarter ("M5.4", "A40", "Q3") — which copies write glued or apart
+// ("M5.4" / "M 5.4"), and the number is the fact the rules compare.
 func splitNumber(w string) []string {
+	if p := letterPrefix(w); p > 0 {
+		return []string{w[:p], w[p:]}
+	}
 	i := 0
 	for i < len(w) && (w[i] >= '0' && w[i] <= '9' || w[i] == '.') {
 		i++
@@ -289,6 +298,32 @@ func splitNumber(w string) []string {
 		unit = m
 	}
 	return []string{num, unit}
+}
+
+// letterPrefix returns the length of one or two ASCII letters that start
+// w and are followed by a number alone (digits and decimal points, a digit
+// first), or 0.
+func letterPrefix(w string) int {
+	p := 0
+	for p < len(w) && p < 3 && 'a' <= w[p] && w[p] <= 'z' {
+		p++
+	}
+	if p == 0 || p > 2 || p == len(w) || w[p] < '0' || w[p] > '9' {
+		return 0
+	}
+	for i := p; i < len(w); i++ {
+		if (w[i] < '0' || w[i] > '9') && w[i] != '.' {
+			return 0
+		}
+	}
+	return p
+}
+
+// dayPlurals are the English days of the week in the plural ("open on
+// Sundays"), which name the day as the singular does ("Sunday opening").
+var dayPlurals = map[string]string{
+	"mondays": "monday", "tuesdays": "tuesday", "wednesdays": "wednesday", "thursdays": "thursday",
+	"fridays": "friday", "saturdays": "saturday", "sundays": "sunday",
 }
 
 // dateWords are the days of the week and the months, in the languages of
