@@ -59,8 +59,9 @@ var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "hold
 // tests load and check their pairs and count their pairs of different
 // stories, but decide none of them, so that no figure of theirs shows
 // while rules are still being changed (docs/DEDUP.md, steps 8, 11 and
-// 14). A part leaves this set when it is read, once, with the final rules.
-var unread = map[string]bool{"holdout6": true}
+// 14). A part leaves this set when it is read, once, with the final rules;
+// none is unread now (part 6 was read in step 16).
+var unread = map[string]bool{}
 
 // labelledPair is one labelled pair of items.
 type labelledPair struct {
@@ -268,8 +269,10 @@ const (
 // that it cannot fall further unseen. Held-out parts 1-4 had floors at
 // what they read (0.989, 0.976, 0.947, 0.961) until they became searched
 // data (docs/DEDUP.md, step 12); they now read 1.000 in-sample and are
-// held to the aim.
-var precisionFloor = map[string]float64{}
+// held to the aim. Held-out part 6, read once with the rules of step 15,
+// took 1 of its 174 different stories for one story: precision 87/88
+// (docs/DEDUP.md, step 16).
+var precisionFloor = map[string]float64{"holdout6": 0.988}
 
 // editRecallFloor is, likewise, the light-edit recall of a part read below
 // aimEditRecall. Held-out part 5, read once with the rules of step 12,
