@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/text/encoding"
 
+	"github.com/dynamo-feeds/dynamo/internal/ascii"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
@@ -201,7 +202,7 @@ func plainSimple(s string) (string, bool) {
 		}
 		selfClosing := after >= 2 && s[after-2] == '/'
 		s = s[after:]
-		switch lowerASCII(name) {
+		switch ascii.Lower(name) {
 		case "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript", "plaintext":
 			return "", false
 		case "br", "tr":
@@ -342,23 +343,6 @@ func readTag(s string, at int) (name string, after int, ok bool) {
 
 func isTagSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' }
 
-// lowerASCII lower-cases the ASCII letters alone, as the tokenizer does
-// tag names.
-func lowerASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
-
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // plainTokenized is plain for any markup, read with the tokenizer.
@@ -488,7 +472,7 @@ func keepsText(s string) bool {
 		switch {
 		case isASCIILetter(c):
 			name, after, ok := readTag(s, i+2)
-			if !ok || !keepContent[lowerASCII(name)] {
+			if !ok || !keepContent[ascii.Lower(name)] {
 				return false
 			}
 			s = s[after:]

@@ -9,6 +9,8 @@ import (
 	"encoding/binary"
 	"mime"
 	"strings"
+
+	"github.com/dynamo-feeds/dynamo/internal/ascii"
 )
 
 // HTTPCharset returns the charset parameter of a Content-Type header, also
@@ -28,7 +30,7 @@ func HTTPCharset(contentType string) string {
 // CharsetParam extracts the value after "charset=" in a content attribute
 // or a header, as the WHATWG algorithm for <meta content> does.
 func CharsetParam(s string) string {
-	lower := asciiLower(s) // byte for byte, so that offsets in it are offsets in s
+	lower := ascii.Lower(s) // byte for byte, so that offsets in it are offsets in s
 	for {
 		i := strings.Index(lower, "charset")
 		if i < 0 {
@@ -54,19 +56,6 @@ func CharsetParam(s string) string {
 		}
 		return rest
 	}
-}
-
-// asciiLower lower-cases the ASCII letters of s and leaves every other byte
-// alone. strings.ToLower would also rewrite invalid UTF-8 and some
-// non-ASCII letters to strings of another length.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // HasHighBit reports whether b holds a byte outside ASCII, eight bytes at a

@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/ascii"
 )
 
 // PollLogLimit is how many polls the log keeps per source: enough for a
@@ -164,27 +165,10 @@ func ReadMedia(data []byte, it *dynamo.Item) error {
 // under the "C" collation), so text is stored once unless it has non-ASCII
 // letters that fold: docs/STORAGE.md "Folded copies".
 func Folded(s string) (string, bool) {
-	if f := dynamo.FoldCase(s); f != asciiLower(s) {
+	if f := dynamo.FoldCase(s); f != ascii.Lower(s) {
 		return f, true
 	}
 	return "", false
-}
-
-// asciiLower is what the stores' SQL lower computes: s with A-Z replaced by
-// a-z and every other byte as it is.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }
 
 // JSON encodes an item's image or extensions, or returns false when absent
