@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -30,13 +29,7 @@ func TestYAMLSourcesFileMemory(t *testing.T) {
 	if yamlChild(t) {
 		return
 	}
-	n := 2000
-	if v := os.Getenv("DYNAMO_MEMORY_SOURCES"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1 {
-			t.Fatalf("DYNAMO_MEMORY_SOURCES=%q: want a number of sources", v)
-		}
-	}
+	n := memorySources(t)
 	var file bytes.Buffer
 	file.WriteString("# the sources\nsources:\n")
 	for i := range n {
