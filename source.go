@@ -116,6 +116,10 @@ type SourceSummary struct {
 	PushedUntil time.Time `json:"pushed_until,omitzero"`
 }
 
+// Pushed reports whether the source's hub pushes its updates at now
+// (PushedUntil), so that a policy polls it for safety only.
+func (s *SourceSummary) Pushed(now time.Time) bool { return now.Before(s.PushedUntil) }
+
 // PollStatus is the outcome of one poll.
 type PollStatus string
 

@@ -77,8 +77,7 @@ func (p *Poller) Push(ctx context.Context, id string, body []byte, contentType, 
 
 // record stores what a poll or a push read and returns the outcome.
 func (p *Poller) record(ctx context.Context, src *dynamo.Source, r read, start time.Time) (dynamo.PollOutcome, error) {
-	// Its hub pushes its updates: a policy polls it for safety only.
-	pushing := start.Before(src.Summary.PushedUntil)
+	pushing := src.Summary.Pushed(start)
 	rec := dynamo.PollRecord{
 		SourceID: src.ID,
 		Owner:    p.cfg.Owner,

@@ -555,7 +555,7 @@ func (p *Poller) plan(ctx context.Context, now time.Time) error {
 			p.cfg.Logger.Warn("schedule state unreadable; starting afresh", "source", src.ID, "err", err)
 		}
 		// Sources whose hub pushes are polled for safety only.
-		ps.Push = now.Before(src.Summary.PushedUntil)
+		ps.Push = src.Summary.Pushed(now)
 		if !pol.Budgeted() {
 			if t := pol.Next(ps, now); t.Before(src.State.NextPoll) {
 				next[src.ID] = t
