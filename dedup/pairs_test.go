@@ -52,16 +52,19 @@ var (
 // searched data), and was read once when the rules were final. A sixth
 // held-out part was written after part 5 was read and before part 5's
 // wrong decisions were read and the rules changed on them (docs/DEDUP.md,
-// step 14); it is read once when the rules are final.
-var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"}
+// step 14), and was read once when the rules were final. A seventh
+// held-out part was written after part 6 was read, before any rule changed
+// on part 6's wrong decisions (step 17); it is read once when the rules
+// are final.
+var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7"}
 
 // unread are the held-out parts whose figures have not been read yet: the
 // tests load and check their pairs and count their pairs of different
 // stories, but decide none of them, so that no figure of theirs shows
-// while rules are still being changed (docs/DEDUP.md, steps 8, 11 and
-// 14). A part leaves this set when it is read, once, with the final rules;
-// none is unread now (part 6 was read in step 16).
-var unread = map[string]bool{}
+// while rules are still being changed (docs/DEDUP.md, steps 8, 11, 14
+// and 17). A part leaves this set when it is read, once, with the final
+// rules.
+var unread = map[string]bool{"holdout7": true}
 
 // labelledPair is one labelled pair of items.
 type labelledPair struct {
@@ -293,7 +296,7 @@ func TestLabelledPairs(t *testing.T) {
 		}
 	}
 	var table strings.Builder
-	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 | held-out part 5 | held-out part 6 |\n|---|---|---|---|---|---|---|---|---|\n")
+	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 | held-out part 5 | held-out part 6 | held-out part 7 |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	row := func(label string, cell func(evaluation) string) {
 		fmt.Fprintf(&table, "| %s |", label)
 		for _, h := range halves {
@@ -345,11 +348,16 @@ func TestLabelledPairs(t *testing.T) {
 				negatives++
 			}
 		}
+		// An unread part is counted, not judged: it may land in halves
+		// written apart (part 7's same-story and different-story pairs,
+		// docs/DEDUP.md step 17), and needs its different stories by the
+		// time it is read.
+		if unread[h] {
+			t.Logf("%s: not read yet, %d pairs of different stories", h, negatives)
+			continue
+		}
 		if negatives < aimTestNegatives {
 			t.Errorf("%s: %d pairs of different stories, the aim needs %d", h, negatives, aimTestNegatives)
-		}
-		if unread[h] {
-			continue
 		}
 		ev := evs[h]
 		floor := aimPrecision
