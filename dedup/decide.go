@@ -51,6 +51,13 @@ const (
 	// has nowhere: one team, firm or person with another opponent, partner
 	// or place.
 	RuleNames Rule = "names"
+	// RuleHeadlineNames: the two headlines are the same words with other
+	// names: each names someone or something the other's headline does
+	// not (the other item names it only in its description, or nowhere),
+	// and they differ in nothing else. Another edition of a schedule or a
+	// roster (which areas on which day, which side at home), whose words
+	// and names repeat and whose pairing of them is the news.
+	RuleHeadlineNames Rule = "headline-names"
 	// RuleDifferent: no rule found them one story.
 	RuleDifferent Rule = "different"
 	// RuleEmpty: one item has no term to compare.
@@ -102,6 +109,7 @@ type overlap struct {
 	numbersShared      int     // number terms (not dates) both have
 	numbersA, numbersB int     // number terms only on one side
 	namesA, namesB     int     // headline names only on one side
+	movedA, movedB     int     // headline names the other has only outside its headline
 	datesA, datesB     int     // date terms of each
 	datesShared        int
 	factsShared        float64 // weighted, over names, numbers and dates
@@ -150,6 +158,9 @@ func (th Thresholds) decide(o overlap, a, b Profile) Decision {
 	}
 	if o.namesA > 0 && o.namesB > 0 {
 		return Decision{Rule: RuleNames, Score: text}
+	}
+	if nA, nB := o.namesA+o.movedA, o.namesB+o.movedB; nA > 0 && nB > 0 && o.headA == nA && o.headB == nB {
+		return Decision{Rule: RuleHeadlineNames, Score: text}
 	}
 	if text >= th.Text {
 		return Decision{Same: true, Rule: RuleText, Score: text}
@@ -270,10 +281,17 @@ func (th Thresholds) measure(a, b Profile) overlap {
 			o.union += w
 			if headA != headB && ta&affixOnly == 0 && tb&affixOnly == 0 {
 				// A headline term of one that is only in the other's body.
+				name := ta.class() == className || tb.class() == className
 				if headA {
 					o.headA++
+					if name {
+						o.movedA++
+					}
 				} else {
 					o.headB++
+					if name {
+						o.movedB++
+					}
 				}
 			}
 		case inA && ta&affixOnly == 0:

@@ -100,6 +100,19 @@ func TestCompareRules(t *testing.T) {
 			rule: RuleText,
 		},
 		{
+			name: "the same schedule with other names in front: headline-names",
+			a:    item{"Street sweeping this week: Oxley and Penn on Monday", "Streets will be swept in Oxley and Penn on Monday this week, and in Quarry and Rusk on Wednesday."},
+			b:    item{"Street sweeping this week: Quarry and Rusk on Monday", "Streets will be swept in Quarry and Rusk on Monday this week, and in Oxley and Penn on Wednesday."},
+			rule: RuleHeadlineNames,
+		},
+		{
+			name: "the same schedule, one headline naming one area fewer",
+			a:    item{"Street sweeping this week: Oxley and Penn on Monday", "Streets will be swept in Oxley and Penn on Monday this week, and in Quarry and Rusk on Wednesday."},
+			b:    item{"Street sweeping this week: Oxley on Monday", "Streets will be swept in Oxley and Penn on Monday this week, and in Quarry and Rusk on Wednesday."},
+			same: true,
+			rule: RuleText,
+		},
+		{
 			name: "another round of a league: pairings",
 			a:    item{"Results: Kellworth City 2 Fennick 0, Ashcombe 1 Halden 1", "Saturday's results: Kellworth City 2 Fennick 0; Ashcombe 1 Halden 1; Pellham 3 Greyford 2. Kellworth City stay top."},
 			b:    item{"Results: Fennick 2 Kellworth City 0, Halden 1 Ashcombe 1", "Saturday's results: Fennick 2 Kellworth City 0; Halden 1 Ashcombe 1; Greyford 3 Pellham 2. Kellworth City stay top."},
