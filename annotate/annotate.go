@@ -429,7 +429,8 @@ func existingAnnotations(t *treeBuilder) *existing {
 // inRecord returns the item annotations already in a record: the index
 // they use ("" when none, "-" when they use several) and their fields.
 func (ex *existing) inRecord(r record) (string, map[string]bool) {
-	index, fields := "", map[string]bool{}
+	index := ""
+	var fields map[string]bool // made for the records that have some: most have none
 	s, e := r.start(), r.end()
 	i := sort.Search(len(ex.comments), func(i int) bool { return ex.comments[i].start >= s })
 	for ; i < len(ex.comments) && ex.comments[i].start < e; i++ {
@@ -437,6 +438,9 @@ func (ex *existing) inRecord(r record) (string, map[string]bool) {
 			f, ok := strings.CutPrefix(tag.Name, "item:")
 			if !ok || tag.Closing {
 				continue
+			}
+			if fields == nil {
+				fields = map[string]bool{}
 			}
 			fields[f] = true
 			switch {

@@ -58,6 +58,9 @@ type factor struct {
 func (c *candidate) mul(name string, v float64) {
 	c.score *= v
 	if v != 1 {
+		if c.factors == nil {
+			c.factors = make([]factor, 0, 4) // one allocation for most: few get more
+		}
 		c.factors = append(c.factors, factor{name, v})
 	}
 }
@@ -78,7 +81,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 	var out []*candidate
 	type groupKey struct {
 		parentPath uint64
-		kind       string
+		runs       bool // a kind of two, as a bool: the key is hashed for every group of every parent
 		key        uint64
 	}
 	cross := map[groupKey]*candidate{}
@@ -101,6 +104,10 @@ func findCandidates(t *treeBuilder) []*candidate {
 	var groups [][]record
 	var rc runCounter
 	var tags []string
+	// arena holds the records of the candidates of one parent's children,
+	// copied from groups: one allocation for many candidates, where most
+	// have two or three records.
+	var arena []record
 	for i := -1; i < len(t.all); i++ {
 		p := t.root
 		if i >= 0 {
@@ -134,15 +141,20 @@ func findCandidates(t *treeBuilder) []*candidate {
 		for g, tag := range tags {
 			recs := groups[g]
 			if len(recs) >= minRecords {
-				out = append(out, &candidate{kind: "elements", head: recs[0].nodes[0], parents: 1, records: slices.Clone(recs)})
+				if cap(arena)-len(arena) < len(recs) {
+					arena = make([]record, 0, max(1024, len(recs)))
+				}
+				at := len(arena)
+				arena = append(arena, recs...)
+				out = append(out, &candidate{kind: "elements", head: recs[0].nodes[0], parents: 1, records: arena[at:len(arena):len(arena)]})
 			}
-			addCross(groupKey{p.pathKey, "elements", hashString(tag)}, p, recs, "elements")
+			addCross(groupKey{p.pathKey, false, hashString(tag)}, p, recs, "elements")
 		}
 		// Runs: each starts at a child of one key and takes the siblings up
 		// to the next.
 		for _, runs := range rc.runsOf(p) {
 			out = append(out, &candidate{kind: "runs", head: runs[0].nodes[0], parents: 1, records: runs})
-			addCross(groupKey{p.pathKey, "runs", runs[0].nodes[0].look.key}, p, runs, "runs")
+			addCross(groupKey{p.pathKey, true, runs[0].nodes[0].look.key}, p, runs, "runs")
 		}
 	}
 	for _, k := range crossOrder {

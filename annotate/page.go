@@ -175,6 +175,7 @@ func plainSimple(s string) (string, bool) {
 		return "", false
 	}
 	var sb strings.Builder
+	sb.Grow(len(s)) // the text is most often no longer than its markup: one allocation
 	for {
 		i := strings.IndexByte(s, '<')
 		if i < 0 {
