@@ -188,3 +188,52 @@ func FuzzPlainTagName(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRawAttrs checks readRawAttrs against the tokenizer: whenever it
+// reads a start tag's attributes, they are those TagAttr gives, in order.
+func FuzzRawAttrs(f *testing.F) {
+	for _, s := range []string{
+		`<a href="/x" class='y z' id=w>t</a>`, `<p a=/>`, `<div =b ==c d= e f = "g" h/ i / j=k/>`, `<a href=x href=y HREF=z>`,
+		`<img src=a.png alt="a > b">`, `<a title="x&amp;y">`, "<p\tid=a\nclass=b\fx>", `<a b="c`, `<a b='c' d="e'f">`, `<br/>`, `<x-y z>`,
+		`<a b c d e f g h i j k l m n o p q r s t u v w x y z aa bb cc dd ee ff gg hh>`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, page string) {
+		z := html.NewTokenizer(strings.NewReader(page))
+		var got []rawAttr
+		for {
+			tt := z.Next()
+			if tt == html.ErrorToken {
+				return
+			}
+			if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+				continue
+			}
+			raw := slices.Clone(z.Raw())
+			_, after, ok := plainTagName(raw, 1)
+			if !ok {
+				continue
+			}
+			got, ok = readRawAttrs(got[:0], raw, after)
+			_, more := z.TagName()
+			var want []rawAttr
+			for more {
+				var a rawAttr
+				a.key, a.val, more = z.TagAttr()
+				want = append(want, a)
+			}
+			if !ok {
+				continue
+			}
+			if len(got) != len(want) {
+				t.Fatalf("readRawAttrs(%q) read %d attributes, TagAttr %d", raw, len(got), len(want))
+			}
+			for i := range got {
+				if string(got[i].key) != string(want[i].key) || string(got[i].val) != string(want[i].val) {
+					t.Fatalf("readRawAttrs(%q): attribute %d is %q=%q, TagAttr's %q=%q", raw, i, got[i].key, got[i].val, want[i].key, want[i].val)
+				}
+			}
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"bytes"
 	"hash/maphash"
 	"strings"
 
@@ -159,10 +160,18 @@ type treeBuilder struct {
 	// with NULs (lookKey is the buffer they are joined in).
 	looks   map[string]*look
 	lookKey []byte
+	// numbered keeps a look made for each key with its digits read as 0s
+	// (post-1, post-2…: numbered records), whose id and class are the
+	// only parts of the look its alikes do not share.
+	numbered map[string]*look
+	zeroKey  []byte
+	attrBuf  []rawAttr // the attributes of the tag read last
 }
 
-// maxLooks bounds the looks kept: a page whose every element has its own
-// class (post-1, post-2…) gains nothing from keeping them.
+// maxLooks bounds the looks kept, and the numbered looks: a page whose
+// every element has its own class (post-1, post-2…) gains nothing from
+// keeping them, and one whose every element has its own kind of class
+// nothing from keeping those.
 const maxLooks = 4096
 
 // kidSlots is how many children an element gets room for at its first.
@@ -199,22 +208,31 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 		case html.TextToken:
 			b.addText(start, end)
 		case html.StartTagToken, html.SelfClosingTagToken:
-			var tag string
-			hasAttr := false
-			if name, after, ok := plainTagName(raw, 1); ok && raw[after] == '>' {
-				tag = internTag(name) // "<p>": no attribute to read
-			} else {
-				var name []byte
-				name, hasAttr = z.TagName()
-				tag = internTag(name)
+			// "<p>" has no attribute to read; most other tags' are read
+			// from their raw text, without the copies TagAttr makes.
+			attrs := b.attrBuf[:0]
+			name, after, plain := plainTagName(raw, 1)
+			read := plain && raw[after] == '>'
+			if plain && !read && !keepAttrs {
+				attrs, read = readRawAttrs(attrs, raw, after)
 			}
+			if !read {
+				var hasAttr bool
+				name, hasAttr = z.TagName()
+				for hasAttr {
+					var a rawAttr
+					a.key, a.val, hasAttr = z.TagAttr()
+					attrs = append(attrs, a)
+				}
+			}
+			b.attrBuf = attrs
+			tag := internTag(name)
 			n := b.newNode()
 			n.tag, n.start, n.open = tag, start, end
 			var metaName, metaContent string
 			var id, class []byte
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
+			for _, a := range attrs {
+				k, v := a.key, a.val
 				if keepAttrs {
 					b.attrs[n] = append(b.attrs[n], html.Attribute{Key: string(k), Val: string(v)})
 				}
@@ -284,6 +302,104 @@ func plainTagName(raw []byte, from int) (name []byte, after int, ok bool) {
 		}
 	}
 	return nil, 0, false
+}
+
+// rawAttr is an attribute as TagAttr gives it: its key lower-cased, its
+// value decoded.
+type rawAttr struct{ key, val []byte }
+
+// maxRawAttrs bounds the attributes readRawAttrs reads: it finds repeated
+// keys by comparing each with those before it.
+const maxRawAttrs = 32
+
+// readRawAttrs appends to attrs the attributes of a start tag, read from
+// the tag's raw text from offset at (after its name) as the tokenizer reads
+// them (readTag, readTagAttrKey and readTagAttrVal in golang.org/x/net/html):
+// a key repeated is dropped, and so is an empty one. It reads in place what
+// TagAttr copies, and says ok only when what it read is what TagAttr gives:
+// when the tag holds no NUL (TagAttr replaces it), '&' (it decodes entities)
+// or '\r' (it converts newlines), no key holds an upper-case letter (it
+// lower-cases them), and the tag has at most maxRawAttrs attributes.
+// Otherwise the caller asks TagAttr. FuzzRawAttrs checks it against
+// TagAttr.
+func readRawAttrs(attrs []rawAttr, raw []byte, at int) (_ []rawAttr, ok bool) {
+	if bytes.ContainsAny(raw, "\x00&\r") {
+		return attrs, false
+	}
+	first := len(attrs)
+	// The tag ends at its last byte, '>': the tokenizer gives no start tag
+	// that the input ends in.
+	end := len(raw) - 1
+	pos := skipTagSpace(raw, at, end)
+	for pos < end {
+		// The key: up to white space, '/', '>' or '=', though a '=' that
+		// starts it is part of it.
+		keyStart := pos
+		if raw[pos] == '=' {
+			pos++
+		}
+		for c := raw[pos]; c != '=' && c != '/' && c != '>' && !isTagSpace(c); c = raw[pos] {
+			pos++ // raw[end] is '>': the key ends there at the latest
+		}
+		key := raw[keyStart:pos]
+		// The value, after '=' and white space; a '/' after the key is
+		// passed over.
+		var val []byte
+		pos = skipTagSpace(raw, pos, end)
+		switch c := raw[pos]; {
+		case pos == end:
+		case c == '/':
+			pos++
+		case c == '=':
+			pos = skipTagSpace(raw, pos+1, end)
+			switch q := raw[pos]; q {
+			case '>':
+			case '"', '\'':
+				i := bytes.IndexByte(raw[pos+1:end], q)
+				if i < 0 { // the tag ends within the quotes: no such start tag
+					return attrs[:first], false
+				}
+				val, pos = raw[pos+1:pos+1+i], pos+2+i
+			default:
+				valStart := pos
+				for pos < end && !isTagSpace(raw[pos]) {
+					pos++
+				}
+				val = raw[valStart:pos]
+				if pos < end {
+					pos++ // the white space ending it
+				}
+			}
+		}
+		if len(key) > 0 {
+			for _, c := range key {
+				if 'A' <= c && c <= 'Z' {
+					return attrs[:first], false
+				}
+			}
+			seen := false
+			for _, a := range attrs[first:] {
+				seen = seen || bytes.Equal(a.key, key)
+			}
+			if !seen {
+				if len(attrs)-first == maxRawAttrs {
+					return attrs[:first], false
+				}
+				attrs = append(attrs, rawAttr{key, val})
+			}
+		}
+		pos = skipTagSpace(raw, pos, end)
+	}
+	return attrs, true
+}
+
+// skipTagSpace returns the offset of the first byte from pos on, up to
+// end, that is not white space in a tag.
+func skipTagSpace(raw []byte, pos, end int) int {
+	for pos < end && isTagSpace(raw[pos]) {
+		pos++
+	}
+	return pos
 }
 
 // internTag returns a tag name without an allocation when it is one the
@@ -557,19 +673,52 @@ func (b *treeBuilder) lookOf(tag string, id, class []byte) *look {
 	if lk := b.looks[string(b.lookKey)]; lk != nil {
 		return lk
 	}
-	lk := &look{id: string(id), class: string(class)}
-	lk.classes = stableClasses(lk.class)
-	lk.key = b.keyOf(tag, lk.id, lk.classes)
-	lk.nav, lk.mainish = isNavLike(tag, lk), isMainLike(tag, lk)
-	lk.raw, lk.skip = rawTextElements[tag] || tag == "noscript", skipRecordTags[tag]
-	lk.hide = hiddenElements[tag] || lk.raw
 	if b.looks == nil {
-		b.looks = map[string]*look{}
+		b.looks, b.numbered = map[string]*look{}, map[string]*look{}
+	}
+	numbered := b.zeroDigits(len(tag) + 1)
+	var lk *look
+	if like := b.numbered[string(b.zeroKey)]; numbered && like != nil {
+		// Numbered alike: only the id and the class differ.
+		c := *like
+		c.id, c.class = string(id), string(class)
+		lk = &c
+	} else {
+		lk = &look{id: string(id), class: string(class)}
+		lk.classes = stableClasses(lk.class)
+		lk.key = b.keyOf(tag, lk.id, lk.classes)
+		lk.nav, lk.mainish = isNavLike(tag, lk), isMainLike(tag, lk)
+		lk.raw, lk.skip = rawTextElements[tag] || tag == "noscript", skipRecordTags[tag]
+		lk.hide = hiddenElements[tag] || lk.raw
+		if numbered && len(b.numbered) < maxLooks {
+			b.numbered[string(b.zeroKey)] = lk
+		}
 	}
 	if len(b.looks) < maxLooks {
 		b.looks[string(b.lookKey)] = lk
 	}
 	return lk
+}
+
+// zeroDigits writes b.lookKey into b.zeroKey with every ASCII digit from
+// offset from on (the id and the class: h2 and h3 differ) made 0, and
+// reports whether it made one. Elements whose ids and classes differ in
+// their digits alone (post-1, post-2…) share all of a look but its id and class:
+// keyOf drops the id's digits and stableClasses the classes holding one,
+// and the words isNavLike and isMainLike look for hold none, so that a
+// word holding a digit is never one of them, and ends like one only when
+// it ends in the same letters. An ASCII digit is never part of another
+// character in the encodings pages come in, so making each 0 changes no
+// other character.
+func (b *treeBuilder) zeroDigits(from int) bool {
+	b.zeroKey = append(b.zeroKey[:0], b.lookKey...)
+	found := false
+	for i := from; i < len(b.zeroKey); i++ {
+		if c := b.zeroKey[i]; isDigit(c) && c != '0' {
+			b.zeroKey[i], found = '0', true
+		}
+	}
+	return found
 }
 
 // keyOf hashes the tag, the id and the stable classes of an element:
