@@ -55,16 +55,18 @@ var (
 // step 14), and was read once when the rules were final. A seventh
 // held-out part was written after part 6 was read, before any rule changed
 // on part 6's wrong decisions (step 17), and was read once when the
-// rules were final (step 19).
-var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7"}
+// rules were final (step 19). An eighth held-out part was written after
+// part 7 was read, before any of its wrong decisions was read or any rule
+// changed (step 20); it is read once when the rules are final.
+var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8"}
 
 // unread are the held-out parts whose figures have not been read yet: the
 // tests load and check their pairs and count their pairs of different
 // stories, but decide none of them, so that no figure of theirs shows
-// while rules are still being changed (docs/DEDUP.md, steps 8, 11, 14
-// and 17). A part leaves this set when it is read, once, with the final
-// rules; none is unread now (part 7 was read in step 19).
-var unread = map[string]bool{}
+// while rules are still being changed (docs/DEDUP.md, steps 8, 11, 14,
+// 17 and 20). A part leaves this set when it is read, once, with the
+// final rules.
+var unread = map[string]bool{"holdout8": true}
 
 // labelledPair is one labelled pair of items.
 type labelledPair struct {
@@ -299,7 +301,7 @@ func TestLabelledPairs(t *testing.T) {
 		}
 	}
 	var table strings.Builder
-	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 | held-out part 5 | held-out part 6 | held-out part 7 |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 | held-out part 5 | held-out part 6 | held-out part 7 | held-out part 8 |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	row := func(label string, cell func(evaluation) string) {
 		fmt.Fprintf(&table, "| %s |", label)
 		for _, h := range halves {
@@ -351,14 +353,16 @@ func TestLabelledPairs(t *testing.T) {
 				negatives++
 			}
 		}
-		// Every part but the tuning half needs its different stories,
-		// read or not; an unread part is counted, not judged.
-		if negatives < aimTestNegatives {
-			t.Errorf("%s: %d pairs of different stories, the aim needs %d", h, negatives, aimTestNegatives)
-		}
+		// An unread part is counted, not judged: it may land in halves
+		// written apart (part 8's same-story and different-story pairs,
+		// docs/DEDUP.md step 20), and needs its different stories by the
+		// time it is read.
 		if unread[h] {
 			t.Logf("%s: not read yet, %d pairs of different stories", h, negatives)
 			continue
+		}
+		if negatives < aimTestNegatives {
+			t.Errorf("%s: %d pairs of different stories, the aim needs %d", h, negatives, aimTestNegatives)
 		}
 		ev := evs[h]
 		floor := aimPrecision
