@@ -12,17 +12,23 @@ import (
 // link is its own (annotated, not defaulted to the page URL) is identified by
 // that link, so editing its title or description keeps its id; otherwise the
 // id comes from its title and description, whitespace-insensitively.
+//
+// The fields are hashed from one buffer on the stack when they fit in it,
+// so that an id costs one allocation, its string (the wrapper derives one
+// per item of every page it reads).
 func ItemID(link string, ownLink bool, title, description string) string {
-	h := sha256.New()
+	var room [256]byte
+	b := room[:0]
 	if ownLink {
-		writeField(h, "link")
-		writeField(h, strings.TrimSpace(link))
+		b = appendField(b, "link")
+		b = appendField(b, strings.TrimSpace(link))
 	} else {
-		writeField(h, "content")
-		writeField(h, strings.Join(strings.Fields(title), " "))
-		writeField(h, strings.Join(strings.Fields(description), " "))
+		b = appendField(b, "content")
+		b = appendField(b, strings.Join(strings.Fields(title), " "))
+		b = appendField(b, strings.Join(strings.Fields(description), " "))
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
 // ContentHash returns a digest of a document's informational content: the
@@ -31,24 +37,27 @@ func ItemID(link string, ownLink bool, title, description string) string {
 // anything else (timestamps, images, extensions) does not make a version.
 func ContentHash(r *Resource) string {
 	h := sha256.New()
-	writeField(h, r.Channel.Title)
-	writeField(h, r.Channel.Link)
-	writeField(h, r.Channel.Description)
+	var field []byte // each field in turn, reused
+	write := func(s string) {
+		field = appendField(field[:0], s)
+		h.Write(field)
+	}
+	write(r.Channel.Title)
+	write(r.Channel.Link)
+	write(r.Channel.Description)
 	for _, it := range r.Items {
-		writeField(h, it.Title)
-		writeField(h, it.Link)
-		writeField(h, it.Description)
+		write(it.Title)
+		write(it.Link)
+		write(it.Description)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// writeField writes s length-prefixed, so that no two different sequences of
-// fields hash alike.
-func writeField(h interface{ Write([]byte) (int, error) }, s string) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-	h.Write(n[:])
-	h.Write([]byte(s))
+// appendField appends s length-prefixed, so that no two different sequences
+// of fields hash alike.
+func appendField(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(len(s)))
+	return append(b, s...)
 }
 
 // TitlesToMatch lists the titles by which items not stored under their own

@@ -102,7 +102,7 @@ func TestOnePassTakes(t *testing.T) {
 // controls as the standard library would on the text read rune by rune
 // (each invalid byte a U+FFFD), and SingleLine is the same rule.
 func FuzzCollapse(f *testing.F) {
-	for _, s := range []string{" a  b ", "\u00a0x\u2003y\t\n", "\xff \xfe", "", "a \u202e b\u2066c", "\xa4\u2066", "\xe2\x80\u202a\x8a"} {
+	for _, s := range []string{" a  b ", "\u00a0x\u2003y\t\n", "\xff \xfe", "", "a \u202e b\u2066c", "\xa4\u2066", "\xe2\x80\u202a\x8a", "one line", "a\x01 b", " a", "a ", "a\vb", "December 08, 2005 @ 08:25 AM"} {
 		f.Add(s)
 	}
 	dropBidi := func(r rune) rune {

@@ -136,7 +136,30 @@ var blockElements = map[atom.Atom]bool{
 // cannot reverse the text around it when shown (RLO spoofing, "Trojan
 // Source"). The bidi marks (LRM, RLM, ALM), which only affect the
 // characters next to them and which right-to-left text uses, are kept.
-func SingleLine(s string) string { return collapse([]byte(s)) }
+//
+// Most values (titles, dates) are single lines already; they are returned
+// as they are, without a copy.
+func SingleLine(s string) string {
+	if isSingleLine(s) {
+		return s
+	}
+	return collapse([]byte(s))
+}
+
+// isSingleLine reports whether s is ASCII that SingleLine leaves as it is:
+// no white space but single spaces between words. (Other ASCII control
+// characters are no white space, and SingleLine keeps them.)
+func isSingleLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
+			return false
+		}
+	}
+	return true
+}
 
 // WithoutBidi is b without bidi embedding, override and isolate controls,
 // for a whole page of text; b itself when it has none.

@@ -253,7 +253,7 @@ func play(page []byte, opts wrapper.Options, source string, extra []dynamo.Warni
 		idx := ""
 		if a.Index > 0 {
 			idx = fmt.Sprint(a.Index)
-		} else if v, ok := a.Attrs["index"]; ok {
+		} else if v, ok := a.Attr("index"); ok {
 			idx = v
 		}
 		out.Annotations = append(out.Annotations, annotationRow{Line: a.Line, Name: a.Name, Index: idx, Item: a.Item, Value: a.Value, Closed: a.Closed})

@@ -65,10 +65,15 @@ func newBuilder(text string, ln *lines, sc *scanned, opts Options, w *warnings) 
 // build fills the Resource from the annotations, in page order.
 func (b *builder) build(annots []*annot) {
 	b.annotations = make([]Annotation, len(annots))
-	var items []itemAnnot
+	nAttrs := 0
+	for _, a := range annots {
+		nAttrs += len(a.open.attrs)
+	}
+	attrs := make([]Attr, 0, nAttrs) // one allocation for every annotation's attributes
+	items := make([]itemAnnot, 0, len(annots))
 	ch := channelParts{}
 	for i, a := range annots {
-		b.annotations[i] = b.describe(a)
+		b.annotations[i], attrs = b.describe(a, attrs)
 		scope, field, _ := strings.Cut(a.name, ":")
 		if scope == "item" {
 			items = append(items, itemAnnot{a: a, field: field, pub: &b.annotations[i]})
@@ -83,27 +88,32 @@ func (b *builder) build(annots []*annot) {
 }
 
 // describe makes the public Annotation of an annot (Value and Item are
-// filled in later, once known).
-func (b *builder) describe(a *annot) Annotation {
+// filled in later, once known). Its attributes are appended to attrs,
+// which it returns: the tag's own are the scan's, given back to its pool
+// at the end of Wrap.
+func (b *builder) describe(a *annot, attrs []Attr) (Annotation, []Attr) {
 	pub := Annotation{Name: a.name, Line: a.open.line, Start: a.start, End: a.end, Closed: a.closed || a.empty}
 	pub.ContentStart, pub.ContentEnd = a.open.end, a.open.end
 	if n := len(a.spans); n > 0 {
 		pub.ContentStart, pub.ContentEnd = a.spans[0].start, a.spans[n-1].end
 	}
 	if len(a.open.attrs) > 0 {
-		pub.Attrs = make(map[string]string, len(a.open.attrs))
+		from := len(attrs)
 		for _, at := range a.open.attrs {
-			pub.Attrs[at.name] = at.value
+			attrs = append(attrs, Attr{Name: at.name, Value: at.value})
 		}
+		pub.Attrs = attrs[from:len(attrs):len(attrs)]
 	}
-	if n, err := strconv.Atoi(strings.TrimSpace(pub.Attrs["index"])); err == nil {
-		pub.Index = n
+	if index, _ := a.open.attr("index"); index != "" {
+		if n, err := strconv.Atoi(strings.TrimSpace(index)); err == nil {
+			pub.Index = n
+		}
 	}
 	if !a.closed && !a.empty && !strings.HasSuffix(a.name, ":image") && a.name != "item:enclosure" {
 		b.warn.add(a.open.line, "%s", describeNeverClosed(a, b.text, b.lines))
 	}
 	warnSwallowedBlocks(a, b.text, b.lines, b.warn)
-	return pub
+	return pub, attrs
 }
 
 // channelParts are the channel's annotations, the first of each kind.

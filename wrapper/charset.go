@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
@@ -44,6 +45,12 @@ type decoded struct {
 // Line breaks are normalized to "\n" as an HTML parser does, so that
 // line numbers count old Mac ("\r") pages right and descriptions carry no
 // carriage returns.
+//
+// A UTF-8 page that needs none of this is not copied: the text shares
+// page's bytes (see Wrap). The copy was the largest cost of finding a
+// page's annotations (about 40 % of it on the 205 KB bench page, most of
+// it the allocation and collection of a fresh string as large as the
+// page; docs/benchmarks/wrapper.md).
 func decode(page []byte, contentType string) decoded {
 	d := decodeBytes(page, contentType)
 	if strings.IndexByte(d.text, '\r') >= 0 {
@@ -61,7 +68,7 @@ func decodeBytes(page []byte, contentType string) decoded {
 			d.warnings = append(d.warnings, fmt.Sprintf("the page is not valid UTF-8: %d invalid bytes replaced with U+FFFD", invalidUTF8(body)))
 			d.text = strings.ToValidUTF8(string(body), "\uFFFD")
 		} else {
-			d.text = string(body)
+			d.text = unsafe.String(unsafe.SliceData(body), len(body))
 		}
 		return d
 	}

@@ -25,11 +25,37 @@ type itemGroup struct {
 	number   int64 // that integer
 	seq      int   // creation order, which is page order
 	label    string
-	written  string               // the index as written by its first annotation, trimmed
-	fields   map[string]itemAnnot // title, link, description, image
+	written  string // the index as written by its first annotation, trimmed
+	fields   [len(singleFields)]itemAnnot
 	exts     []itemAnnot
 	encs     []itemAnnot
 	members  []*Annotation
+	// Room for the usual item (four fields and an extension), so that
+	// gathering it allocates nothing.
+	firstMembers [len(singleFields) + 1]*Annotation
+	firstExt     [1]itemAnnot
+}
+
+// singleFields are the fields an item has at most one of, in the order of
+// itemGroup.fields.
+var singleFields = [...]string{"title", "link", "description", "image"}
+
+// slot returns the place of a field among singleFields; -1 for extension
+// and enclosure, of which an item has any number.
+func slot(field string) int {
+	for i, f := range singleFields {
+		if f == field {
+			return i
+		}
+	}
+	return -1
+}
+
+// field returns the group's annotation of a field of singleFields, and
+// whether it has one.
+func (g *itemGroup) field(name string) (itemAnnot, bool) {
+	ia := g.fields[slot(name)]
+	return ia, ia.a != nil
 }
 
 func (g *itemGroup) add(ia itemAnnot) {
@@ -40,14 +66,14 @@ func (g *itemGroup) add(ia itemAnnot) {
 	case "enclosure":
 		g.encs = append(g.encs, ia)
 	default:
-		g.fields[ia.field] = ia
+		g.fields[slot(ia.field)] = ia
 	}
 }
 
 // takes reports whether the group has no annotation of this field yet.
 func (g *itemGroup) takes(field string) bool {
-	_, has := g.fields[field]
-	return field == "extension" || field == "enclosure" || !has
+	i := slot(field)
+	return i < 0 || g.fields[i].a == nil
 }
 
 // group gathers item annotations into items by their index, and returns
@@ -67,8 +93,14 @@ func group(items []itemAnnot, w *warnings) []*itemGroup {
 	latest := map[string]*itemGroup{}
 	reportedIndex := map[string]bool{}
 	var current *itemGroup
+	var chunk []itemGroup // groups are allocated a chunk at a time; a full chunk is left as it is
 	newGroup := func(label string) *itemGroup {
-		g := &itemGroup{seq: len(groups), label: label, fields: map[string]itemAnnot{}}
+		if len(chunk) == cap(chunk) {
+			chunk = make([]itemGroup, 0, len(items)/len(singleFields)+1) // one chunk for items of four fields
+		}
+		chunk = append(chunk, itemGroup{seq: len(groups), label: label})
+		g := &chunk[len(chunk)-1]
+		g.members, g.exts = g.firstMembers[:0], g.firstExt[:0]
 		groups = append(groups, g)
 		return g
 	}
@@ -102,7 +134,7 @@ func group(items []itemAnnot, w *warnings) []*itemGroup {
 			g = latest[key]
 			if g != nil && !g.takes(ia.field) {
 				w.add(line, "index %s is used twice for <%s> (first on line %d); the second starts another item with index %s",
-					key, ia.a.name, g.fields[ia.field].a.open.line, key)
+					key, ia.a.name, g.fields[slot(ia.field)].a.open.line, key)
 				g = nil
 			}
 			if g == nil {
@@ -136,15 +168,18 @@ type draft struct {
 
 // items fills the Resource's items from the groups, in order.
 func (b *builder) items(groups []*itemGroup) {
-	var drafts []*draft
+	drafts := make([]draft, 0, len(groups))
 	for _, g := range groups {
-		if d := b.draft(g); d != nil {
+		if d, ok := b.draft(g); ok {
 			drafts = append(drafts, d)
 		}
 	}
-	seen := map[string]int{}  // id as derived → how many items have had it
-	used := map[string]bool{} // ids given out
-	for i, d := range drafts {
+	seen := make(map[string]int, len(drafts))  // id as derived → how many items have had it
+	used := make(map[string]bool, len(drafts)) // ids given out
+	b.res.Items = make([]dynamo.Item, 0, len(drafts))
+	b.indexes = make([]string, 0, len(drafts))
+	for i := range drafts {
+		d := &drafts[i]
 		it := &d.item
 		it.Index = i + 1
 		if !d.ownLink {
@@ -204,20 +239,20 @@ func (b *builder) defaultLink(index int) string {
 	return uriString(u.String())
 }
 
-// draft reads an item's fields and applies the title defaults; nil when
+// draft reads an item's fields and applies the title defaults; false when
 // the item has nothing to show.
-func (b *builder) draft(g *itemGroup) *draft {
-	d := &draft{g: g}
+func (b *builder) draft(g *itemGroup) (draft, bool) {
+	d := draft{g: g}
 	it := &d.item
 	line := g.members[0].Line
-	if ia, ok := g.fields["title"]; ok {
+	if ia, ok := g.field("title"); ok {
 		it.Title = b.plainText(ia.a.content(b.text))
 		ia.pub.Value = it.Title
 		if it.Title == "" {
 			b.warn.add(ia.a.open.line, "<item:title> is empty")
 		}
 	}
-	if ia, ok := g.fields["link"]; ok {
+	if ia, ok := g.field("link"); ok {
 		var problem string
 		it.Link, problem = b.link(ia.a.content(b.text))
 		ia.pub.Value = it.Link
@@ -226,17 +261,17 @@ func (b *builder) draft(g *itemGroup) *draft {
 		}
 		d.ownLink = it.Link != ""
 	}
-	if ia, ok := g.fields["description"]; ok {
+	if ia, ok := g.field("description"); ok {
 		it.Description, it.Text = b.description(ia.a.content(b.text))
 		ia.pub.Value = it.Description
 		if it.Description == "" {
 			b.warn.add(ia.a.open.line, "<item:description> is empty")
 		}
 	}
-	if !b.defaultTitle(d, line) {
-		return nil
+	if !b.defaultTitle(&d, line) {
+		return d, false
 	}
-	if ia, ok := g.fields["image"]; ok {
+	if ia, ok := g.field("image"); ok {
 		link := ""
 		if d.ownLink {
 			link = it.Link
@@ -266,7 +301,7 @@ func (b *builder) draft(g *itemGroup) *draft {
 			ia.pub.Value = e.URL
 		}
 	}
-	return d
+	return d, true
 }
 
 // defaultTitle gives an untitled item the start of its description's text
@@ -283,7 +318,7 @@ func (b *builder) defaultTitle(d *draft, line int) bool {
 		return true
 	}
 	var linkText string // the anchor text, when the link is an <a href>
-	if ia, ok := d.g.fields["link"]; ok {
+	if ia, ok := d.g.field("link"); ok {
 		if content := ia.a.content(b.text); d.ownLink {
 			if _, anchor := firstHref(content); anchor {
 				linkText = plainText(content)

@@ -55,8 +55,8 @@ func warnNeighbourIndexes(groups []*itemGroup, warn *warnings) {
 		if !g.numbered {
 			continue
 		}
-		_, hasTitle := g.fields["title"]
-		_, hasDesc := g.fields["description"]
+		_, hasTitle := g.field("title")
+		_, hasDesc := g.field("description")
 		switch {
 		case hasTitle && !hasDesc:
 			titleOnly = append(titleOnly, g)
@@ -70,7 +70,7 @@ func warnNeighbourIndexes(groups []*itemGroup, warn *warnings) {
 			if used[d] || (d.number != t.number+1 && d.number != t.number-1) {
 				continue
 			}
-			ta, da := t.fields["title"].a, d.fields["description"].a
+			ta, da := t.fields[slot("title")].a, d.fields[slot("description")].a
 			if !apart(ta, da) || !adjacent(ta, da, groups, t, d) {
 				continue
 			}

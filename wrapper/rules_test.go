@@ -547,7 +547,7 @@ func TestAnnotations(t *testing.T) {
 		t.Fatalf("annotations = %+v", r.Annotations)
 	}
 	title, link := r.Annotations[0], r.Annotations[1]
-	if title.Name != "item:title" || title.Index != 7 || title.Item != 1 || title.Line != 2 || !title.Closed || title.Attrs["index"] != "7" {
+	if title.Name != "item:title" || title.Index != 7 || title.Item != 1 || title.Line != 2 || !title.Closed || len(title.Attrs) != 1 || title.Attrs[0] != (wrapper.Attr{Name: "index", Value: "7"}) {
 		t.Errorf("title annotation = %+v", title)
 	}
 	if got := r.Text[title.Start:title.End]; !strings.HasPrefix(got, `<!-- <item:title index="7"> -->`) || !strings.HasSuffix(got, "<!-- </item:title> -->") {

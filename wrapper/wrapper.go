@@ -86,8 +86,10 @@ type Annotation struct {
 	// first to the last byte that counted (nested annotations excluded);
 	// equal when there is none.
 	ContentStart, ContentEnd int
-	// Attrs are the opening tag's attributes, names lower-cased.
-	Attrs map[string]string
+	// Attrs are the opening tag's attributes, names lower-cased, in the
+	// order written, each once (the first of repeated ones); Attr finds
+	// one by name.
+	Attrs []Attr
 	// Value is what was extracted: the title's text, the resolved link,
 	// the sanitized description, the image URL, the extension's value as
 	// stored (a parsed date in RFC 3339). Empty when nothing was.
@@ -96,9 +98,30 @@ type Annotation struct {
 	Closed bool
 }
 
+// Attr is one attribute of an annotation tag.
+type Attr struct {
+	Name, Value string
+}
+
+// Attr returns the value of the opening tag's attribute of that name
+// (lower-case), and whether it has one.
+func (a *Annotation) Attr(name string) (string, bool) {
+	for _, at := range a.Attrs {
+		if at.Name == name {
+			return at.Value, true
+		}
+	}
+	return "", false
+}
+
 // Wrap extracts the annotated channel and items of page. It never fails:
 // whatever is wrong with the page or its annotations is reported in the
 // Result's warnings, and everything valid is extracted.
+//
+// Wrap keeps page: when page is UTF-8 already, the Result's Text, and
+// the values read from it, share page's bytes instead of copying them, so
+// the caller must not change page afterwards. Every caller hands over a
+// page it read for this and does not write to again.
 func Wrap(page []byte, opts Options) *Result {
 	w := &warnings{}
 	d := decode(page, opts.ContentType)
