@@ -55,7 +55,8 @@ type Result struct {
 	// is the item's position, 1 to n, which XMLData requires.
 	Indexes []string
 	// Text is the page decoded to UTF-8; line numbers and offsets refer to
-	// it.
+	// it. A page that was UTF-8 already is read in place: Text shares its
+	// bytes (see Wrap).
 	Text string
 	// Charset is the encoding the page was decoded from, by its WHATWG
 	// name, e.g. "windows-1252".
