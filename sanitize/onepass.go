@@ -33,6 +33,12 @@ import (
 // only src attributes, and its scheme policies only absolute URLs), so
 // it cannot be the one tokenization; docs/benchmarks/wrapper.md measures
 // what this pass gains.
+//
+// Nor does bluemonday always read the one pass's markup again: while the
+// pass writes it, it also writes what bluemonday would make of it (see
+// known), from bluemonday's own output for each of its tags, kept in
+// decisions. Only when a tag's fate is one this does not follow does
+// bluemonday read the whole markup.
 func HTMLText(fragment string, base *url.URL) (string, string) {
 	if base == nil {
 		h := HTML(fragment, nil)
@@ -44,18 +50,26 @@ func HTMLText(fragment string, base *url.URL) (string, string) {
 		h := HTML(fragment, base)
 		return h, Text(h)
 	}
-	if err := policy.SanitizeReaderToWriter(bytes.NewReader(bufs.markup.Bytes()), &bufs.clean); err != nil {
-		h := HTML(fragment, base) // writing to a bytes.Buffer does not fail; be safe anyway
-		return h, Text(h)
+	if !bufs.known {
+		bufs.clean.Reset()
+		if err := policy.SanitizeReaderToWriter(bytes.NewReader(bufs.markup.Bytes()), &bufs.clean); err != nil {
+			h := HTML(fragment, base) // writing to a bytes.Buffer does not fail; be safe anyway
+			return h, Text(h)
+		}
 	}
 	return string(bytes.TrimSpace(WithoutBidi(bufs.clean.Bytes()))), collapse(bufs.text.Bytes())
 }
 
 // buffers are one call's working space, pooled: the balanced markup with
-// resolved URLs, bluemonday's output, the text and the open elements.
+// resolved URLs, bluemonday's output (written as the markup is, while
+// known), the text and the open elements.
 type buffers struct {
 	markup, clean, text bytes.Buffer
 	open                []atom.Atom
+	// known is true while clean holds what bluemonday makes of the markup
+	// so far; skip is then bluemonday's stack of end tags to drop.
+	known bool
+	skip  []atom.Atom
 	// counts are how many elements of each watched class (watched) are
 	// open, so that a start tag is checked in constant time however deep
 	// the nesting.
@@ -122,6 +136,7 @@ func (b *buffers) reset() {
 	}
 	b.open = b.open[:0]
 	b.counts = [numWatched]int{}
+	b.known, b.skip = true, b.skip[:0]
 }
 
 // element kinds in simpleElements.
@@ -173,7 +188,11 @@ func (b *buffers) onePass(fragment string, base *url.URL) bool {
 			if bytes.IndexByte(t, 0) >= 0 { // the tree builder drops NULs
 				return false
 			}
+			from := b.markup.Len()
 			escape(&b.markup, t)
+			if b.known { // bluemonday writes text as it reads it back, escaped alike
+				b.clean.Write(b.markup.Bytes()[from:])
+			}
 			b.text.Write(t)
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
@@ -182,6 +201,7 @@ func (b *buffers) onePass(fragment string, base *url.URL) bool {
 			if kind == 0 || !b.opens(a, kind) {
 				return false
 			}
+			from := b.markup.Len()
 			b.markup.WriteByte('<')
 			b.markup.WriteString(a.String())
 			for hasAttr {
@@ -194,6 +214,9 @@ func (b *buffers) onePass(fragment string, base *url.URL) bool {
 			} else {
 				b.markup.WriteByte('>')
 				b.push(a)
+			}
+			if b.known {
+				b.sanitizeStart(b.markup.Bytes()[from:], a, kind == void)
 			}
 			if blockElements[a] {
 				b.text.WriteByte(' ')
@@ -232,9 +255,13 @@ func (b *buffers) opens(a atom.Atom, kind int) bool {
 }
 
 func (b *buffers) endTag(a atom.Atom) {
+	from := b.markup.Len()
 	b.markup.WriteString("</")
 	b.markup.WriteString(a.String())
 	b.markup.WriteByte('>')
+	if b.known {
+		b.sanitizeEnd(b.markup.Bytes()[from:], a)
+	}
 	if blockElements[a] {
 		b.text.WriteByte(' ')
 	}

@@ -3,6 +3,7 @@ package wrapper
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,10 +92,14 @@ func BenchmarkWrap(b *testing.B) {
 	}
 	b.Run("wrapper", func(b *testing.B) {
 		defer reportCPU(b, len(page))()
+		n := 0
 		for b.Loop() {
-			// A page never seen: none of its values is in the memo.
+			// A page never seen: none of its values is in the memo, and
+			// its links, resolved against a host of its own, are new to
+			// sanitize's decisions.
 			memos = newMemo()
-			Wrap(page, Options{URL: "http://gazette.example.com/index.html", RSSID: "bench", Now: benchNow})
+			n++
+			Wrap(page, Options{URL: "http://gazette" + strconv.Itoa(n) + ".example.com/index.html", RSSID: "bench", Now: benchNow})
 		}
 	})
 	b.Run("wrapper-seen", func(b *testing.B) {
@@ -107,12 +112,35 @@ func BenchmarkWrap(b *testing.B) {
 	})
 	b.Run("wrapper-one-new", func(b *testing.B) {
 		// A poll that finds one new item among fifty: the values of 49
-		// items come from the memo, those of one are derived.
+		// items come from the memo, those of one are derived, its story
+		// link (in its link and its description) a new one each time.
+		page := benchPage() // edited in place below, between Wraps
+		story := []byte("story-50.html")
+		var at []int
+		for i := 0; ; {
+			k := bytes.Index(page[i:], story)
+			if k < 0 {
+				break
+			}
+			at = append(at, i+k)
+			i += k + len(story)
+		}
+		if len(at) != 2 {
+			b.Fatalf("item 50's story link is in the page %d times, want 2", len(at))
+		}
 		memos = newMemo()
 		r := Wrap(page, Options{URL: "http://gazette.example.com/index.html", RSSID: "bench", Now: benchNow})
 		item := memos.itemEntries(r, 50)
 		defer reportCPU(b, len(page))()
+		var digits [8]byte
+		n := 0
 		for b.Loop() {
+			n++
+			number := strconv.AppendInt(digits[:0], int64(n%100_000_000), 10)
+			for _, i := range at {
+				copy(page[i:i+len("story-50")], "00000000"[len(number):])
+				copy(page[i+len("story-50")-len(number):], number)
+			}
 			memos.forget(item)
 			Wrap(page, Options{URL: "http://gazette.example.com/index.html", RSSID: "bench", Now: benchNow})
 		}
