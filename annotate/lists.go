@@ -142,7 +142,9 @@ func findCandidates(t *treeBuilder) []*candidate {
 			recs := groups[g]
 			if len(recs) >= minRecords {
 				if cap(arena)-len(arena) < len(recs) {
-					arena = make([]record, 0, max(1024, len(recs)))
+					// Blocks double up to 1,024 records: a small page
+					// needs few.
+					arena = make([]record, 0, max(len(recs), min(2*cap(arena), 1024), 32))
 				}
 				at := len(arena)
 				arena = append(arena, recs...)
