@@ -82,6 +82,14 @@ func firstHref(fragment string) (string, bool) {
 	if !strings.Contains(fragment, "<") {
 		return "", false
 	}
+	if href, ok := plainHref(fragment); ok {
+		return href, true
+	}
+	return tokenizedHref(fragment)
+}
+
+// tokenizedHref is firstHref by x/net/html's tokenizer.
+func tokenizedHref(fragment string) (string, bool) {
 	z := html.NewTokenizer(strings.NewReader(fragment))
 	for {
 		switch z.Next() {
@@ -101,6 +109,29 @@ func firstHref(fragment string) (string, bool) {
 			}
 		}
 	}
+}
+
+// plainHref reads the usual link annotation without a tokenizer: white
+// space, then <a href="…"> with nothing in the value for the tokenizer to
+// decode or convert (no '&', carriage return or NUL) and not blank. ok is
+// false for anything else, which firstHref hands to the tokenizer;
+// FuzzPlainHref holds the two to the same answer.
+func plainHref(fragment string) (string, bool) {
+	const open = `<a href="`
+	rest := strings.TrimLeft(fragment, " \t\n\f")
+	if !strings.HasPrefix(rest, open) {
+		return "", false
+	}
+	rest = rest[len(open):]
+	end := strings.IndexByte(rest, '"')
+	if end < 0 || end+1 >= len(rest) || rest[end+1] != '>' {
+		return "", false
+	}
+	href := rest[:end]
+	if strings.ContainsAny(href, "&\r\x00") || strings.TrimSpace(href) == "" {
+		return "", false
+	}
+	return href, true
 }
 
 // firstImage returns the src and alt of the first <img> in the fragment.
