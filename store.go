@@ -342,6 +342,10 @@ type ItemQuery struct {
 	// Since and Until, when set, keep the items first seen at or after
 	// Since and before Until; whole-archive queries (Version 0) only.
 	Since, Until time.Time
+	// ItemsOnly asks for each item and when it was first seen only, as a
+	// feed shows them: LastSeen and the duplicate record are left zero,
+	// which spares the store reading them.
+	ItemsOnly bool
 }
 
 // AggregateQuery selects items across collections.

@@ -399,7 +399,7 @@ func (s *Server) archive(ctx context.Context, fr *feedRequest, src *dynamo.Sourc
 		return nil, err
 	}
 	b := s.sourceBuilt(fr, src, latest)
-	q := dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.Limit(), Since: fr.q.Since, Until: fr.q.Until}
+	q := dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.Limit(), Since: fr.q.Since, Until: fr.q.Until, ItemsOnly: true}
 	b.items = func(ctx context.Context) transform.Items {
 		return func(yield func(*dynamo.Item) error) error {
 			n := 0

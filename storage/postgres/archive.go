@@ -54,11 +54,12 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 	if err != nil {
 		return nil, nil, fmt.Errorf("version %d of %s: %w", index, sourceID, notFound(err))
 	}
-	q, err := versionQuery(sourceID, revs, indexes, nil, 0)
+	shape := archive.ItemShapeOf(dynamo.ItemQuery{})
+	q, err := versionQuery(shape, sourceID, revs, indexes, nil, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
 	}
-	err = s.eachItem(ctx, q, func(it *dynamo.ArchivedItem) error {
+	err = s.eachItem(ctx, q, shape.Scan, func(it *dynamo.ArchivedItem) error {
 		doc.Items = append(doc.Items, it.Item)
 		return nil
 	})
@@ -73,9 +74,10 @@ type query struct {
 	args []any
 }
 
-// versionQuery selects the items of one version (its packed revisions and
-// index attributes) that match conds, in page order.
-func versionQuery(sourceID string, packed []byte, indexes []int32, conds []dynamo.Condition, limit int) (query, error) {
+// versionQuery selects the columns of shape of the items of one version
+// (its packed revisions and index attributes) that match conds, in page
+// order.
+func versionQuery(shape archive.ItemShape, sourceID string, packed []byte, indexes []int32, conds []dynamo.Condition, limit int) (query, error) {
 	revs, err := archive.UnpackRevs(packed)
 	if err != nil {
 		return query{}, err
@@ -84,9 +86,9 @@ func versionQuery(sourceID string, packed []byte, indexes []int32, conds []dynam
 	if err != nil {
 		return query{}, err
 	}
-	return query{`SELECT ` + archive.ItemColumns + `, coalesce(($4::int[])[u.pos], u.pos)
+	return query{`SELECT ` + shape.Columns + `, coalesce(($4::int[])[u.pos], u.pos)
 		FROM unnest($3::int8[]) WITH ORDINALITY AS u(rev, pos)
-		JOIN item_revisions r ON r.rev_id = u.rev ` + archive.ItemJoins + `
+		JOIN item_revisions r ON r.rev_id = u.rev ` + shape.Joins + `
 		WHERE r.source_id = $1 AND ` + where + `
 		ORDER BY u.pos LIMIT $2`, args}, nil
 }
@@ -99,14 +101,14 @@ func limitArg(limit int) any {
 	return limit
 }
 
-// eachItem runs an item query, handing fn each item as its row is read.
-func (s *Store) eachItem(ctx context.Context, q query, fn func(*dynamo.ArchivedItem) error) error {
+// eachItem runs an item query, handing fn each item as scan reads its row.
+func (s *Store) eachItem(ctx context.Context, q query, scan func(archive.Scanner) (dynamo.ArchivedItem, error), fn func(*dynamo.ArchivedItem) error) error {
 	rows, err := s.pool.Query(ctx, q.sql, q.args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	return archive.Each(rows, archive.ScanItem, func(it dynamo.ArchivedItem) error { return fn(&it) })
+	return archive.Each(rows, scan, func(it dynamo.ArchivedItem) error { return fn(&it) })
 }
 
 // Items answers archive and version queries (EachItem), collected.
@@ -134,7 +136,7 @@ func (s *Store) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*dynam
 		sq, err = s.versionItemsQuery(ctx, q, last)
 	}
 	if err == nil {
-		err = s.eachItem(ctx, sq, fn)
+		err = s.eachItem(ctx, sq, archive.ItemShapeOf(q).Scan, fn)
 	}
 	if err != nil {
 		return fmt.Errorf("items of %s: %w", q.SourceID, err)
@@ -156,11 +158,13 @@ func (s *Store) versionItemsQuery(ctx context.Context, q dynamo.ItemQuery, last 
 	if err != nil {
 		return query{}, fmt.Errorf("version %d: %w", q.Version, notFound(err))
 	}
-	return versionQuery(q.SourceID, revs, indexes, q.Conditions, q.Max)
+	return versionQuery(archive.ItemShapeOf(q), q.SourceID, revs, indexes, q.Conditions, q.Max)
 }
 
-// archiveQuery compiles a query on the whole archive of a collection.
+// archiveQuery compiles a query on the whole archive of a collection, of
+// the columns its shape (archive.ItemShapeOf) reads.
 func archiveQuery(q dynamo.ItemQuery) (query, error) {
+	shape := archive.ItemShapeOf(q)
 	where, args, err := conditionSQL(q.Conditions, []any{q.SourceID, limitArg(q.Max)})
 	if err != nil {
 		return query{}, err
@@ -168,10 +172,10 @@ func archiveQuery(q dynamo.ItemQuery) (query, error) {
 	where, args = archive.SeenBetween(where, args, q.Since, q.Until, stampArg, archive.NumberedParam)
 	// The joins come after the limit, so that they cost per item answered
 	// rather than per item matched.
-	return query{`SELECT ` + archive.ItemColumns + `, r.first_index FROM (
+	return query{`SELECT ` + shape.Columns + `, r.first_index FROM (
 			SELECT * FROM item_revisions r WHERE r.source_id = $1 AND r.latest
 				AND r.rev_id <= (SELECT published_rev FROM sources WHERE id = $1) AND ` + where + `
-			ORDER BY ` + archiveOrder(q.Conditions, false) + ` LIMIT $2) AS r ` + archive.ItemJoins + `
+			ORDER BY ` + archiveOrder(q.Conditions, false) + ` LIMIT $2) AS r ` + shape.Joins + `
 		ORDER BY r.first_seen DESC, r.first_pos`, args}, nil
 }
 
@@ -193,7 +197,7 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 				AND r.rev_id <= (SELECT published_rev FROM sources p WHERE p.id = r.source_id) AND ` + where + `
 			ORDER BY ` + archiveOrder(q.Conditions, true) + ` LIMIT $2) AS r ` + archive.ItemJoins + `
 		ORDER BY r.first_seen DESC, r.source_id, r.first_pos`, args}
-	items, err := archive.CollectItems(q.Max, func(fn func(*dynamo.ArchivedItem) error) error { return s.eachItem(ctx, sq, fn) })
+	items, err := archive.CollectItems(q.Max, func(fn func(*dynamo.ArchivedItem) error) error { return s.eachItem(ctx, sq, archive.ScanItem, fn) })
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}

@@ -101,7 +101,7 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 			return err
 		}
 		doc = v.doc
-		err = eachVersionItem(ctx, tx, v, nil, 0, func(it *dynamo.ArchivedItem) error {
+		err = eachVersionItem(ctx, tx, v, dynamo.ItemQuery{}, func(it *dynamo.ArchivedItem) error {
 			doc.Items = append(doc.Items, it.Item)
 			return nil
 		})
@@ -130,19 +130,20 @@ func limitArg(limit int) int {
 // the version's list and look each revision up by its id (left to itself,
 // the planner may scan every revision of the source for each list entry),
 // and the joins come after the limit, so that they cost per item answered.
-func eachVersionItem(ctx context.Context, tx *sql.Tx, v *storedVersion, conds []dynamo.Condition, limit int, fn func(*dynamo.ArchivedItem) error) error {
-	where, cargs, err := conditionSQL(conds)
+func eachVersionItem(ctx context.Context, tx *sql.Tx, v *storedVersion, q dynamo.ItemQuery, fn func(*dynamo.ArchivedItem) error) error {
+	where, cargs, err := conditionSQL(q.Conditions)
 	if err != nil {
 		return err
 	}
 	args := append([]any{jsonArg(v.revs), v.SourceID}, cargs...)
-	args = append(args, limitArg(limit))
-	rows, err := tx.QueryContext(ctx, `SELECT `+archive.ItemColumns+`, r.pos FROM (
+	args = append(args, limitArg(q.Max))
+	shape := archive.ItemShapeOf(q)
+	rows, err := tx.QueryContext(ctx, `SELECT `+shape.Columns+`, r.pos FROM (
 			SELECT p.key AS pos, r.* FROM json_each(?) AS p CROSS JOIN item_revisions r ON r.rev_id = p.value
 			WHERE r.source_id = ? AND `+where+`
-			ORDER BY p.key LIMIT ?) AS r `+archive.ItemJoins+`
+			ORDER BY p.key LIMIT ?) AS r `+shape.Joins+`
 		ORDER BY r.pos`, args...)
-	return each(rows, err, archive.ScanItem, func(it dynamo.ArchivedItem) error {
+	return each(rows, err, shape.Scan, func(it dynamo.ArchivedItem) error {
 		pos := it.Item.Index // the position, until replaced by the index attribute
 		if v.indexes != nil && pos < len(v.indexes) {
 			it.Item.Index = v.indexes[pos]
@@ -172,7 +173,7 @@ func (s *Store) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*dynam
 			if err != nil {
 				return err
 			}
-			return eachVersionItem(ctx, tx, v, q.Conditions, q.Max, fn)
+			return eachVersionItem(ctx, tx, v, q, fn)
 		}
 		if _, err := s.lastSeq(ctx, tx, q.SourceID); err != nil {
 			return err
@@ -196,19 +197,21 @@ func eachArchiveItem(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery, fn fun
 	where, cargs = archive.SeenBetween(where, cargs, q.Since, q.Until, dbTimeArg, anonParam)
 	args := append([]any{q.SourceID}, cargs...)
 	args = append(args, limitArg(q.Max))
-	rows, err := tx.QueryContext(ctx, archiveItemsSQL(where), args...)
-	return each(rows, err, archive.ScanItem, func(it dynamo.ArchivedItem) error { return fn(&it) })
+	shape := archive.ItemShapeOf(q)
+	rows, err := tx.QueryContext(ctx, archiveItemsSQL(shape, where), args...)
+	return each(rows, err, shape.Scan, func(it dynamo.ArchivedItem) error { return fn(&it) })
 }
 
-// archiveItemsSQL is eachArchiveItem's query, with where the conditions on r;
-// its arguments are the source id, the conditions' and the limit. Only
-// revisions up to the source's published_rev are read. One
-// join, not the limit in a subquery joined afterwards: SQLite then walks
-// item_revisions_archive in the answer's order, joining each row as it
-// goes, and stops at the limit, where the subquery's rows were copied out,
-// joined and sorted again (TestArchiveQueryUsesIndex).
-func archiveItemsSQL(where string) string {
-	return `SELECT ` + archive.ItemColumns + `, r.first_index FROM item_revisions r ` + archive.ItemJoins + `
+// archiveItemsSQL is eachArchiveItem's query of the columns of shape, with
+// where the conditions on r; its arguments are the source id, the
+// conditions' and the limit. Only revisions up to the source's
+// published_rev are read. One join, not the limit in a subquery joined
+// afterwards: SQLite then walks item_revisions_archive in the answer's
+// order, joining each row as it goes, and stops at the limit, where the
+// subquery's rows were copied out, joined and sorted again
+// (TestArchiveQueryUsesIndex).
+func archiveItemsSQL(shape archive.ItemShape, where string) string {
+	return `SELECT ` + shape.Columns + `, r.first_index FROM item_revisions r ` + shape.Joins + `
 		WHERE r.source_id = ?1 AND r.latest
 			AND r.rev_id <= (SELECT published_rev FROM sources WHERE id = ?1) AND ` + where + `
 		ORDER BY r.first_seen DESC, r.first_pos, r.rev_id LIMIT ?`

@@ -277,6 +277,7 @@ func testEachItem(t *testing.T, s dynamo.Store) {
 		if len(want) == 0 || !reflect.DeepEqual(walked, want) {
 			t.Errorf("EachItem(%+v) walked %v, Items answered %v (want the same, not none)", q, itemIDs(walked), itemIDs(want))
 		}
+		checkItemsOnly(t, s, q)
 	}
 	stop := errors.New("enough")
 	calls := 0
@@ -504,6 +505,7 @@ func testAggregate(t *testing.T, s dynamo.Store) {
 		t.Fatalf("archive of b = %+v", bItems)
 	}
 	checkDuplicate(t, "archive of b", bItems[0], dup)
+	checkItemsOnly(t, s, dynamo.ItemQuery{SourceID: "b"})
 	if sum := mustSource(t, s, "b").Summary; sum.Duplicates != 1 {
 		t.Errorf("summary of b counts %d duplicates, want 1", sum.Duplicates)
 	}
@@ -528,6 +530,21 @@ func testAggregate(t *testing.T, s dynamo.Store) {
 	}
 	if len(got) != 1 || got[0].Item.ID != d1.ID {
 		t.Errorf("Aggregate after purging the primary = %+v, want d's copy", got)
+	}
+}
+
+// checkItemsOnly checks that q asked for items only (ItemsOnly) answers
+// its items as q does, without their last seen time and duplicate record.
+func checkItemsOnly(t *testing.T, s dynamo.Store, q dynamo.ItemQuery) {
+	t.Helper()
+	want := mustItems(t, s, q)
+	for i := range want {
+		a := &want[i]
+		a.LastSeen, a.DuplicateOf, a.DuplicateRule, a.DuplicateScore, a.DuplicateMatched = time.Time{}, nil, "", 0, nil
+	}
+	q.ItemsOnly = true
+	if got := mustItems(t, s, q); len(got) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("Items(%+v) = %+v, want %+v", q, got, want)
 	}
 }
 
