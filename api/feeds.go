@@ -400,6 +400,9 @@ func (s *Server) archive(ctx context.Context, fr *feedRequest, src *dynamo.Sourc
 	}
 	b := s.sourceBuilt(fr, src, latest)
 	q := dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.Limit(), Since: fr.q.Since, Until: fr.q.Until, ItemsOnly: true}
+	// Room for the items answered, made once (as archive.CollectItems
+	// does) rather than grown by doubling as holdItems appends them.
+	b.doc.Items = make([]dynamo.Item, 0, min(q.Max, src.Summary.Items, 1000))
 	b.items = func(ctx context.Context) transform.Items {
 		return func(yield func(*dynamo.Item) error) error {
 			n := 0

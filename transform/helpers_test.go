@@ -143,3 +143,24 @@ func TestEscapeIRIKeepsUnicode(t *testing.T) {
 		t.Errorf("escapeURI changed a valid URI: %q", got)
 	}
 }
+
+// FuzzPlainHTTPURL: a URL absoluteURL returns without parsing
+// (isPlainHTTPURL) is what parsing and resolving it gives, with or without
+// a base.
+func FuzzPlainHTTPURL(f *testing.F) {
+	for _, s := range []string{"https://example.com/a/b.html?x=1&y=2", "http://127.0.0.1:8080/story/1", "http://a", "https://a:/",
+		"http://a/./b/../c", "http://a//b", "http://a?b", "http://a/b;c=d@e:f", "http://A.B-c/~x_y", "http://a:0", "http:///x", "http://a:b"} {
+		f.Add(s)
+	}
+	base, _ := url.Parse("https://example.com/news/index.html")
+	f.Fuzz(func(t *testing.T, s string) {
+		if !isPlainHTTPURL(s) {
+			return
+		}
+		for _, b := range []*url.URL{nil, base} {
+			if got := resolveURL(s, b); got != s {
+				t.Errorf("resolveURL(%q, %v) = %q, but isPlainHTTPURL says it is kept", s, b, got)
+			}
+		}
+	})
+}

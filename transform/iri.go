@@ -18,6 +18,53 @@ import (
 // against base (nil: it is dropped); and schemes that run code in a reader
 // (javascript:, vbscript:, data:) are dropped.
 func absoluteURL(raw string, base *url.URL) string {
+	if isPlainHTTPURL(raw) {
+		return raw // what resolveURL makes of it (FuzzPlainHTTPURL)
+	}
+	return resolveURL(raw, base)
+}
+
+// isPlainHTTPURL reports whether s is an http or https URL that
+// resolveURL returns as it is, without parsing it: a lower-case scheme, an
+// ASCII host name with an optional port, and a path and query of
+// unreserved characters, '/' and a few delimiters (no '%', no fragment).
+// Most stored links are, and an answer resolves one or more per item.
+func isPlainHTTPURL(s string) bool {
+	rest, ok := strings.CutPrefix(s, "http://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "https://"); !ok {
+			return false
+		}
+	}
+	end := strings.IndexAny(rest, "/?")
+	if end < 0 {
+		end = len(rest)
+	}
+	host, port, hasPort := strings.Cut(rest[:end], ":")
+	if host == "" || hasPort && port == "" {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return false
+		}
+	}
+	for i := end; i < len(rest); i++ {
+		c := rest[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') && strings.IndexByte("-._~/?=&+,;:@", c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveURL is absoluteURL for any raw, parsing it.
+func resolveURL(raw string, base *url.URL) string {
 	s := strings.TrimSpace(cleanText(raw))
 	if s == "" {
 		return ""
@@ -121,18 +168,24 @@ func asciiOnly(s string) bool {
 
 // idNamespace is the name-based UUID namespace of Dynamo's feed and entry
 // ids: the version 5 UUID of Dynamo's namespace URL in the URL namespace.
-var idNamespace = uuidV5(uuidNamespaceURL, []byte(dynamo.NamespaceDynamo))
+var idNamespace = uuidV5(uuidNamespaceURL, dynamo.NamespaceDynamo)
 
 // uuidNamespaceURL is RFC 9562's namespace for names that are URLs.
 var uuidNamespaceURL = [16]byte{0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
 
-// uuidV5 returns the name-based (SHA-1) UUID of name in namespace ns.
-func uuidV5(ns [16]byte, name []byte) [16]byte {
-	h := sha1.New()
-	h.Write(ns[:])
-	h.Write(name)
+// uuidV5 returns the name-based (SHA-1) UUID in namespace ns of the name
+// made of the parts of name, joined.
+func uuidV5(ns [16]byte, name ...string) [16]byte {
+	// Hashed from one buffer on the stack (when the name fits), not
+	// through a new hash.Hash: an id is made for every entry rendered.
+	var buf [256]byte
+	b := append(buf[:0], ns[:]...)
+	for _, part := range name {
+		b = append(b, part...)
+	}
+	sum := sha1.Sum(b)
 	var u [16]byte
-	copy(u[:], h.Sum(nil))
+	copy(u[:], sum[:])
 	u[6] = u[6]&0x0f | 0x50 // version 5
 	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
 	return u
@@ -162,7 +215,7 @@ func feedID(r *dynamo.Resource) string {
 	if r.RSSID == "" {
 		name = "url\x00" + r.URL
 	}
-	return uuidURN(uuidV5(idNamespace, []byte(name)))
+	return uuidURN(uuidV5(idNamespace, name))
 }
 
 // entryID returns the stable id of an item: a name-based UUID of its
@@ -175,5 +228,5 @@ func entryID(rssID string, it *dynamo.Item) string {
 		link := strings.TrimSpace(it.Link)
 		id = dynamo.ItemID(link, link != "", it.Title, it.Description)
 	}
-	return uuidURN(uuidV5(idNamespace, []byte("item\x00"+rssID+"\x00"+id)))
+	return uuidURN(uuidV5(idNamespace, "item\x00", rssID, "\x00", id))
 }
