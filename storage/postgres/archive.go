@@ -125,18 +125,30 @@ func (s *Store) Items(ctx context.Context, q dynamo.ItemQuery) ([]dynamo.Archive
 // streamed answer's client reads), which the server's write timeout
 // bounds.
 func (s *Store) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*dynamo.ArchivedItem) error) error {
-	last, err := s.lastSeq(ctx, q.SourceID)
-	if err != nil {
-		return err
-	}
-	var sq query
+	var err error
 	if q.Version == 0 {
-		sq, err = archiveQuery(q)
+		// One round trip: only an answer without items asks whether the
+		// collection exists.
+		found := false
+		var sq query
+		if sq, err = archiveQuery(q); err == nil {
+			err = s.eachItem(ctx, sq, archive.ItemShapeOf(q).Scan, func(it *dynamo.ArchivedItem) error {
+				found = true
+				return fn(it)
+			})
+		}
+		if err == nil && !found {
+			_, err = s.lastSeq(ctx, q.SourceID)
+		}
 	} else {
-		sq, err = s.versionItemsQuery(ctx, q, last)
-	}
-	if err == nil {
-		err = s.eachItem(ctx, sq, archive.ItemShapeOf(q).Scan, fn)
+		var last int
+		var sq query
+		if last, err = s.lastSeq(ctx, q.SourceID); err == nil {
+			sq, err = s.versionItemsQuery(ctx, q, last)
+		}
+		if err == nil {
+			err = s.eachItem(ctx, sq, archive.ItemShapeOf(q).Scan, fn)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("items of %s: %w", q.SourceID, err)

@@ -163,23 +163,32 @@ func (s *Store) Items(ctx context.Context, q dynamo.ItemQuery) ([]dynamo.Archive
 // evaluated in the database, handing each item to fn as its row is read.
 // In the archive (no Version) each item comes with its latest content and
 // the index attribute it had in the version that first held it. The read
-// transaction stays open while fn runs (a streamed answer's client reads):
-// the WAL cannot be checkpointed past it meanwhile, which the server's
-// write timeout bounds.
+// (a transaction, or the archive's one statement) stays open while fn runs
+// (a streamed answer's client reads): the WAL cannot be checkpointed past
+// it meanwhile, which the server's write timeout bounds.
 func (s *Store) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*dynamo.ArchivedItem) error) error {
-	err := s.readTx(ctx, func(tx *sql.Tx) error {
-		if q.Version != 0 {
+	var err error
+	if q.Version != 0 {
+		err = s.readTx(ctx, func(tx *sql.Tx) error {
 			v, err := s.version(ctx, tx, q.SourceID, q.Version)
 			if err != nil {
 				return err
 			}
 			return eachVersionItem(ctx, tx, v, q, fn)
+		})
+	} else {
+		// One statement, its own snapshot, without a transaction's BEGIN
+		// and ROLLBACK; only an answer without items asks whether the
+		// collection exists.
+		found := false
+		err = eachArchiveItem(ctx, s.r, q, func(it *dynamo.ArchivedItem) error {
+			found = true
+			return fn(it)
+		})
+		if err == nil && !found {
+			_, err = s.lastSeq(ctx, s.r, q.SourceID)
 		}
-		if _, err := s.lastSeq(ctx, tx, q.SourceID); err != nil {
-			return err
-		}
-		return eachArchiveItem(ctx, tx, q, fn)
-	})
+	}
 	if err != nil {
 		return fmt.Errorf("items of %s: %w", q.SourceID, err)
 	}
@@ -189,7 +198,7 @@ func (s *Store) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*dynam
 // eachArchiveItem queries the whole archive of a collection: the latest
 // revision of each item, newest first by first seen and then page order,
 // each handed to fn as it is read.
-func eachArchiveItem(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery, fn func(*dynamo.ArchivedItem) error) error {
+func eachArchiveItem(ctx context.Context, db querier, q dynamo.ItemQuery, fn func(*dynamo.ArchivedItem) error) error {
 	where, cargs, err := conditionSQL(q.Conditions)
 	if err != nil {
 		return err
@@ -198,7 +207,7 @@ func eachArchiveItem(ctx context.Context, tx *sql.Tx, q dynamo.ItemQuery, fn fun
 	args := append([]any{q.SourceID}, cargs...)
 	args = append(args, limitArg(q.Max))
 	shape := archive.ItemShapeOf(q)
-	rows, err := tx.QueryContext(ctx, archiveItemsSQL(shape, where), args...)
+	rows, err := db.QueryContext(ctx, archiveItemsSQL(shape, where), args...)
 	return each(rows, err, shape.Scan, func(it dynamo.ArchivedItem) error { return fn(&it) })
 }
 
