@@ -27,10 +27,8 @@ import (
 // API add. It reports the latency percentiles of the answers as the
 // clients saw them and the requests per second.
 func BenchmarkArchiveHTTP(b *testing.B) {
-	s := open(b)
-	addSource(b, s, "big")
+	s, vocab := openArchive(b)
 	total := benchItems()
-	vocab := fillArchiveBulk(b, s, "big", total)
 	srv, err := api.New(api.Config{Store: s, CacheBytes: -1})
 	if err != nil {
 		b.Fatal(err)
