@@ -90,3 +90,26 @@ func archiveOrder(conds []dynamo.Condition, sourceOrder bool) string {
 	}
 	return firstSeen + " DESC, r.first_pos"
 }
+
+// windowItems is how many of the newest items a windowed archive query
+// asks first, per item it answers: a condition that one item in a thousand
+// matches fills the window on average.
+const windowItems = 1000
+
+// windowed reports whether an archive query of conditions conds, limited
+// to max items, asks the newest items first (archiveQuery). That pays when
+// the conditions match many items, of which the query would otherwise read
+// every one only to keep the newest max: a single condition, or conditions
+// joined by or. Conditions joined by and match few items, which the trigram
+// indexes find together more cheaply than twice, window and rest.
+func windowed(conds []dynamo.Condition, max int) bool {
+	if max <= 0 || !indexable(conds) {
+		return false
+	}
+	for _, c := range conds[1:] {
+		if !c.Or {
+			return false
+		}
+	}
+	return true
+}

@@ -27,13 +27,20 @@ func words(rng *rand.Rand, n int) []string {
 	return out
 }
 
+// vocabSize is the number of words of the generated archives' vocabulary.
+const vocabSize = 5000
+
+// archiveVocab returns the vocabulary that fillArchive uses, which its
+// random source (seeded the same every time) draws first.
+func archiveVocab() []string { return words(rand.New(rand.NewPCG(7, 7)), vocabSize) }
+
 // fillArchive stores versions of perVersion new items each until the
 // source holds total items, with titles of random words, and returns the
 // store's vocabulary.
 func fillArchive(t testing.TB, s *Store, id string, total, perVersion int) []string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(7, 7))
-	vocab := words(rng, 5000)
+	vocab := words(rng, vocabSize)
 	sentence := func(n int) string {
 		ws := make([]string, n)
 		for i := range ws {
@@ -92,10 +99,51 @@ func TestConditionsUseTrigramIndex(t *testing.T) {
 		{Field: dynamo.FieldTitle, Value: vocab[17]},
 		{Field: dynamo.FieldDescription, Value: strings.ToUpper(vocab[42])},
 	} {
-		plan := explain(t, s, dynamo.ItemQuery{SourceID: "big", Conditions: []dynamo.Condition{c}})
-		index := map[dynamo.Field]string{dynamo.FieldTitle: "item_revisions_title_trgm", dynamo.FieldDescription: "item_revisions_text_trgm"}[c.Field]
-		if !strings.Contains(plan, index) {
-			t.Errorf("condition %s~%q does not use %s:\n%s", c.Field, c.Value, index, plan)
+		for _, max := range []int{0, dynamo.DefaultItems} {
+			plan := explain(t, s, dynamo.ItemQuery{SourceID: "big", Conditions: []dynamo.Condition{c}, Max: max})
+			index := map[dynamo.Field]string{dynamo.FieldTitle: "item_revisions_title_trgm", dynamo.FieldDescription: "item_revisions_text_trgm"}[c.Field]
+			if !strings.Contains(plan, index) || strings.Contains(plan, "item_revisions_pkey") {
+				t.Errorf("condition %s~%q, max %d, does not use %s alone:\n%s", c.Field, c.Value, max, index, plan)
+			}
+		}
+	}
+}
+
+// A windowed archive query (the newest items first, then the older ones
+// if the window holds too few matches) answers what the whole archive's
+// matches, cut to the limit, hold: for words that fill the window and
+// words that do not, alone and joined by or.
+func TestWindowedArchiveAgrees(t *testing.T) {
+	s := open(t)
+	addSource(t, s, "big")
+	vocab := fillArchive(t, s, "big", 2_000, 50)
+	ctx := context.Background()
+	for i := range 30 {
+		conds := []dynamo.Condition{{Field: dynamo.FieldTitle, Value: vocab[i]}}
+		if i%3 == 0 {
+			conds = append(conds, dynamo.Condition{Or: true, Field: dynamo.FieldDescription, Value: vocab[i+100]})
+		}
+		all, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "big", Conditions: conds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, max := range []int{1, 2, 3} {
+			if !windowed(conds, max) {
+				t.Fatalf("%v, max %d: not windowed", conds, max)
+			}
+			got, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "big", Conditions: conds, Max: max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := all[:min(max, len(all))]
+			if len(got) != len(want) {
+				t.Fatalf("%v, max %d: %d items, want %d", conds, max, len(got), len(want))
+			}
+			for k := range got {
+				if got[k].Item.ID != want[k].Item.ID {
+					t.Errorf("%v, max %d: item %d is %s, want %s", conds, max, k, got[k].Item.ID, want[k].Item.ID)
+				}
+			}
 		}
 	}
 }
