@@ -279,8 +279,12 @@ const (
 // (docs/DEDUP.md, step 16), and had a floor of 0.988 until it became
 // searched data (step 18); it is held to the aim now. Held-out part 7,
 // read once with the rules of step 18, took 5 of its 179 different
-// stories for one story: precision 91/96 (docs/DEDUP.md, step 19).
-var precisionFloor = map[string]float64{"holdout7": 0.947}
+// stories for one story: precision 91/96 (docs/DEDUP.md, step 19). As
+// searched data (step 21) it still takes one, an edition of a weekly
+// bathing-water rating with the same verdict, days and words as the week
+// before, which no rule of a bag of words tells from a light edit:
+// precision 91/92, and the floor is what it reads in-sample.
+var precisionFloor = map[string]float64{"holdout7": 0.989}
 
 // editRecallFloor is, likewise, the light-edit recall of a part read below
 // aimEditRecall. Held-out part 5, read once with the rules of step 12,
