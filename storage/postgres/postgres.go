@@ -38,7 +38,8 @@ type Store struct {
 	// batches stores, and the size of a version beyond which it is.
 	batch int
 	// wrote, when set (by tests), is told how long each transaction of
-	// inTx lasted, from its start to its commit or rollback.
+	// inTx or of a poll's Write lasted, from its start to its commit or
+	// rollback.
 	wrote func(time.Duration)
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
@@ -32,24 +33,91 @@ func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide fu
 // pollWriter is PostgreSQL's archive.PollWriter.
 type pollWriter struct{ s *Store }
 
-// Write implements archive.PollWriter: the source's row is locked first.
+// Write implements archive.PollWriter in as few exchanges with the server
+// as the poll's reads allow: the first begins the transaction and locks
+// and reads the source's row; the writes that return nothing wait in the
+// transaction's queue and go with the statement whose answer is needed
+// next, the last of them with the COMMIT (pipeline). An error rolls the
+// transaction back.
 func (w pollWriter) Write(ctx context.Context, rec dynamo.PollRecord, fn func(archive.PollTx, archive.LeasedSource) error) error {
-	return w.s.inTx(ctx, func(tx pgx.Tx) error {
-		var (
-			src     archive.LeasedSource
-			owner   string
-			removed bool
-		)
-		err := tx.QueryRow(ctx, "SELECT lease_owner, removed, last_seq, last_hash, staging FROM sources WHERE id = $1 FOR UPDATE",
-			rec.SourceID).Scan(&owner, &removed, &src.LastSeq, &src.LastHash, &src.Staging)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
+	conn, err := w.s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	// The pool closes a connection released inside a transaction, so
+	// one whose ROLLBACK failed is never reused.
+	defer conn.Release()
+	if w.s.wrote != nil {
+		start := time.Now()
+		defer func() { w.s.wrote(time.Since(start)) }()
+	}
+	p := pollTx{pipeline: &pipeline{tx: conn}, rec: rec}
+	var (
+		src     archive.LeasedSource
+		owner   string
+		removed bool
+		found   bool
+	)
+	p.queue("BEGIN")
+	p.queued.Queue("SELECT lease_owner, removed, last_seq, last_hash, staging FROM sources WHERE id = $1 FOR UPDATE",
+		rec.SourceID).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&owner, &removed, &src.LastSeq, &src.LastHash, &src.Staging)
+		found = err == nil
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
 		}
-		if err := archive.CheckLease(rec, err == nil, owner, removed); err != nil {
-			return err
-		}
-		return fn(pollTx{tx: tx, rec: rec}, src)
+		return err
 	})
+	if err = p.send(ctx); err != nil {
+		err = fmt.Errorf("begin: %w", err)
+	}
+	if err == nil {
+		err = archive.CheckLease(rec, found, owner, removed)
+	}
+	if err == nil {
+		err = fn(p, src)
+	}
+	if err == nil {
+		p.queue("COMMIT")
+		if err = p.send(ctx); err != nil {
+			err = fmt.Errorf("commit: %w", err)
+		}
+	}
+	if err != nil && conn.Conn().PgConn().TxStatus() != 'I' {
+		conn.Exec(context.Background(), "ROLLBACK")
+	}
+	return err
+}
+
+// pipeline is a connection whose writes that return nothing are queued
+// and sent together, in one exchange, with the next statement whose
+// answer is needed (send), instead of one exchange each. A queued write's
+// error is its batch's.
+type pipeline struct {
+	tx     txConn
+	queued pgx.Batch
+}
+
+// txConn runs the statements of a transaction: a pgx.Tx, or a pooled
+// connection on which Write began one.
+type txConn interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// queue adds a write to the next exchange.
+func (p *pipeline) queue(sql string, args ...any) { p.queued.Queue(sql, args...) }
+
+// send sends the queued statements, if any, and waits for their answers.
+func (p *pipeline) send(ctx context.Context) error {
+	if p.queued.Len() == 0 {
+		return nil
+	}
+	b := p.queued
+	p.queued = pgx.Batch{}
+	return p.tx.SendBatch(ctx, &b).Close()
 }
 
 // Batches implements archive.PollWriter.
@@ -72,7 +140,7 @@ type batches struct {
 // Read implements archive.Batches.
 func (b *batches) Read(ctx context.Context, fn func(archive.VersionTx) error) error {
 	return pgx.BeginTxFunc(ctx, b.s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		return fn(&versionTx{tx: tx, source: b.source, seq: b.seq, at: b.at})
+		return fn(&versionTx{pipeline: &pipeline{tx: tx}, source: b.source, seq: b.seq, at: b.at})
 	})
 }
 
@@ -87,19 +155,26 @@ func (b *batches) Batch(ctx context.Context, fn func(archive.VersionTx) error) e
 		if err := archive.StagedBatch(err == nil, staging, b.attempt); err != nil {
 			return err
 		}
-		return fn(&versionTx{tx: tx, source: b.source, seq: b.seq, at: b.at})
+		v := &versionTx{pipeline: &pipeline{tx: tx}, source: b.source, seq: b.seq, at: b.at}
+		if err := fn(v); err != nil {
+			return err
+		}
+		if err := v.send(ctx); err != nil {
+			return fmt.Errorf("write batch: %w", err)
+		}
+		return nil
 	})
 }
 
-// pollTx is PostgreSQL's archive.PollTx: the poll rec's transaction tx.
+// pollTx is PostgreSQL's archive.PollTx: the poll rec's transaction.
 type pollTx struct {
-	tx  pgx.Tx
+	*pipeline
 	rec dynamo.PollRecord
 }
 
-// Version implements archive.PollTx.
+// Version implements archive.PollTx: its writes join the poll's queue.
 func (p pollTx) Version(seq int, at time.Time) archive.VersionTx {
-	return &versionTx{tx: p.tx, source: p.rec.SourceID, seq: seq, at: at}
+	return &versionTx{pipeline: p.pipeline, source: p.rec.SourceID, seq: seq, at: at}
 }
 
 // DropStaged implements archive.PollTx.
@@ -119,20 +194,26 @@ func (p pollTx) DropStaged(ctx context.Context, staging int64) error {
 	return nil
 }
 
-// Stage implements archive.PollTx.
-func (p pollTx) Stage(ctx context.Context, attempt int64) error {
-	_, err := p.tx.Exec(ctx, "UPDATE sources SET staging = $2 WHERE id = $1", p.rec.SourceID, attempt)
-	return err
+// Stage implements archive.PollTx, queued.
+func (p pollTx) Stage(_ context.Context, attempt int64) error {
+	p.queue("UPDATE sources SET staging = $2 WHERE id = $1", p.rec.SourceID, attempt)
+	return nil
 }
 
-// Finish implements archive.PollTx.
+// Finish implements archive.PollTx, queued (Write sends it with the
+// COMMIT).
 func (p pollTx) Finish(ctx context.Context, at time.Time, result *dynamo.PollResult, decide func(dynamo.PollResult) dynamo.PollUpdate) error {
 	if p.rec.Stories && len(result.NewItems) > 0 {
+		// The new items must be stored before they are numbered.
+		if err := p.send(ctx); err != nil {
+			return fmt.Errorf("store version: %w", err)
+		}
 		if err := numberStories(ctx, p.tx, p.rec, result); err != nil {
 			return err
 		}
 	}
-	return writeUpdate(ctx, p.tx, p.rec, at, *result, decide(*result))
+	queueUpdate(p.pipeline, p.rec, at, *result, decide(*result))
+	return nil
 }
 
 // storiesLock is the pg_advisory_xact_lock key that serializes, across
@@ -144,7 +225,7 @@ const storiesLock = 0x64796e616d6f73 // "dynamos"
 // every item numbered before (the lock makes numbers follow commits), and
 // reads the items other polls numbered after rec.StoriesAfter, first seen
 // since rec.StoriesSince.
-func numberStories(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, result *dynamo.PollResult) error {
+func numberStories(ctx context.Context, tx txConn, rec dynamo.PollRecord, result *dynamo.PollResult) error {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(storiesLock)); err != nil {
 		return fmt.Errorf("stories lock: %w", err)
 	}
@@ -204,10 +285,11 @@ func stateArgs(rec dynamo.PollRecord, at time.Time, result dynamo.PollResult, up
 // recordUnchanged records a poll that read nothing new in one statement,
 // so one round trip: the lease check (the UPDATE finds the row only while
 // rec.Owner holds it), the state, the lease's release, the log entry and
-// its trimming. It writes only soft state, so its commit does not wait
-// for the WAL flush (docs/STORAGE.md, "What a crash can lose").
+// its trimming (at times: archive.TrimPollLog). It writes only soft
+// state, so its commit does not wait for the WAL flush (docs/STORAGE.md,
+// "What a crash can lose").
 func (s *Store) recordUnchanged(ctx context.Context, rec dynamo.PollRecord, upd dynamo.PollUpdate) error {
-	args := append(stateArgs(rec, stamp(rec.At), dynamo.PollResult{}, upd), rec.Owner, archive.PollLogLimit-1)
+	args := append(stateArgs(rec, stamp(rec.At), dynamo.PollResult{}, upd), rec.Owner, archive.PollLogLimit-1, archive.TrimPollLog())
 	// The statement's parts see one snapshot: the trim does not see the
 	// new entry, so it keeps one old entry fewer.
 	var n int
@@ -218,7 +300,7 @@ func (s *Store) recordUnchanged(ctx context.Context, rec dynamo.PollRecord, upd 
 		l AS (INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
 			SELECT id, $15, $13, $16, $17, $18, $19, $20 FROM s),
 		d AS (DELETE FROM poll_log WHERE id IN (SELECT id FROM poll_log
-			WHERE source_id = $1 AND EXISTS (SELECT FROM s) ORDER BY at DESC, id DESC OFFSET $22))
+			WHERE $23 AND source_id = $1 AND EXISTS (SELECT FROM s) ORDER BY at DESC, id DESC OFFSET $22))
 		SELECT count(*), set_config('synchronous_commit', 'off', true) FROM s`, args...).Scan(&n, new(string))
 	switch {
 	case err != nil:
@@ -229,39 +311,37 @@ func (s *Store) recordUnchanged(ctx context.Context, rec dynamo.PollRecord, upd 
 	return nil
 }
 
-// writeUpdate writes what the poller decided and releases the lease, in one
-// round trip.
-func writeUpdate(ctx context.Context, tx pgx.Tx, rec dynamo.PollRecord, at time.Time, result dynamo.PollResult, upd dynamo.PollUpdate) error {
-	b := &pgx.Batch{}
+// queueUpdate queues what the poller decided: the source's state, the
+// lease's release, the log entry (and, at times, its trimming:
+// archive.TrimPollLog), duplicates and the change's notification.
+func queueUpdate(b *pipeline, rec dynamo.PollRecord, at time.Time, result dynamo.PollResult, upd dynamo.PollUpdate) {
 	if result.Version == nil && len(upd.Duplicates) == 0 {
 		// A poll that stored nothing new writes only soft state: the
 		// schedule, validators, counters and the log. Its commit need not
 		// wait for the disk; should the server crash before the WAL is
 		// flushed, the source is merely polled again. Versions and
 		// duplicates keep the durable commit.
-		b.Queue("SET LOCAL synchronous_commit = off")
+		b.queue("SET LOCAL synchronous_commit = off")
 	}
 	args := stateArgs(rec, at, result, upd)
-	b.Queue(`UPDATE sources SET `+setState+` WHERE id = $1`, args[:14]...)
-	b.Queue(`INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
+	b.queue(`UPDATE sources SET `+setState+` WHERE id = $1`, args[:14]...)
+	b.queue(`INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, append([]any{args[0], args[14], args[12]}, args[15:]...)...)
-	b.Queue(`DELETE FROM poll_log WHERE id IN (SELECT id FROM poll_log WHERE source_id = $1
-		ORDER BY at DESC, id DESC OFFSET $2)`, rec.SourceID, archive.PollLogLimit)
+	if archive.TrimPollLog() {
+		b.queue(`DELETE FROM poll_log WHERE id IN (SELECT id FROM poll_log WHERE source_id = $1
+			ORDER BY at DESC, id DESC OFFSET $2)`, rec.SourceID, archive.PollLogLimit)
+	}
 	if len(upd.Duplicates) > 0 {
 		queueDuplicates(b, upd.Duplicates)
 	}
 	if result.Version != nil || len(upd.Duplicates) > 0 {
-		b.Queue("SELECT pg_notify($1, $2)", ChangeChannel, rec.SourceID)
+		b.queue("SELECT pg_notify($1, $2)", ChangeChannel, rec.SourceID)
 	}
 	if result.Version != nil && len(result.NewItems) > 0 {
 		// Last, so that the counter's row is locked only for the rest of
 		// the batch and the commit.
-		b.Queue(numberAggregate, rec.SourceID)
+		b.queue(numberAggregate, rec.SourceID)
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("write poll state: %w", err)
-	}
-	return nil
 }
 
 // numberAggregate gives the items the poll publishes their aggregate
@@ -283,7 +363,7 @@ const numberAggregate = `WITH p AS (
 // queueDuplicates records duplicates whose items both exist; a primary
 // purged since the detector saw it is skipped, a matched copy purged since
 // is left out.
-func queueDuplicates(b *pgx.Batch, dups []dynamo.Duplicate) {
+func queueDuplicates(b *pipeline, dups []dynamo.Duplicate) {
 	n := len(dups)
 	src, item, psrc, pitem := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	msrc, mitem, rule := make([]string, n), make([]string, n), make([]string, n)
@@ -294,7 +374,7 @@ func queueDuplicates(b *pgx.Batch, dups []dynamo.Duplicate) {
 		msrc[i], mitem[i] = d.Matched.SourceID, d.Matched.ItemID
 		rule[i], score[i] = d.Rule, d.Score
 	}
-	b.Queue(`INSERT INTO duplicates (source_id, item_id, primary_source, primary_item, rule, score, matched_source, matched_item)
+	b.queue(`INSERT INTO duplicates (source_id, item_id, primary_source, primary_item, rule, score, matched_source, matched_item)
 		SELECT d.s, d.i, d.ps, d.pi, d.rule, d.score, m.source_id, m.item_id
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[])
 			AS d(s, i, ps, pi, rule, score, ms, mi)
@@ -308,9 +388,11 @@ func queueDuplicates(b *pgx.Batch, dups []dynamo.Duplicate) {
 }
 
 // versionTx is PostgreSQL's SQL for archive.WriteVersion: one source's
-// version being stored in tx.
+// version being stored in a transaction whose writes are queued
+// (StoreItems, StoreVersion) and sent by whoever made it, with its last
+// exchange.
 type versionTx struct {
-	tx     pgx.Tx
+	*pipeline
 	source string
 	seq    int
 	at     time.Time
@@ -472,9 +554,9 @@ func (w *versionTx) LastNumber(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// StoreItems implements archive.VersionTx, in one round trip.
-func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) error {
-	b := &pgx.Batch{}
+// StoreItems implements archive.VersionTx, queued.
+func (w *versionTx) StoreItems(_ context.Context, ch archive.ItemChanges) error {
+	b := w.pipeline
 	if n := len(ch.New); n > 0 {
 		keys, revs, nums := make([]string, n), make([]int64, n), make([]int64, n)
 		pos, indexes := make([]int32, n), make([]int32, n)
@@ -482,7 +564,7 @@ func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) erro
 			keys[i], revs[i], nums[i] = it.Key, it.Rev, it.Number
 			pos[i], indexes[i] = int32(it.Pos), int32(it.Index)
 		}
-		b.Queue(`INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev,
+		b.queue(`INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev,
 				first_rev, arch_seq)
 			SELECT $1, c.key, $2, $3, c.pos, c.idx, c.rev, c.rev, c.num
 			FROM unnest($4::text[], $5::int8[], $6::int[], $7::int[], $8::int8[]) AS c(key, rev, pos, idx, num)`,
@@ -495,29 +577,26 @@ func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) erro
 		}
 		// New revisions were inserted with their latest flag; stored items
 		// whose shown revision changed move it.
-		b.Queue(`UPDATE item_revisions r SET latest = (r.rev_id = c.rev)
+		b.queue(`UPDATE item_revisions r SET latest = (r.rev_id = c.rev)
 			FROM unnest($2::text[], $3::int8[]) AS c(key, rev)
 			WHERE r.source_id = $1 AND r.item_key = c.key AND r.latest <> (r.rev_id = c.rev)`,
 			w.source, keys, revs)
-		b.Queue(`UPDATE items i SET latest_rev = c.rev FROM unnest($2::text[], $3::int8[]) AS c(key, rev)
+		b.queue(`UPDATE items i SET latest_rev = c.rev FROM unnest($2::text[], $3::int8[]) AS c(key, rev)
 			WHERE i.source_id = $1 AND i.item_id = c.key`, w.source, keys, revs)
 	}
 	if len(ch.Back) > 0 {
-		b.Queue(`UPDATE items SET last_seen = NULL WHERE source_id = $1 AND item_id = ANY($2)`, w.source, ch.Back)
+		b.queue(`UPDATE items SET last_seen = NULL WHERE source_id = $1 AND item_id = ANY($2)`, w.source, ch.Back)
 	}
 	if len(ch.Gone) > 0 {
-		b.Queue(`UPDATE items SET last_seen = $3 WHERE source_id = $1 AND item_id = ANY($2)`, w.source, ch.Gone, ch.GoneAt)
-	}
-	if err := w.tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("store items: %w", err)
+		b.queue(`UPDATE items SET last_seen = $3 WHERE source_id = $1 AND item_id = ANY($2)`, w.source, ch.Gone, ch.GoneAt)
 	}
 	return nil
 }
 
-// StoreVersion implements archive.VersionTx: the version row, its channel
-// (stored once per source and content, in the same statement), and the
-// source's summary.
-func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) error {
+// StoreVersion implements archive.VersionTx, queued: the version row, its
+// channel (stored once per source and content, in the same statement),
+// and the source's summary.
+func (w *versionTx) StoreVersion(_ context.Context, nv archive.NewVersion) error {
 	v, doc := nv.Version, nv.Doc
 	channel, key, err := archive.Channel(doc.Channel)
 	if err != nil {
@@ -527,10 +606,9 @@ func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) err
 	for _, i := range nv.Indexes {
 		indexes = append(indexes, int32(i))
 	}
-	b := &pgx.Batch{}
 	// The source's lease keeps other writers of its channels out, so a
 	// channel that the INSERT finds stored is visible to the SELECT.
-	b.Queue(`WITH added AS (
+	w.queue(`WITH added AS (
 			INSERT INTO channels (source_id, chash, body) VALUES ($1, $15, $8)
 			ON CONFLICT (source_id, chash) DO NOTHING RETURNING channel_id),
 		ch AS (SELECT channel_id FROM added
@@ -540,11 +618,8 @@ func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) err
 		SELECT $1, $2, $3, $4, $5, $6, $7, (SELECT channel_id FROM ch LIMIT 1), $9, $10, $11, $12, $13, $14`,
 		w.source, w.seq, w.at, v.Hash, doc.URL, doc.RSSID, stamp(doc.Timestamp), channel,
 		v.Title, v.Items, v.Added, v.Removed, archive.PackRevs(nv.Revs), indexes, key)
-	b.Queue(`UPDATE sources SET last_seq = $2, last_hash = $3, title = $4, item_count = item_count + $5,
+	w.queue(`UPDATE sources SET last_seq = $2, last_hash = $3, title = $4, item_count = item_count + $5,
 			published_rev = greatest(published_rev, $6)
 		WHERE id = $1`, w.source, w.seq, v.Hash, v.Title, nv.NewItems, nv.Published)
-	if err := w.tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("insert version %d: %w", w.seq, err)
-	}
 	return nil
 }

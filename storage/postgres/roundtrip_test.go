@@ -2,10 +2,12 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,14 +65,61 @@ func (r *roundTrips) TracePrepareStart(ctx context.Context, _ *pgx.Conn, d pgx.T
 }
 func (r *roundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
 
+// tracedPoller is a poller of one source, "a", at the origin's /a, on a
+// store whose pool has one connection (so that the statements prepared by
+// the polls before are the ones used) and whose exchanges trace counts.
+func tracedPoller(t *testing.T, origin http.Handler) (*poller.Poller, *roundTrips) {
+	t.Helper()
+	ctx := context.Background()
+	srv := httptest.NewServer(origin)
+	t.Cleanup(srv.Close)
+	cfg, err := pgxpool.ParseConfig(pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := &roundTrips{}
+	cfg.ConnConfig.Tracer = trace
+	cfg.MaxConns = 1
+	st, err := openConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	src := &dynamo.Source{ID: "a", URL: srv.URL + "/a", Kind: dynamo.KindHTML, Interval: dynamo.Duration(time.Hour)}
+	if err := st.CreateSource(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	p, err := poller.New(poller.Config{Store: st, Owner: "test",
+		Fetcher: fetch.New(fetch.Options{AllowPrivate: true, HostGap: -1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, trace
+}
+
+// countThirdPoll polls "a" three times, each expected to end as want
+// says, and returns the exchanges of the third: the first poll stores a
+// version, the second prepares the statements of the kind of poll
+// counted.
+func countThirdPoll(t *testing.T, p *poller.Poller, trace *roundTrips, want ...dynamo.PollStatus) []string {
+	t.Helper()
+	for i, want := range want {
+		trace.count(i == 2)
+		out, err := p.PollNow(context.Background(), "a")
+		if err != nil || out.Status != want {
+			t.Fatalf("poll %d: %+v, %v; want %s", i+1, out, err, want)
+		}
+	}
+	return trace.count(false)
+}
+
 // TestUnchangedPollRoundTrips counts the exchanges with PostgreSQL of a
 // poll that finds nothing new, through the poller: the lease, taken
 // before the fetch, and the record after it, one statement that checks
 // the lease, writes the state and the log and releases the lease
 // (docs/POLLER.md "Round trips"). Nothing else may be asked of the
 // server: not the source's WebSub subscription (it comes with the lease),
-// not a transaction's BEGIN or COMMIT. The pool has one connection, so
-// that the statements prepared by the polls before are the ones used.
+// not a transaction's BEGIN or COMMIT.
 func TestUnchangedPollRoundTrips(t *testing.T) {
 	const page = `<html><body><h1><!-- <channel:title> -->News<!-- </channel:title> --></h1>
 <h2><!-- <item:title index="1"> -->Only story<!-- </item:title> --></h2></body></html>`
@@ -83,8 +132,7 @@ func TestUnchangedPollRoundTrips(t *testing.T) {
 		{"same body", "", dynamo.StatusUnchanged},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p, trace := tracedPoller(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if tc.etag != "" && r.Header.Get("If-None-Match") == tc.etag {
 					w.WriteHeader(http.StatusNotModified)
 					return
@@ -94,41 +142,44 @@ func TestUnchangedPollRoundTrips(t *testing.T) {
 				}
 				w.Write([]byte(page))
 			}))
-			defer origin.Close()
-			cfg, err := pgxpool.ParseConfig(pgtest.DSN(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			trace := &roundTrips{}
-			cfg.ConnConfig.Tracer = trace
-			cfg.MaxConns = 1
-			st, err := openConfig(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			src := &dynamo.Source{ID: "a", URL: origin.URL + "/a", Kind: dynamo.KindHTML, Interval: dynamo.Duration(time.Hour)}
-			if err := st.CreateSource(ctx, src); err != nil {
-				t.Fatal(err)
-			}
-			p, err := poller.New(poller.Config{Store: st, Owner: "test",
-				Fetcher: fetch.New(fetch.Options{AllowPrivate: true, HostGap: -1})})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The first poll stores a version, the second prepares the
-			// statements of an unchanged poll; the third is counted.
-			for i, want := range []dynamo.PollStatus{dynamo.StatusChanged, tc.want, tc.want} {
-				trace.count(i == 2)
-				out, err := p.PollNow(ctx, "a")
-				if err != nil || out.Status != want {
-					t.Fatalf("poll %d: %+v, %v; want %s", i+1, out, err, want)
-				}
-			}
-			sent := trace.count(false)
+			sent := countThirdPoll(t, p, trace, dynamo.StatusChanged, tc.want, tc.want)
 			if len(sent) != 2 || !strings.HasPrefix(sent[0], "UPDATE sources") || !strings.HasPrefix(sent[1], "WITH s AS ( UPDATE sources") {
 				t.Errorf("an unchanged poll sent %d exchanges, want 2 (the lease, then the record):\n%s", len(sent), strings.Join(sent, "\n"))
 			}
 		})
+	}
+}
+
+// TestChangedPollRoundTrips lists the exchanges with PostgreSQL of a poll
+// that stores a version with one new item: the lease; BEGIN with the
+// source's row locked and read; the version's reads, each needing the
+// answer before; and every write that returns nothing, with the COMMIT,
+// in the last exchange.
+func TestChangedPollRoundTrips(t *testing.T) {
+	var n atomic.Int64
+	p, trace := tracedPoller(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<html><body><h1><!-- <channel:title> -->News<!-- </channel:title> --></h1>
+<h2><!-- <item:title index="1"> -->Story %d<!-- </item:title> --></h2>
+<h2><!-- <item:title index="2"> -->Older story<!-- </item:title> --></h2></body></html>`, n.Add(1))
+	}))
+	sent := countThirdPoll(t, p, trace, dynamo.StatusChanged, dynamo.StatusChanged, dynamo.StatusChanged)
+	want := []string{
+		"UPDATE sources",                // the lease
+		"batch of BEGIN",                // with the source's row locked
+		"SELECT item_id",                // the items stored of those on the page
+		"SELECT t.title",                // stored items by title, for the new one
+		"SELECT r.item_key",             // the revisions stored
+		"SELECT coalesce(max(arch_seq)", // the last item number
+		"SELECT revs",                   // the previous version
+		"SELECT item_key",               // its items
+		"INSERT INTO item_revisions",    // the new revision
+		"batch of INSERT INTO items",    // the rest, and the COMMIT
+	}
+	ok := len(sent) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = strings.HasPrefix(sent[i], want[i])
+	}
+	if !ok {
+		t.Errorf("a changed poll sent %d exchanges:\n%s\nwant %d:\n%s", len(sent), strings.Join(sent, "\n"), len(want), strings.Join(want, "\n"))
 	}
 }

@@ -242,10 +242,12 @@ func writeUpdate(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, at time
 		upd.Log.Error, upd.Log.HTTPStatus, upd.Log.Bytes); err != nil {
 		return fmt.Errorf("log poll: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM poll_log WHERE source_id = ?1 AND id IN (
-		SELECT id FROM poll_log WHERE source_id = ?1 ORDER BY at DESC, id DESC LIMIT -1 OFFSET ?2)`,
-		rec.SourceID, archive.PollLogLimit); err != nil {
-		return fmt.Errorf("trim poll log: %w", err)
+	if archive.TrimPollLog() {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM poll_log WHERE source_id = ?1 AND id IN (
+			SELECT id FROM poll_log WHERE source_id = ?1 ORDER BY at DESC, id DESC LIMIT -1 OFFSET ?2)`,
+			rec.SourceID, archive.PollLogLimit); err != nil {
+			return fmt.Errorf("trim poll log: %w", err)
+		}
 	}
 	return writeDuplicates(ctx, tx, upd.Duplicates)
 }

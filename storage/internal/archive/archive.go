@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -31,8 +32,22 @@ import (
 
 // PollLogLimit is how many polls the log keeps per source: enough for a
 // chart of several days of frequent polling, bounded so that the log does
-// not grow with time. RecordPoll trims the log to it.
+// not grow with time. RecordPoll trims the log to it (TrimPollLog).
 const PollLogLimit = 500
+
+// pollLogTrimEvery is how many polls, on average, a source's log is
+// trimmed once in (TrimPollLog).
+const pollLogTrimEvery = 32
+
+// TrimPollLog says whether RecordPoll trims the source's log back to
+// PollLogLimit this time: for one poll in pollLogTrimEvery, chosen at
+// random. A trim reads the source's newest PollLogLimit entries to find
+// the older ones, which cost PostgreSQL more than the rest of a 304 poll;
+// between trims the log holds a few dozen entries more (pollLogTrimEvery
+// on average, more with a chance that halves every 22 polls), which
+// readers never see: they read at most PollLogLimit entries, newest
+// first.
+func TrimPollLog() bool { return rand.IntN(pollLogTrimEvery) == 0 }
 
 // ValidDocument refuses text that cannot be stored faithfully: invalid
 // UTF-8, which JSON (channels, images, extensions) would replace, and NUL,
