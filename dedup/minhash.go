@@ -32,6 +32,7 @@ const (
 	familyHeadline = 1 << 24
 	familyText     = 2 << 24
 	familyFacts    = 3 << 24
+	familyItem     = 4 << 24 // itemKey's
 )
 
 // keys returns a profile's index keys, sorted and without repeats, for

@@ -267,7 +267,7 @@ func (s *Stories) Commit(b *Batch, seq int64) {
 	started := map[dynamo.ItemKey]uint32{} // primaries of this batch → their new story
 	for i, it := range b.items {
 		s.learner(it.Key.SourceID).Observe(it.Title)
-		if b.skipped[i] || s.win.holds(it.Key, b.keys[i]) {
+		if b.skipped[i] || s.win.holds(it.Key) {
 			continue
 		}
 		id := b.story[i]
@@ -399,7 +399,7 @@ func (s *Stories) load(it dynamo.StoryItem) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.win.holds(it.Key, keys) {
+	if s.win.holds(it.Key) {
 		return
 	}
 	learner.Observe(it.Title)

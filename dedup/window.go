@@ -127,8 +127,19 @@ func (w *Window) Search(keys []uint32, since time.Time, skipSource string, fn fu
 	}
 }
 
-// holds reports whether the window holds the item, found by its keys.
-func (w *Window) holds(key dynamo.ItemKey, keys []uint32) bool {
+// itemKey is the index key that finds an item itself (Window.holds),
+// whatever its profile: a profile depends on the affixes its source had
+// taught when it was made, so that an item read again later (Load,
+// CatchUp) can have other candidate keys than the ones it is held under.
+func itemKey(k dynamo.ItemKey) uint32 {
+	return uint32(hash(k.ItemID, hash(k.SourceID, familyItem)))
+}
+
+// holds reports whether the window holds the item, found by its item key
+// (itemKey), which every entry is indexed under besides its candidate
+// keys.
+func (w *Window) holds(key dynamo.ItemKey) bool {
+	keys := []uint32{itemKey(key)}
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	src, ok := w.sourceOf[key.SourceID]
@@ -182,7 +193,7 @@ func (w *Window) ForgetSource(sourceID string) {
 type WindowStats struct {
 	Entries  int // held, including expired ones not yet dropped
 	Segments int // sealed segments, besides the head
-	Keys     int // candidate keys held
+	Keys     int // keys held: the entries' candidate keys and an item key each
 	Bytes    int // memory held by entries and key tables
 }
 

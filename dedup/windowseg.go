@@ -96,11 +96,15 @@ func (h *headSegment) add(e Entry, seen int64, src uint32) {
 	if h.rowsOf == nil {
 		h.rowsOf = make(map[uint32][]uint32)
 	}
-	for _, k := range e.Keys {
+	add := func(k uint32) {
 		h.rowsOf[k] = append(h.rowsOf[k], row)
 		h.pairs = append(h.pairs, uint64(k)<<32|uint64(row))
 	}
-	h.keyCount += len(e.Keys)
+	for _, k := range e.Keys {
+		add(k)
+	}
+	add(itemKey(e.Key))
+	h.keyCount += len(e.Keys) + 1
 }
 
 // lookup appends to rows the rows sharing a key with keys, each once.
