@@ -20,9 +20,10 @@ const (
 	// (names, numbers, days and months) is at least Thresholds.Facts, they
 	// share facts weighing at least Thresholds.FactsWeight, they name the
 	// same days and months (a sequel adds the day of its news), they share
-	// a number if either has one (a story's figures are among its facts),
-	// and their whole texts' similarity is at least Thresholds.TextOfFacts:
-	// another outlet's own wording of the same facts.
+	// a number (a story's figures pin it; names and days are shared by a
+	// place's every notice of a week), and their whole texts' similarity
+	// is at least Thresholds.TextOfFacts: another outlet's own wording of
+	// the same facts.
 	RuleFacts Rule = "facts"
 )
 
@@ -51,6 +52,13 @@ const (
 	// has nowhere: one team, firm or person with another opponent, partner
 	// or place.
 	RuleNames Rule = "names"
+	// RuleEdition: the two headlines are the same, and each item has a
+	// number or a date the other has nowhere: another edition under a
+	// title that repeats (a collection round, tide times, a rating), whose
+	// figures and days are the news. A copy or a light edit under one
+	// headline keeps its story's figures and days; it may add or drop one
+	// (a wire update, a cut sentence), not trade one for another.
+	RuleEdition Rule = "edition"
 	// RuleHeadlineNames: the two headlines are the same words with other
 	// names: each names someone or something the other's headline does
 	// not (the other item names it only in its description, or nowhere),
@@ -94,7 +102,7 @@ var DefaultThresholds = Thresholds{
 	Text:         0.675,
 	Facts:        0.75,
 	FactsWeight:  10,
-	TextOfFacts:  0.4,
+	TextOfFacts:  0.35,
 }
 
 // Compare decides whether a and b are one story, with DefaultThresholds.
@@ -108,6 +116,7 @@ type overlap struct {
 	numbersMissing     bool    // a title number or date of one is nowhere in the other
 	numbersShared      int     // number terms (not dates) both have
 	numbersA, numbersB int     // number terms only on one side
+	figuresA, figuresB int     // number and date terms only on one side
 	namesA, namesB     int     // headline names only on one side
 	movedA, movedB     int     // headline names the other has only outside its headline
 	datesA, datesB     int     // date terms of each
@@ -156,6 +165,9 @@ func (th Thresholds) decide(o overlap, a, b Profile) Decision {
 	if o.numbersA >= 2 && o.numbersB >= 2 && o.numbersShared < o.numbersA+o.numbersB {
 		return Decision{Rule: RuleFigures, Score: text}
 	}
+	if sameHeadline && o.figuresA > 0 && o.figuresB > 0 {
+		return Decision{Rule: RuleEdition, Score: text}
+	}
 	if o.namesA > 0 && o.namesB > 0 {
 		return Decision{Rule: RuleNames, Score: text}
 	}
@@ -166,11 +178,14 @@ func (th Thresholds) decide(o overlap, a, b Profile) Decision {
 		return Decision{Same: true, Rule: RuleText, Score: text}
 	}
 	// The facts rule wants the same facts: the same days, not a number on
-	// each side that the other lacks, and a number shared if either has
-	// one: one entity's other story on the same day shares its names and
-	// day, not its figures.
+	// each side that the other lacks, and a number shared: one entity's
+	// other story on the same day shares its names and day, not its
+	// figures, and a place's every notice of one week shares its name and
+	// days (bathing water rated good on Monday, poor on Thursday; one
+	// airport's controllers and its baggage handlers striking on one
+	// Thursday): a figure is what pins a story.
 	sameFacts := o.datesShared == o.datesA && o.datesShared == o.datesB && (o.numbersA == 0 || o.numbersB == 0) &&
-		(o.numbersShared > 0 || o.numbersA+o.numbersB == 0)
+		o.numbersShared > 0
 	if facts := ratio(o.factsShared, o.factsUnion); facts >= th.Facts && o.factsShared >= th.FactsWeight && text >= th.TextOfFacts && sameFacts {
 		return Decision{Same: true, Rule: RuleFacts, Score: facts}
 	}
@@ -304,6 +319,9 @@ func (th Thresholds) measure(a, b Profile) overlap {
 			if ta.class() == classNumber {
 				o.numbersA++
 			}
+			if ta.class() == classNumber || ta.class() == classDate {
+				o.figuresA++
+			}
 			if headA {
 				o.headA++
 				o.numbersMissing = o.numbersMissing || ta.class() == classNumber || ta.class() == classDate
@@ -320,6 +338,9 @@ func (th Thresholds) measure(a, b Profile) overlap {
 			o.allBOnly++
 			if tb.class() == classNumber {
 				o.numbersB++
+			}
+			if tb.class() == classNumber || tb.class() == classDate {
+				o.figuresB++
 			}
 			if headB {
 				o.headB++

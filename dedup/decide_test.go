@@ -113,6 +113,32 @@ func TestCompareRules(t *testing.T) {
 			rule: RuleText,
 		},
 		{
+			name: "another edition under one headline: edition",
+			a:    item{"Street cleaning: Holm north round", "Streets in Holm north will be swept on Wednesday 3 September and then every other Wednesday. Cars must be moved by 8am."},
+			b:    item{"Street cleaning: Holm north round", "Streets in Holm north will be swept on Wednesday 17 September and then every other Wednesday. Cars must be moved by 8am."},
+			rule: RuleEdition,
+		},
+		{
+			name: "the same edition republished with a figure added",
+			a:    item{"Street cleaning: Holm north round", "Streets in Holm north will be swept on Wednesday 3 September and then every other Wednesday. Cars must be moved by 8am."},
+			b:    item{"Street cleaning: Holm north round", "Streets in Holm north will be swept on Wednesday 3 September and then every other Wednesday. Cars must be moved by 8am or be towed, at a cost of 90."},
+			same: true,
+			rule: RuleText,
+		},
+		{
+			name: "one place's two notices of one week: no figure shared, no facts",
+			a:    item{"Ferry crews at Oldport to strike on Friday", "Ferry crews at Oldport harbour will strike on Friday, their union announced on Tuesday. Most sailings to the islands are expected to be cancelled."},
+			b:    item{"Harbour pilots at Oldport to strike on Friday", "Harbour pilots at Oldport will walk out on Friday, their union announced on Tuesday. Cargo ships may be held at anchor outside the port."},
+			rule: RuleDifferent,
+		},
+		{
+			name: "another outlet's wording of the same facts, a figure among them",
+			a:    item{"Ferry crews at Oldport to strike on Friday", "Ferry crews at Oldport harbour will strike on Friday, their union announced on Tuesday. Most of the 40 sailings to the islands are expected to be cancelled."},
+			b:    item{"Oldport ferry walkout set for Friday", "Oldport's ferry crews will walk out on Friday, the union said on Tuesday, putting 40 island sailings at risk."},
+			same: true,
+			rule: RuleFacts,
+		},
+		{
 			name: "another round of a league: pairings",
 			a:    item{"Results: Kellworth City 2 Fennick 0, Ashcombe 1 Halden 1", "Saturday's results: Kellworth City 2 Fennick 0; Ashcombe 1 Halden 1; Pellham 3 Greyford 2. Kellworth City stay top."},
 			b:    item{"Results: Fennick 2 Kellworth City 0, Halden 1 Ashcombe 1", "Saturday's results: Fennick 2 Kellworth City 0; Halden 1 Ashcombe 1; Greyford 3 Pellham 2. Kellworth City stay top."},

@@ -57,7 +57,7 @@ var (
 // on part 6's wrong decisions (step 17), and was read once when the
 // rules were final (step 19). An eighth held-out part was written after
 // part 7 was read, before any of its wrong decisions was read or any rule
-// changed (step 20); it is read once when the rules are final.
+// changed (step 20), and was read once when the rules were final (step 22).
 var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8"}
 
 // unread are the held-out parts whose figures have not been read yet: the
@@ -65,8 +65,8 @@ var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "hold
 // stories, but decide none of them, so that no figure of theirs shows
 // while rules are still being changed (docs/DEDUP.md, steps 8, 11, 14,
 // 17 and 20). A part leaves this set when it is read, once, with the
-// final rules.
-var unread = map[string]bool{"holdout8": true}
+// final rules; none is unread now (part 8 was read in step 22).
+var unread = map[string]bool{}
 
 // labelledPair is one labelled pair of items.
 type labelledPair struct {
@@ -279,8 +279,15 @@ const (
 // (docs/DEDUP.md, step 16), and had a floor of 0.988 until it became
 // searched data (step 18); it is held to the aim now. Held-out part 7,
 // read once with the rules of step 18, took 5 of its 179 different
-// stories for one story: precision 91/96 (docs/DEDUP.md, step 19).
-var precisionFloor = map[string]float64{"holdout7": 0.947}
+// stories for one story: precision 91/96 (docs/DEDUP.md, step 19). As
+// searched data (step 21) it still takes one, an edition of a weekly
+// bathing-water rating with the same verdict, days and words as the week
+// before, which no rule of a bag of words tells from a light edit:
+// precision 91/92, and the floor is what it reads in-sample. Held-out
+// part 8, read once with the rules of step 21, took 7 of its 189
+// different stories for one story: precision 98/105 (docs/DEDUP.md,
+// step 22).
+var precisionFloor = map[string]float64{"holdout7": 0.989, "holdout8": 0.933}
 
 // editRecallFloor is, likewise, the light-edit recall of a part read below
 // aimEditRecall. Held-out part 5, read once with the rules of step 12,

@@ -8,7 +8,7 @@ import (
 
 // The search for DefaultThresholds. It runs on the parts of the labelled
 // set that have been read (searchedParts: the tuning and test halves and
-// held-out parts 1-6), never on held-out part 7. A candidate is admissible
+// held-out parts 1-7), never on held-out part 8. A candidate is admissible
 // when it finds at least aimEditRecall of each part's light edits and,
 // with every similarity threshold lowered by tuneMargin, its precision on
 // those parts is still at least aimPrecision (no threshold sits just above
@@ -37,6 +37,8 @@ import (
 // different stories taken, first, is what keeps the search from the edge.
 // When held-out part 5 became searched data too (step 15), the search
 // chose the same thresholds; so it did again when part 6 did (step 18).
+// When part 7 did (step 21), with the facts rule wanting a shared number,
+// it lowered TextOfFacts from 0.4 to 0.35.
 const (
 	tuneMargin    = 0.075
 	tuneTolerance = 2
@@ -213,7 +215,7 @@ func countFound(th Thresholds, ps []profiled, overlaps []overlap, maxTaken int) 
 }
 
 // searchedParts are the parts of the labelled set the search reads.
-var searchedParts = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"}
+var searchedParts = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7"}
 
 // TestDefaultThresholdsAreTheSearchsBest runs the search and checks that
 // DefaultThresholds is its answer: the thresholds are justified by the
