@@ -58,15 +58,18 @@ var (
 // rules were final (step 19). An eighth held-out part was written after
 // part 7 was read, before any of its wrong decisions was read or any rule
 // changed (step 20), and was read once when the rules were final (step 22).
-var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8"}
+// A ninth held-out part was written after part 8 was read, before any of
+// its wrong decisions was read or any rule changed (step 23); it is read
+// once when the rules are final.
+var halves = []string{"tuning", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8", "holdout9"}
 
 // unread are the held-out parts whose figures have not been read yet: the
 // tests load and check their pairs and count their pairs of different
 // stories, but decide none of them, so that no figure of theirs shows
 // while rules are still being changed (docs/DEDUP.md, steps 8, 11, 14,
-// 17 and 20). A part leaves this set when it is read, once, with the
-// final rules; none is unread now (part 8 was read in step 22).
-var unread = map[string]bool{}
+// 17, 20 and 23). A part leaves this set when it is read, once, with the
+// final rules.
+var unread = map[string]bool{"holdout9": true}
 
 // labelledPair is one labelled pair of items.
 type labelledPair struct {
@@ -308,7 +311,7 @@ func TestLabelledPairs(t *testing.T) {
 		}
 	}
 	var table strings.Builder
-	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 | held-out part 5 | held-out part 6 | held-out part 7 | held-out part 8 |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	table.WriteString("| kind of pair | tuning half | test half | held-out part 1 | held-out part 2 | held-out part 3 | held-out part 4 | held-out part 5 | held-out part 6 | held-out part 7 | held-out part 8 | held-out part 9 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	row := func(label string, cell func(evaluation) string) {
 		fmt.Fprintf(&table, "| %s |", label)
 		for _, h := range halves {

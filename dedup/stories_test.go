@@ -213,6 +213,11 @@ func TestStoriesLoadRebuildsRecordedStories(t *testing.T) {
 	var stored itemSlice
 	n := 0
 	for _, g := range set.Groups {
+		// A part not read yet is left out, as in every test that decides:
+		// no decision is run on it until it is read (pairs_test.go).
+		if unread[g.Half] {
+			continue
+		}
 		for _, it := range g.Items {
 			item := storyItem(it.Source, fmt.Sprint(n), it.Title, it.Description, set.Sources[it.Source], epoch.Add(time.Duration(n)*time.Second))
 			n++
