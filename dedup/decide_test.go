@@ -67,11 +67,16 @@ func asciiUpper(s string) string {
 // made for it, with the pair one edit away that the rule lets through.
 func TestCompareRules(t *testing.T) {
 	type item struct{ title, desc string }
+	// factsOn are the thresholds of step 21 (docs/DEDUP.md), with the
+	// facts rule on, which DefaultThresholds turn off since step 23.
+	factsOn := DefaultThresholds
+	factsOn.Facts, factsOn.FactsWeight, factsOn.TextOfFacts = 0.75, 10, 0.35
 	tests := []struct {
 		name string
 		a, b item
 		same bool
 		rule Rule
+		th   *Thresholds // nil: DefaultThresholds
 	}{
 		{
 			name: "another edition of a template: figures",
@@ -137,6 +142,32 @@ func TestCompareRules(t *testing.T) {
 			b:    item{"Oldport ferry walkout set for Friday", "Oldport's ferry crews will walk out on Friday, the union said on Tuesday, putting 40 island sailings at risk."},
 			same: true,
 			rule: RuleFacts,
+			th:   &factsOn,
+		},
+		{
+			name: "the same, with the facts rule off as by default",
+			a:    item{"Ferry crews at Oldport to strike on Friday", "Ferry crews at Oldport harbour will strike on Friday, their union announced on Tuesday. Most of the 40 sailings to the islands are expected to be cancelled."},
+			b:    item{"Oldport ferry walkout set for Friday", "Oldport's ferry crews will walk out on Friday, the union said on Tuesday, putting 40 island sailings at risk."},
+			rule: RuleDifferent,
+		},
+		{
+			name: "a Japanese daily report on another day: dates",
+			a:    item{"高森市の花粉情報", "高森市の木曜日のスギ花粉は「多い」の予想です。外出時はマスクを着用してください。"},
+			b:    item{"高森市の花粉情報", "高森市の金曜日のスギ花粉は「多い」の予想です。外出時はマスクを着用してください。"},
+			rule: RuleDates,
+		},
+		{
+			name: "the same Japanese report republished",
+			a:    item{"高森市の花粉情報", "高森市の木曜日のスギ花粉は「多い」の予想です。外出時はマスクを着用してください。"},
+			b:    item{"高森市の花粉情報", "高森市の木曜日のスギ花粉は「多い」の予想です。外出の際はマスクを着用してください。"},
+			same: true,
+			rule: RuleText,
+		},
+		{
+			name: "a correction that says so in its text: correction",
+			a:    item{"Three hurt in Osterby bus crash", "Three people were hurt when a bus hit a wall in Osterby on Monday evening, the ambulance service said."},
+			b:    item{"Two hurt in Osterby bus crash", "Two people were hurt when a bus hit a wall in Osterby on Monday evening, the ambulance service said, correcting an earlier figure of three."},
+			rule: RuleCorrection,
 		},
 		{
 			name: "another round of a league: pairings",
@@ -213,7 +244,11 @@ func TestCompareRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, b := NewProfile(tt.a.title, tt.a.desc, "", nil), NewProfile(tt.b.title, tt.b.desc, "", nil)
-			if d := Compare(a, b); d.Same != tt.same || d.Rule != tt.rule {
+			th := DefaultThresholds
+			if tt.th != nil {
+				th = *tt.th
+			}
+			if d := th.Compare(a, b); d.Same != tt.same || d.Rule != tt.rule {
 				t.Errorf("Compare = %+v, want same %v by rule %s", d, tt.same, tt.rule)
 			}
 		})

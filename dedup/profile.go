@@ -37,8 +37,9 @@ const (
 	// hasBody: the description has terms of its own, besides the title's.
 	hasBody profileFlags = 1 << iota
 	// correction: the title says the item corrects or clarifies a story
-	// ("Correction:", "CORRECTED-", "Berichtigung"), which a reader must
-	// see even when the rest repeats the story.
+	// ("Correction:", "CORRECTED-", "Berichtigung"), or its description
+	// does ("correcting an earlier toll of two", "corrected"), which a
+	// reader must see even when the rest repeats the story.
 	correction
 )
 
@@ -101,6 +102,9 @@ func NewProfile(title, description, titlePrefix string, affixes *SourceAffixes) 
 	dateline, rest := splitDateline(text)
 	b.addText(dateline, affixOnly, maxTitleTerms)
 	bodyFacts := b.addText(rest, 0, maxBodyTerms)
+	if b.corrects {
+		b.flags |= correction
+	}
 	p := b.profile()
 	p.order = uint32(bodyFacts)
 	if p.hasTitle() {
@@ -116,7 +120,17 @@ type profileBuilder struct {
 	order []string // words in order of first occurrence
 	flags profileFlags
 	body  int // distinct content terms first met in the description
+	// corrects: the description says the item corrects a story (see
+	// correctingWords).
+	corrects bool
 }
+
+// correctingWords, in a description, say that the item corrects what an
+// earlier one reported ("One dead in ferry terminal collapse … the
+// coastguard said, correcting an earlier toll of two"): a correction
+// without a label, which a reader must see beside the story it corrects.
+// English only, as the labelled corrections without a label are.
+var correctingWords = map[string]bool{"correcting": true, "corrected": true, "corrects": true}
 
 // occurrence is what an item's occurrences of one word say about it.
 type occurrence struct {
@@ -137,6 +151,11 @@ func (b *profileBuilder) addText(text string, flags term, limit int) (facts uint
 	added := 0
 	ts := tokens(text, 4*limit)
 	titleCase := flags&inTitle != 0 && isTitleCase(ts)
+	if flags&(inTitle|affixOnly) == 0 {
+		for _, t := range ts {
+			b.corrects = b.corrects || correctingWords[t.word]
+		}
+	}
 	for _, w := range normalizeTokens(ts) {
 		if w.date || strings.IndexFunc(w.word, unicode.IsDigit) >= 0 {
 			facts = hash(w.word, facts)
@@ -245,7 +264,12 @@ func normalizeTokens(ts []token) []token {
 				out = append(out, t)
 			}
 			for k := i; k+1 < j; k++ {
-				out = append(out, token{word: ts[k].word + ts[k+1].word, unspaced: true})
+				w := ts[k].word + ts[k+1].word
+				if d, ok := unspacedDays[w]; ok {
+					out = append(out, token{word: d, date: true})
+					continue
+				}
+				out = append(out, token{word: w, unspaced: true})
 			}
 			i = j - 1
 			continue
@@ -353,6 +377,21 @@ var dateWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// unspacedDays are the days of the week in Chinese and Japanese, as the
+// bigrams that tell them apart (月曜日 gives 月曜, 星期一 gives 期一, 周一 is
+// one), written as the English day: a Japanese edition of a daily report
+// names its day as an English one does ("水無瀬市の月曜日の花粉" /
+// "…の火曜日の花粉"), and without it only the bigram of one character
+// told Monday's edition from Tuesday's.
+var unspacedDays = map[string]string{
+	"月曜": "monday", "火曜": "tuesday", "水曜": "wednesday", "木曜": "thursday",
+	"金曜": "friday", "土曜": "saturday", "日曜": "sunday",
+	"期一": "monday", "期二": "tuesday", "期三": "wednesday", "期四": "thursday",
+	"期五": "friday", "期六": "saturday", "期日": "sunday", "期天": "sunday",
+	"周一": "monday", "周二": "tuesday", "周三": "wednesday", "周四": "thursday",
+	"周五": "friday", "周六": "saturday", "周日": "sunday", "周天": "sunday",
+}
 
 // magnitudes are the abbreviations of numbers' magnitudes in news copy.
 var magnitudes = map[string]string{
