@@ -102,10 +102,15 @@ var DefaultThresholds = Thresholds{
 	NameWeight:   3,
 	ShortTerms:   10,
 	Text:         0.675,
-	Facts:        2, // above any similarity: the rule is off (docs/DEDUP.md, step 23)
+	Facts:        2, // above any similarity: the rule is off (docs/DEDUP.md, step 24)
 	FactsWeight:  10,
 	TextOfFacts:  0.45,
 }
+
+// factsRule reports whether RuleFacts can decide: no similarity reaches a
+// Facts threshold above 1, which turns the rule off, and then the index
+// makes no keys for it either (docs/DEDUP.md, "Candidates").
+func (th Thresholds) factsRule() bool { return th.Facts <= 1 }
 
 // Compare decides whether a and b are one story, with DefaultThresholds.
 func Compare(a, b Profile) Decision { return DefaultThresholds.Compare(a, b) }

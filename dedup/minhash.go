@@ -44,7 +44,7 @@ func (c lshConfig) keys(p Profile, th Thresholds) []uint32 {
 	}
 	if !th.short(p) {
 		out = c.appendBands(out, p, th, familyText, c.textBands, c.textRows, false)
-		if p.factWeight(th) >= th.FactsWeight {
+		if th.factsRule() && p.factWeight(th) >= th.FactsWeight {
 			out = c.appendBands(out, p, th, familyFacts, c.factBands, c.factRows, true)
 		}
 	}
