@@ -73,22 +73,32 @@ full_walk='^TestArchivedFeedWalk$'
 # holds; run by hand under -race, the tests skip saying so) and run here
 # without it.
 streamed='^TestServeStreams(Listing|Archive)LargerThanMemory$'
+# go test's own vet step is off (-vet=off): `go vet $PKGS` above has run
+# every check it runs, and more, on the same packages and test files; left
+# on, it would vet every package again for each build (race and not).
+#
+# The tests the race run leaves out run without the detector in one `go
+# test` (the three packages side by side), beside the other packages' run:
+# dedup's search uses one core, and each run waits on its slowest package.
+outside_race=$(grep -x -E 'github\.com/dynamo-feeds/dynamo/(dedup|api|cmd/dynamo)' <<<"$race_pkgs" || true)
 status=0
+outside_status=0
 : >"$log_dir/test.log"
 if [ -n "$race_pkgs" ]; then
-  go test -race -count=1 -timeout 20m -v -skip "$race_skip|$streamed" $race_pkgs >>"$log_dir/test.log" 2>&1 || status=$?
-  if grep -q -x 'github.com/dynamo-feeds/dynamo/dedup' <<<"$race_pkgs"; then
-    go test -count=1 -timeout 20m -v -run "$race_skip" ./dedup >>"$log_dir/test.log" 2>&1 || status=$?
-  fi
-  if grep -q -x 'github.com/dynamo-feeds/dynamo/api' <<<"$race_pkgs"; then
-    go test -count=1 -timeout 20m -v -run "$full_walk" ./api >>"$log_dir/test.log" 2>&1 || status=$?
-  fi
-  if grep -q -x 'github.com/dynamo-feeds/dynamo/cmd/dynamo' <<<"$race_pkgs"; then
-    go test -count=1 -timeout 20m -v -run "$streamed" ./cmd/dynamo >>"$log_dir/test.log" 2>&1 || status=$?
-  fi
+  go test -vet=off -race -count=1 -timeout 20m -v -skip "$race_skip|$streamed" $race_pkgs >>"$log_dir/test.log" 2>&1 || status=$?
+fi
+outside_pid=
+if [ -n "$outside_race" ]; then
+  go test -vet=off -count=1 -timeout 20m -v -run "$race_skip|$full_walk|$streamed" $outside_race >"$log_dir/test-outside-race.log" 2>&1 &
+  outside_pid=$!
 fi
 if [ -n "$plain_pkgs" ]; then
-  go test -count=1 -timeout 20m -v $plain_pkgs >>"$log_dir/test.log" 2>&1 || status=$?
+  go test -vet=off -count=1 -timeout 20m -v $plain_pkgs >>"$log_dir/test.log" 2>&1 || status=$?
+fi
+if [ -n "$outside_pid" ]; then
+  wait "$outside_pid" || outside_status=$?
+  cat "$log_dir/test-outside-race.log" >>"$log_dir/test.log"
+  [ "$outside_status" = 0 ] || status=$outside_status
 fi
 # Everything but the per-test chatter of passing tests.
 grep -v -E '^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|SKIP):)' "$log_dir/test.log" \
@@ -120,8 +130,21 @@ if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi # a build failure 
 #   there, it is a finding; if it passes, it is moved from testdata to the
 #   log directory (a seed, not a regression), and the output names it and
 #   how long it ran.
+#
+# Each package's targets run from one test binary built for fuzzing (`go test
+# -c -fuzz`), in the package's directory as `go test` runs it, rather than
+# through `go test -fuzz` once per target, which loads the packages and
+# links the instrumented binary again for every target.
+fuzz_cache=$(go env GOCACHE)/fuzz
+fuzz_bin_dir="$log_dir/fuzz-bin"
+# fuzz_binary prints the path of package $1's fuzzing test binary.
+fuzz_binary() { echo "$fuzz_bin_dir/${1//\//_}.test"; }
+# fuzz_once runs target $2 of package $1 (directory $3) for FUZZTIME, with
+# the flags `go test -fuzz` gives the binary (its default 10-minute timeout,
+# its corpus cache under GOCACHE).
 fuzz_once() {
-  go test -run '^$' -fuzz "^$2\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 3s "$1" >"$log_dir/fuzz.log" 2>&1
+  (cd "$3" && "$(fuzz_binary "$1")" -test.paniconexit0 -test.timeout=10m -test.run='^$' -test.fuzz="^$2\$" \
+    -test.fuzztime="$FUZZTIME" -test.fuzzminimizetime=3s -test.fuzzcachedir="$fuzz_cache/$1") >"$log_dir/fuzz.log" 2>&1
 }
 # failing_inputs counts the failing inputs kept for a target.
 failing_inputs() {
@@ -150,27 +173,33 @@ spurious_fuzz_failure() {
 }
 fuzz_failed=0
 if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
-  for pkg in $(go list $PKGS); do
-    dir=$(go list -f '{{.Dir}}' "$pkg")
+  while read -r pkg dir <&3; do
     # The targets are read from the test files rather than with `go test
     # -list`, which would link every package's test binary once more.
-    for target in $(sed -n -E 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$dir"/*_test.go 2>/dev/null || true); do
+    targets=$(sed -n -E 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$dir"/*_test.go 2>/dev/null || true)
+    [ -n "$targets" ] || continue
+    if ! go test -c -fuzz=. -o "$(fuzz_binary "$pkg")" "$pkg" >"$log_dir/fuzz.log" 2>&1; then
+      echo "fuzz FAIL $pkg: building its fuzzing test binary"; tail -n 40 "$log_dir/fuzz.log"
+      fuzz_failed=$((fuzz_failed + $(wc -w <<<"$targets")))
+      continue
+    fi
+    for target in $targets; do
       inputs_before=$(failing_inputs "$dir/testdata/fuzz/$target")
-      if fuzz_once "$pkg" "$target"; then
+      if fuzz_once "$pkg" "$target" "$dir"; then
         echo "fuzz ok   $pkg $target ($FUZZTIME)"
         continue
       fi
       inputs_after=$(failing_inputs "$dir/testdata/fuzz/$target")
       if spurious_fuzz_failure "$pkg" "$target" "$dir" "$inputs_after" "$inputs_before"; then
         echo "fuzz again $pkg $target: the coordinator failed with no finding ($(grep -m1 -E '^    (context|fuzzing process)' "$log_dir/fuzz.log" | sed 's/^ *//'))"
-        if fuzz_once "$pkg" "$target"; then
+        if fuzz_once "$pkg" "$target" "$dir"; then
           echo "fuzz ok   $pkg $target ($FUZZTIME)"
           continue
         fi
       fi
       echo "fuzz FAIL $pkg $target"; tail -n 40 "$log_dir/fuzz.log"; fuzz_failed=$((fuzz_failed + 1))
     done
-  done
+  done 3< <(go list -f '{{.ImportPath}} {{.Dir}}' $PKGS)
 fi
 
 echo
