@@ -4,6 +4,7 @@ import (
 	"html"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -169,8 +170,15 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 		case i < n:
 			descs = descsOf[i]
 		case fc.descKey != "":
-			descs = ch.descCandidates(ch.scratch[:0], it.rec, it.title, it.link, ch.find(it.rec, descAt))
-			ch.scratch = descs
+			// With one node at the place or none, what is picked is what
+			// atPlace gives below: every candidate descCandidates finds
+			// there is that node, which atPlace takes too (it has text,
+			// neither holds nor lies in the title, nor holds the link).
+			// Its text need not be read.
+			if at := ch.find(it.rec, descAt); len(at.nodes) > 1 {
+				descs = ch.descCandidates(ch.scratch[:0], it.rec, it.title, it.link, at)
+				ch.scratch = descs
+			}
 		}
 		if d := pick(descs, fc.descKey); d != nil && fc.descKey != "" {
 			it.desc = d.n
@@ -238,20 +246,45 @@ func (p *place) has(n *node) bool {
 
 // walkAt is walk, kept, when there is a place, to the nodes at it and
 // their ancestors: no other node can be the field there, so what a
-// visit finds is the same.
+// visit finds is the same. Those nodes are visited as walk visits them,
+// in document order, without reading the rest of the record: down the
+// path from the record's top to each node at the place in turn. The
+// nodes at a place are in document order, and the path to each shares
+// with the path to the one before it a first part that was visited
+// already; when a node of that part was not descended into (hidden, or
+// its visit said not to), walk would not reach the node at the end.
 func walkAt(r record, at *place, visit func(*node) bool) {
 	if at == nil || at.set != nil { // with many nodes, looking is no cheaper
 		walk(r, visit)
 		return
 	}
-	walk(r, func(n *node) bool {
-		for _, m := range at.nodes {
-			if isAncestor(n, m) {
-				return visit(n)
+	var bufs [2][16]*node
+	prev, path := bufs[0][:0], bufs[1][:0]
+	// open is how many nodes of prev, from its top, were descended into.
+	open := 0
+	top := r.nodes[0].depth
+	for _, m := range at.nodes {
+		path = path[:0]
+		for a := m; a != nil && a.depth >= top; a = a.parent {
+			path = append(path, a)
+		}
+		slices.Reverse(path)
+		shared := 0
+		for shared < len(prev) && shared < len(path) && prev[shared] == path[shared] {
+			shared++
+		}
+		if shared > open {
+			continue // below a node not descended into
+		}
+		open = len(path)
+		for i := shared; i < len(path); i++ {
+			if path[i].hidden || !visit(path[i]) {
+				open = i
+				break
 			}
 		}
-		return false
-	})
+		prev, path = path, prev
+	}
 }
 
 // keyFor returns the relative key of a node of r: the place's when there
@@ -612,6 +645,13 @@ func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place
 			return true
 		}
 		if at != nil && !at.has(n) || !n.usableLink() {
+			return false
+		}
+		if at != nil && len(at.nodes) == 1 {
+			// Every candidate is then the node at the place: the score,
+			// which only chooses between the candidates at a place,
+			// decides nothing, and the link's text need not be read.
+			out = append(out, scored{n: n, key: at.key})
 			return false
 		}
 		text := ch.p.textOf(n)
