@@ -46,7 +46,6 @@ type candidate struct {
 	fields         *fieldChoice // chosen for the best candidates only
 	rejected       string       // why the field choice failed, if it did
 	description    string       // describe's, once asked
-	links          []string     // firstLinks', once asked
 }
 
 // factor is one reason a candidate's score is what it is, for --explain.
@@ -379,7 +378,7 @@ func (c *candidate) detailScore() {
 	multi := 0
 	shapes := map[string]*int{}
 	var shape []byte
-	for i, r := range c.records {
+	for _, r := range c.records {
 		s := statsOf(r)
 		if s.links == 0 || s.text < 3 {
 			continue
@@ -387,7 +386,7 @@ func (c *candidate) detailScore() {
 		first, long := longLinks(r)
 		if long > 0 {
 			hrefs[first]++
-		} else if h := c.firstLinks()[i]; h != "" {
+		} else if h := firstLink(r); h != "" {
 			hrefs[h]++
 		}
 		if long >= 3 {
@@ -420,24 +419,32 @@ func (c *candidate) detailScore() {
 // repeatsLinksOf penalizes the candidates whose links all appear in a
 // better candidate with more text per record: a sidebar of "recent posts"
 // repeats the main list's titles.
+//
+// The targets of a candidate's links are gathered only when it is
+// compared with another: most candidates share a stretch of the page with
+// every candidate having more text (they are one list seen at two levels,
+// or parts of its records), and those are never compared.
 func repeatsLinksOf(cands []*candidate) {
 	sets := make([]map[string]bool, len(cands))
-	for i, c := range cands {
-		sets[i] = make(map[string]bool, len(c.records))
-		for _, h := range c.firstLinks() {
-			if h != "" {
-				sets[i][h] = true
+	setOf := func(i int) map[string]bool {
+		if sets[i] == nil {
+			sets[i] = make(map[string]bool, len(cands[i].records))
+			for _, r := range cands[i].records {
+				if h := firstLink(r); h != "" {
+					sets[i][h] = true
+				}
 			}
 		}
+		return sets[i]
 	}
 	for i, b := range cands {
 		for j, a := range cands {
-			if i == j || a.avgText <= b.avgText || len(sets[i]) == 0 || overlapping(a, b) {
+			if i == j || a.avgText <= b.avgText || overlapping(a, b) || len(setOf(i)) == 0 {
 				continue
 			}
 			shared := 0
 			for h := range sets[i] {
-				if sets[j][h] {
+				if setOf(j)[h] {
 					shared++
 				}
 			}
@@ -474,18 +481,6 @@ func longLinks(r record) (string, int) {
 		return true, false
 	})
 	return found[0], n
-}
-
-// firstLinks returns the firstLink of each of the candidate's records,
-// found once: detailScore and repeatsLinksOf both ask for them.
-func (c *candidate) firstLinks() []string {
-	if c.links == nil {
-		c.links = make([]string, len(c.records))
-		for i, r := range c.records {
-			c.links[i] = firstLink(r)
-		}
-	}
-	return c.links
 }
 
 // firstLink returns the target of the record's first link to a page.
