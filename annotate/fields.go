@@ -165,28 +165,29 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	descAt, dateAt := parsePlace(fc.descKey), parsePlace(fc.date)
 	for i := range fc.items {
 		it := &fc.items[i]
-		var descs []scored
-		switch {
-		case i < n:
-			descs = descsOf[i]
-		case fc.descKey != "":
-			// With one node at the place or none, what is picked is what
-			// atPlace gives below: every candidate descCandidates finds
-			// there is that node, which atPlace takes too (it has text,
-			// neither holds nor lies in the title, nor holds the link).
-			// Its text need not be read.
-			if at := ch.find(it.rec, descAt); len(at.nodes) > 1 {
+		if fc.descKey != "" {
+			at := ch.find(it.rec, descAt)
+			var descs []scored
+			switch {
+			case i < n:
+				descs = descsOf[i]
+			case len(at.nodes) > 1:
+				// With one node at the place or none, what would be
+				// picked is what atPlace gives below: every candidate
+				// descCandidates finds there is that node, which atPlace
+				// takes too (it has text, neither holds nor lies in the
+				// title, nor holds the link). Its text need not be read.
 				descs = ch.descCandidates(ch.scratch[:0], it.rec, it.title, it.link, at)
 				ch.scratch = descs
 			}
-		}
-		if d := pick(descs, fc.descKey); d != nil && fc.descKey != "" {
-			it.desc = d.n
-		} else if fc.descKey != "" {
-			// The place chosen holds the description in every record
-			// that has something there, prose or not: so the annotations
-			// and the selectors made of them agree.
-			it.desc = ch.atPlace(it.rec, descAt, it)
+			if d := pick(descs, fc.descKey); d != nil {
+				it.desc = d.n
+			} else {
+				// The place chosen holds the description in every
+				// record that has something there, prose or not: so the
+				// annotations and the selectors made of them agree.
+				it.desc = atPlace(at, it)
+			}
 		}
 		var dates []scored
 		switch {
@@ -203,11 +204,12 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	return fc
 }
 
-// atPlace returns the node with the most text at a place of a record
-// that neither holds nor lies in the item's title, nor holds its link.
-func (ch *chooser) atPlace(r record, at *placeKey, it *itemChoice) *node {
+// atPlace returns the node with the most text at a place of the item's
+// record that neither holds nor lies in the item's title, nor holds its
+// link.
+func atPlace(at *place, it *itemChoice) *node {
 	var best *node
-	for _, n := range ch.find(r, at).nodes {
+	for _, n := range at.nodes {
 		if n.textBytes == 0 || isAncestor(n, it.title) || isAncestor(it.titleAt, n) || it.link != nil && isAncestor(n, it.link) {
 			continue
 		}
@@ -584,7 +586,7 @@ func narrow(n *node) *node {
 			}
 			only = c
 		}
-		if only == nil || only.textBytes != n.textBytes || voidElements[only.tag] {
+		if only == nil || only.textBytes != n.textBytes || only.look.void {
 			return n
 		}
 		n = only

@@ -63,8 +63,9 @@ type look struct {
 	// nav: the element looks like navigation, mainish like the main
 	// content (isNavLike, isMainLike); raw, hide and skip: its tag is
 	// in rawTextElements (or is noscript), hides its content, or is in
-	// skipRecordTags.
-	nav, mainish, raw, hide, skip bool
+	// skipRecordTags; void and endsP: its tag is in voidElements, or in
+	// closesP. The tree builder asks the last two of every start tag.
+	nav, mainish, raw, hide, skip, void, endsP bool
 	// step is the element's step in a relative key (stepName), kept once
 	// asked.
 	step string
@@ -458,9 +459,9 @@ func (b *treeBuilder) startTag(n *node, selfClosing bool) {
 	case "html", "head", "body": // their content simply belongs to the page
 		return
 	}
-	b.implyEnds(n.tag, n.start)
+	b.implyEnds(n.tag, n.look.endsP, n.start)
 	b.appendChild(n)
-	if voidElements[n.tag] || (selfClosing && b.foreign > 0) {
+	if n.look.void || (selfClosing && b.foreign > 0) {
 		n.close, n.end = n.open, n.open
 		return
 	}
@@ -471,12 +472,13 @@ func (b *treeBuilder) startTag(n *node, selfClosing bool) {
 	b.open[n.tag]++
 }
 
-// implyEnds ends the open elements that the start tag of tag ends.
-func (b *treeBuilder) implyEnds(tag string, at int) {
+// implyEnds ends the open elements that the start tag of tag ends; endsP
+// says whether tag is in closesP.
+func (b *treeBuilder) implyEnds(tag string, endsP bool, at int) {
 	if b.foreign > 0 {
 		return
 	}
-	if closesP[tag] {
+	if endsP {
 		b.closeIfOpen(at, pStops, "p")
 	}
 	switch tag {
@@ -690,6 +692,7 @@ func (b *treeBuilder) lookOf(tag string, id, class []byte) *look {
 		lk.nav, lk.mainish = isNavLike(tag, lk), isMainLike(tag, lk)
 		lk.raw, lk.skip = rawTextElements[tag] || tag == "noscript", skipRecordTags[tag]
 		lk.hide = hiddenElements[tag] || lk.raw
+		lk.void, lk.endsP = voidElements[tag], closesP[tag]
 		if numbered && len(b.numbered) < maxLooks {
 			b.numbered[string(b.zeroKey)] = lk
 		}
