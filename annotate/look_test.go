@@ -34,7 +34,7 @@ func FuzzNumberedLook(f *testing.F) {
 		gotStep, wantStep := (&node{tag: tag, look: got}).stepName(), (&node{tag: tag, look: want}).stepName()
 		if got.id != want.id || got.class != want.class || got.key != want.key || gotStep != wantStep ||
 			got.nav != want.nav || got.mainish != want.mainish || got.raw != want.raw || got.hide != want.hide ||
-			got.skip != want.skip || len(got.classes) != len(want.classes) {
+			got.skip != want.skip || got.void != want.void || got.endsP != want.endsP || len(got.classes) != len(want.classes) {
 			t.Fatalf("%s#%q.%q after #%q.%q: look %+v, made afresh %+v", tag, id2, class2, id, class, *got, *want)
 		}
 		for i := range got.classes {
