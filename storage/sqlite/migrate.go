@@ -20,9 +20,59 @@ var migrationFiles embed.FS
 // migration is one step of the schema, run in a write transaction.
 type migration = archive.Migration[*sql.Tx]
 
-// migrations reads the embedded migrations in order.
+// migrations reads the embedded migrations in order, with the Go steps of
+// those that have one (steps).
 func migrations() ([]migration, error) {
-	return archive.LoadMigrations[*sql.Tx](migrationFiles, "migrations")
+	ms, err := archive.LoadMigrations[*sql.Tx](migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		ms[i].Code = steps[ms[i].Version]
+	}
+	return ms, nil
+}
+
+// steps are the Go steps of migrations, by version, run after their SQL.
+var steps = map[int]func(context.Context, *sql.Tx) error{13: textOnce}
+
+// textOnce is the Go step of 0013_text_once: it packs each stored
+// description against its plain text into markup_ops, reading a thousand
+// rows at a time, then makes description the column generated from them.
+func textOnce(ctx context.Context, tx *sql.Tx) error {
+	type row struct {
+		id          int64
+		desc, plain string
+	}
+	for last := int64(0); ; {
+		rows, err := tx.QueryContext(ctx, `SELECT rev_id, description, plain_text FROM item_revisions
+			WHERE rev_id > ? ORDER BY rev_id LIMIT 1000`, last)
+		batch, err := collect(rows, err, func(s archive.Scanner) (r row, err error) {
+			return r, s.Scan(&r.id, &r.desc, &r.plain)
+		})
+		if err != nil {
+			return fmt.Errorf("read descriptions: %w", err)
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, r := range batch {
+			if _, err := tx.ExecContext(ctx, "UPDATE item_revisions SET markup_ops = ? WHERE rev_id = ?",
+				packMarkup(r.desc, r.plain), r.id); err != nil {
+				return fmt.Errorf("pack description of revision %d: %w", r.id, err)
+			}
+		}
+		last = batch[len(batch)-1].id
+	}
+	for _, stmt := range []string{
+		"ALTER TABLE item_revisions DROP COLUMN description",
+		"ALTER TABLE item_revisions ADD COLUMN description TEXT GENERATED ALWAYS AS (" + markupFunc + "(markup_ops, plain_text)) VIRTUAL",
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	return nil
 }
 
 // migrate applies the migrations among ms that the file lacks, each in its

@@ -170,6 +170,10 @@ func numberAggregate(ctx context.Context, tx *sql.Tx, source string) error {
 	return nil
 }
 
+// lastStory is the greatest story number handed out, from the partial
+// index items_story_seq.
+const lastStory = "SELECT coalesce(max(story_seq), 0) FROM items WHERE story_seq IS NOT NULL"
+
 // numberStories numbers the poll's new items after every item numbered
 // before, and reads the items other polls numbered after
 // rec.StoriesAfter, first seen since rec.StoriesSince. SQLite's one writer (IMMEDIATE transactions, across
@@ -177,7 +181,7 @@ func numberAggregate(ctx context.Context, tx *sql.Tx, source string) error {
 // anything until this one commits.
 func numberStories(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, result *dynamo.PollResult) error {
 	var last int64
-	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(story_seq), 0) FROM items").Scan(&last); err != nil {
+	if err := tx.QueryRowContext(ctx, lastStory).Scan(&last); err != nil {
 		return fmt.Errorf("number new items: %w", err)
 	}
 	mine := map[string]bool{}
@@ -311,11 +315,17 @@ func (w *versionTx) Known(ctx context.Context, keys []string) (map[string]archiv
 	return known, nil
 }
 
+// itemsByTitle is ItemsByTitle's query of a source (?1) and its titles (?2, a
+// JSON array): it finds the titles' keys in item_revisions_title, then
+// compares the titles.
+const itemsByTitle = `SELECT r.title, r.item_key, max(r.rev_id) AS rev FROM item_revisions r
+	WHERE r.source_id = ?1 AND ` + titleKeyFunc + `(r.title) IN (SELECT ` + titleKeyFunc + `(value) FROM json_each(?2))
+		AND r.title IN (SELECT value FROM json_each(?2))
+	GROUP BY r.title, r.item_key ORDER BY rev DESC`
+
 // ItemsByTitle implements archive.VersionTx.
 func (w *versionTx) ItemsByTitle(ctx context.Context, titles []string) (map[string][]string, error) {
-	rows, err := w.tx.QueryContext(ctx, `SELECT r.title, r.item_key, max(r.rev_id) AS rev FROM item_revisions r
-		WHERE r.source_id = ? AND r.title IN (SELECT value FROM json_each(?))
-		GROUP BY r.title, r.item_key ORDER BY rev DESC`, w.source, jsonArg(titles))
+	rows, err := w.tx.QueryContext(ctx, itemsByTitle, w.source, jsonArg(titles))
 	if err != nil {
 		return nil, fmt.Errorf("find items by title: %w", err)
 	}
@@ -360,7 +370,7 @@ func (w *versionTx) Revisions(ctx context.Context, keys []string, hashes [][]byt
 // InsertRevisions implements archive.VersionTx.
 func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision, ids map[string]int64) error {
 	insert, err := w.tx.PrepareContext(ctx, `INSERT INTO item_revisions (source_id, item_key, rhash, doc_id, title,
-			link, description, plain_text, image, extensions, id_from_content, title_f, link_f, text_f,
+			link, markup_ops, plain_text, image, extensions, id_from_content, title_f, link_f, text_f,
 			first_seen, first_pos, first_index, latest, media)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
@@ -373,7 +383,7 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		if it.ID != r.Key {
 			docID = it.ID
 		}
-		res, err := insert.ExecContext(ctx, w.source, r.Key, r.Hash, docID, it.Title, it.Link, it.Description, it.Text,
+		res, err := insert.ExecContext(ctx, w.source, r.Key, r.Hash, docID, it.Title, it.Link, packMarkup(it.Description, it.Text), it.Text,
 			nullable(archive.JSON(it.Image != nil, it.Image)), nullable(archive.JSON(len(it.Extensions) > 0, it.Extensions)),
 			boolInt(it.IDFromContent), folded(it.Title), folded(it.Link), folded(it.Text),
 			dbTime(r.FirstSeen), r.FirstPos, r.FirstIndex, boolInt(r.Latest), nullable(archive.MediaJSON(it)))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
+	"github.com/dynamo-feeds/dynamo/storage/storetest"
 )
 
 // t0 is the tests' clock origin, in whole seconds.
@@ -368,6 +369,19 @@ func TestArchiveQueryUsesIndex(t *testing.T) {
 		if !strings.Contains(joined, "item_revisions_archive") || strings.Contains(joined, "TEMP B-TREE") || strings.Contains(joined, "MATERIALIZE") {
 			t.Errorf("archive query plan (items only: %v) %q does not read item_revisions_archive in order, joining as it goes", itemsOnly, joined)
 		}
+	}
+}
+
+// TestLookupsUseIndexes checks that finding items by title reads the
+// titles' keys in item_revisions_title, and that the next story number is
+// read from the partial index of numbered items, not by scanning items.
+func TestLookupsUseIndexes(t *testing.T) {
+	s := open(t)
+	if plan := queryPlan(t, s, itemsByTitle, "a", `["x"]`); !strings.Contains(plan, "USING INDEX item_revisions_title") {
+		t.Errorf("items by title: plan %q does not use item_revisions_title", plan)
+	}
+	if plan := queryPlan(t, s, lastStory); !strings.Contains(plan, "COVERING INDEX items_story_seq") {
+		t.Errorf("last story number: plan %q does not use items_story_seq", plan)
 	}
 }
 
@@ -748,5 +762,73 @@ func TestFoldOnceMigration(t *testing.T) {
 				t.Errorf("title condition %q: %d items, not item %d", value, len(got), i)
 			}
 		}
+	}
+}
+
+// TestTextOnceMigration stores items, puts the file back as it was before
+// 0013 (descriptions stored whole, whole titles in item_revisions_title, a
+// rowid versions table, every item in items_story_seq), and checks that the migration packs every description
+// so that the items and the versions read back as stored, and that the
+// file is sound.
+func TestTextOnceMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	addSource(t, s, "a")
+	d := storetest.SizePage("a", 1, true)
+	d.Items[0].Description, d.Items[0].Text = "", ""
+	d.Items[1].Description, d.Items[1].Text = "<p>Fish &amp; chips</p>", "Fish & chips"
+	d.Items[2].Description = "<p>a description that is not its plain text at all</p>"
+	store(t, s, "a", d)
+	store(t, s, "a", storetest.SizePage("a", 2, false))
+	ctx := context.Background()
+	read := func(s *Store) []string {
+		t.Helper()
+		var out []string
+		for _, q := range []dynamo.ItemQuery{{SourceID: "a"}, {SourceID: "a", Version: 1}} {
+			items, err := s.Items(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range items {
+				out = append(out, it.Item.ID+": "+it.Item.Description+" | "+it.Item.Text)
+			}
+		}
+		return out
+	}
+	stored := read(s)
+	if len(stored) != 2*50+1 {
+		t.Fatalf("%d items read, want 101", len(stored))
+	}
+	upgraded := undoMigration(t, s, path, []string{
+		"ALTER TABLE item_revisions ADD COLUMN description_whole TEXT",
+		"UPDATE item_revisions SET description_whole = description",
+		"ALTER TABLE item_revisions DROP COLUMN description",
+		"ALTER TABLE item_revisions DROP COLUMN markup_ops",
+		"ALTER TABLE item_revisions RENAME COLUMN description_whole TO description",
+		"DROP INDEX item_revisions_title",
+		"CREATE INDEX item_revisions_title ON item_revisions (source_id, title)",
+		"DROP INDEX items_story_seq",
+		"CREATE UNIQUE INDEX items_story_seq ON items (story_seq)",
+		"CREATE TABLE versions_rowid AS SELECT * FROM versions",
+		"DROP TABLE versions",
+		"ALTER TABLE versions_rowid RENAME TO versions",
+		"DELETE FROM schema_migrations WHERE version = 13",
+	}, "0013_text_once.sql")
+	if got := read(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	if got := lines(t, upgraded, `SELECT sum(length(markup_ops)) || ' of ' || sum(length(description)) FROM item_revisions
+			HAVING sum(length(markup_ops)) * 10 > sum(length(description))`); len(got) > 0 {
+		t.Errorf("%s bytes of descriptions packed, want less than a tenth (their tags and links)", got[0])
+	}
+	if got := lines(t, upgraded, "SELECT sql FROM sqlite_schema WHERE name = 'versions'"); !strings.Contains(got[0], "WITHOUT ROWID") {
+		t.Errorf("versions after the migration: %s", got[0])
+	}
+	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
+		t.Errorf("integrity_check: %v", got)
+	}
+	store(t, upgraded, "a", storetest.SizePage("a", 3, true))
+	if got := read(upgraded); len(got) != 2*50+2 {
+		t.Errorf("%d items read after storing a version, want 102", len(got))
 	}
 }
