@@ -27,3 +27,30 @@ func Replayed(fragment string, base *url.URL) (clean, markup string, ok bool) {
 
 // Bluemonday is the policy's own pass, for the replay's fuzz target.
 func Bluemonday(markup string) string { return policy.Sanitize(markup) }
+
+// OnePassOutput is what onePass wrote: the markup, the text, the replayed
+// output (with known) and whether it took the fragment.
+type OnePassOutput struct {
+	Markup, Text, Clean string
+	Known, Takes        bool
+}
+
+// ScanAndTokenize returns what onePass writes when plainScan reads the
+// fragment (read is false when plainScan does not) and when x/net/html's
+// tokenizer does.
+func ScanAndTokenize(fragment string, base *url.URL) (scanned, tokenized OnePassOutput, read bool) {
+	b := bufferPool.Get().(*buffers)
+	defer bufferPool.Put(b)
+	output := func(takes bool) OnePassOutput {
+		return OnePassOutput{b.markup.String(), b.text.String(), b.clean.String(), b.known, takes}
+	}
+	b.reset()
+	takes, read := b.plainScan(fragment, base)
+	scanned = output(takes)
+	b.reset()
+	tokenized = output(b.tokenize(fragment, base))
+	return scanned, tokenized, read
+}
+
+// PlainURL is plainURL, for the shapes' tests.
+var PlainURL = plainURL

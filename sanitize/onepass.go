@@ -66,6 +66,15 @@ func HTMLText(fragment string, base *url.URL) (string, string) {
 type buffers struct {
 	markup, clean, text bytes.Buffer
 	open                []atom.Atom
+	// urls are where the start tag being written holds plain URLs, which
+	// its decision's key leaves out (see shapeKey).
+	urls []urlSpan
+	// attrs and scratch are plainScan's: a start tag's attributes, read
+	// before any is written, and the bytes handed to the handlers.
+	attrs   []plainAttr
+	scratch []byte
+	// key is the start tag's decision key being built.
+	key []byte
 	// known is true while clean holds what bluemonday makes of the markup
 	// so far; skip is then bluemonday's stack of end tags to drop.
 	known bool
@@ -137,6 +146,7 @@ func (b *buffers) reset() {
 	b.open = b.open[:0]
 	b.counts = [numWatched]int{}
 	b.known, b.skip = true, b.skip[:0]
+	b.urls, b.attrs = b.urls[:0], b.attrs[:0]
 }
 
 // element kinds in simpleElements.
@@ -169,9 +179,20 @@ var simpleElements = map[atom.Atom]int{
 
 // onePass writes the fragment's balanced markup, URLs resolved, to
 // b.markup and its text to b.text, and reports false when the fragment is
-// not simple enough (see HTMLText) for the result to be HTML's.
+// not simple enough (see HTMLText) for the result to be HTML's. It reads
+// the fragment with plainScan, and with x/net/html's tokenizer when
+// plainScan meets markup it does not read.
 func (b *buffers) onePass(fragment string, base *url.URL) bool {
 	b.reset()
+	if ok, read := b.plainScan(fragment, base); read {
+		return ok
+	}
+	b.reset()
+	return b.tokenize(fragment, base)
+}
+
+// tokenize is onePass over x/net/html's tokens.
+func (b *buffers) tokenize(fragment string, base *url.URL) bool {
 	z := html.NewTokenizer(strings.NewReader(fragment))
 	for {
 		switch z.Next() {
@@ -179,61 +200,100 @@ func (b *buffers) onePass(fragment string, base *url.URL) bool {
 			if z.Err() != io.EOF {
 				return false
 			}
-			for i := len(b.open) - 1; i >= 0; i-- {
-				b.endTag(b.open[i])
-			}
+			b.end()
 			return true
 		case html.TextToken:
-			t := z.Text()
-			if bytes.IndexByte(t, 0) >= 0 { // the tree builder drops NULs
+			if !b.textToken(z.Text()) {
 				return false
 			}
-			from := b.markup.Len()
-			escape(&b.markup, t)
-			if b.known { // bluemonday writes text as it reads it back, escaped alike
-				b.clean.Write(b.markup.Bytes()[from:])
-			}
-			b.text.Write(t)
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			a := atom.Lookup(name)
-			kind := simpleElements[a]
-			if kind == 0 || !b.opens(a, kind) {
+			kind, from, ok := b.startTag(a)
+			if !ok {
 				return false
 			}
-			from := b.markup.Len()
-			b.markup.WriteByte('<')
-			b.markup.WriteString(a.String())
 			for hasAttr {
 				var key, val []byte
 				key, val, hasAttr = z.TagAttr()
-				b.attr(key, val, base)
+				b.attr(a, key, val, base)
 			}
-			if kind == void {
-				b.markup.WriteString("/>") // as html.Render writes it: bluemonday keeps the form
-			} else {
-				b.markup.WriteByte('>')
-				b.push(a)
-			}
-			if b.known {
-				b.sanitizeStart(b.markup.Bytes()[from:], a, kind == void)
-			}
-			if blockElements[a] {
-				b.text.WriteByte(' ')
-			}
+			b.closeStartTag(a, kind, from)
 		case html.EndTagToken:
 			name, _ := z.TagName()
-			a := atom.Lookup(name)
-			if len(b.open) == 0 || b.open[len(b.open)-1] != a {
-				return false // misnested or stray: the tree builder's adoption and recovery rules
+			if !b.endTagToken(atom.Lookup(name)) {
+				return false
 			}
-			b.pop()
-			b.endTag(a)
 		case html.CommentToken:
 			// bluemonday drops comments and Text skips them.
 		default: // a doctype
 			return false
 		}
+	}
+}
+
+// textToken handles a text token, its entities decoded; false when the
+// tree builder would change it.
+func (b *buffers) textToken(t []byte) bool {
+	if bytes.IndexByte(t, 0) >= 0 { // the tree builder drops NULs
+		return false
+	}
+	from := b.markup.Len()
+	escape(&b.markup, t)
+	if b.known { // bluemonday writes text as it reads it back, escaped alike
+		b.clean.Write(b.markup.Bytes()[from:])
+	}
+	b.text.Write(t)
+	return true
+}
+
+// startTag begins a start tag of element a, whose attributes follow (attr)
+// and which closeStartTag ends; ok is false when the one pass does not
+// take the element there. from is where the tag begins in b.markup.
+func (b *buffers) startTag(a atom.Atom) (kind, from int, ok bool) {
+	kind = simpleElements[a]
+	if kind == 0 || !b.opens(a, kind) {
+		return 0, 0, false
+	}
+	from = b.markup.Len()
+	b.markup.WriteByte('<')
+	b.markup.WriteString(a.String())
+	b.urls = b.urls[:0]
+	return kind, from, true
+}
+
+// closeStartTag ends the start tag that startTag began at from.
+func (b *buffers) closeStartTag(a atom.Atom, kind, from int) {
+	if kind == void {
+		b.markup.WriteString("/>") // as html.Render writes it: bluemonday keeps the form
+	} else {
+		b.markup.WriteByte('>')
+		b.push(a)
+	}
+	if b.known {
+		b.sanitizeStart(b.markup.Bytes()[from:], from, a, kind == void)
+	}
+	if blockElements[a] {
+		b.text.WriteByte(' ')
+	}
+}
+
+// endTagToken handles an end tag of element a; false when it does not
+// close the innermost open element (the tree builder's adoption and
+// recovery rules).
+func (b *buffers) endTagToken(a atom.Atom) bool {
+	if len(b.open) == 0 || b.open[len(b.open)-1] != a {
+		return false
+	}
+	b.pop()
+	b.endTag(a)
+	return true
+}
+
+// end closes what the fragment left open, at its end.
+func (b *buffers) end() {
+	for i := len(b.open) - 1; i >= 0; i-- {
+		b.endTag(b.open[i])
 	}
 }
 
@@ -267,16 +327,23 @@ func (b *buffers) endTag(a atom.Atom) {
 	}
 }
 
-// attr writes one attribute, its URL resolved as resolveTree resolves it.
-func (b *buffers) attr(key, val []byte, base *url.URL) {
+// attr writes one attribute of element a, its URL resolved as
+// resolveTree resolves it, and notes where a plain URL (see plainURL) of
+// an attribute in shapeURLAttrs went.
+func (b *buffers) attr(a atom.Atom, key, val []byte, base *url.URL) {
 	b.markup.WriteByte(' ')
 	b.markup.Write(key)
 	b.markup.WriteString(`="`)
 	switch k := string(key); {
 	case urlAttrs[k]:
-		escape(&b.markup, []byte(Resolve(base, string(val))))
+		v := Resolve(base, string(val))
+		from := b.markup.Len()
+		escapeString(&b.markup, v)
+		if shapeURLAttrs[elementAttr{a, k}] && plainURL(v) {
+			b.urls = append(b.urls, urlSpan{from, b.markup.Len(), strings.HasPrefix(v, "https:")})
+		}
 	case k == "srcset":
-		escape(&b.markup, []byte(resolveSrcset(base, string(val))))
+		escapeString(&b.markup, resolveSrcset(base, string(val)))
 	default:
 		escape(&b.markup, val)
 	}
@@ -287,27 +354,48 @@ func (b *buffers) attr(key, val []byte, base *url.URL) {
 // values, so that bluemonday reads back exactly what the tokenizer read.
 func escape(w *bytes.Buffer, s []byte) {
 	for len(s) > 0 {
-		i := bytes.IndexAny(s, "&'<>\"\r")
+		i := bytes.IndexAny(s, escaped)
 		if i < 0 {
 			w.Write(s)
 			return
 		}
 		w.Write(s[:i])
-		switch s[i] {
-		case '&':
-			w.WriteString("&amp;")
-		case '\'':
-			w.WriteString("&#39;")
-		case '<':
-			w.WriteString("&lt;")
-		case '>':
-			w.WriteString("&gt;")
-		case '"':
-			w.WriteString("&#34;")
-		case '\r':
-			w.WriteString("&#13;")
-		}
+		w.WriteString(escapeOf(s[i]))
 		s = s[i+1:]
+	}
+}
+
+// escapeString is escape of a string.
+func escapeString(w *bytes.Buffer, s string) {
+	for len(s) > 0 {
+		i := strings.IndexAny(s, escaped)
+		if i < 0 {
+			w.WriteString(s)
+			return
+		}
+		w.WriteString(s[:i])
+		w.WriteString(escapeOf(s[i]))
+		s = s[i+1:]
+	}
+}
+
+// escaped are the bytes that escape replaces, each by escapeOf.
+const escaped = "&'<>\"\r"
+
+func escapeOf(c byte) string {
+	switch c {
+	case '&':
+		return "&amp;"
+	case '\'':
+		return "&#39;"
+	case '<':
+		return "&lt;"
+	case '>':
+		return "&gt;"
+	case '"':
+		return "&#34;"
+	default: // '\r'
+		return "&#13;"
 	}
 }
 
@@ -321,10 +409,20 @@ func collapse(b []byte) string {
 	sb.Grow(len(b))
 	space := false // a space is pending, written before the next word
 	for i := 0; i < len(b); {
-		c, size := rune(b[i]), 1
-		if c >= utf8.RuneSelf {
-			c, size = utf8.DecodeRune(b[i:])
+		if c := b[i]; c < utf8.RuneSelf { // ASCII: unicode.IsSpace's six, no bidi control
+			if asciiSpace[c] {
+				space = sb.Len() > 0
+			} else {
+				if space {
+					sb.WriteByte(' ')
+					space = false
+				}
+				sb.WriteByte(c)
+			}
+			i++
+			continue
 		}
+		c, size := utf8.DecodeRune(b[i:])
 		if unicode.IsSpace(c) {
 			space = sb.Len() > 0
 		} else if !IsBidiControl(c) {
@@ -338,3 +436,6 @@ func collapse(b []byte) string {
 	}
 	return sb.String()
 }
+
+// asciiSpace are the ASCII bytes unicode.IsSpace reports.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}

@@ -2,6 +2,7 @@ package sanitize_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -227,4 +228,51 @@ func FuzzWithoutBidi(f *testing.F) {
 			t.Errorf("WithoutBidi(%q) = %q still holds a bidi control", b, out)
 		}
 	})
+}
+
+// shapeURLs are plain URLs (bluemonday's verdict on one of a shape is
+// replayed for all) and URLs that are not, each of which bluemonday reads.
+var shapeURLs = struct{ plain, other []string }{
+	plain: []string{
+		"http://example.com/", "https://example.com/a/b.html?x=1&y=2#frag", "http://user:pass@host:8080/p;params?q",
+		"http://[::1]:80/x", "http://host/%41%42", "http://host/a(b)*!$,;=+@:", "http://xn--bcher-kva.example/",
+		"http://host/?q=%3Cscript%3E", "http://host", "https://h/~user/", "http://h/a&amp;b",
+		"http://h/%2e%2e/x", "http://h/a%20b",
+	},
+	other: []string{
+		"javascript:alert(1)", "HTTP://EXAMPLE.COM/", "http://a b/", "http://h/<x>", `http://h/"q`, "http://h/'q",
+		"http://h/%zz", "ftp://h/", "http://h/\u00e9", "mailto:a@b", "http://[bad/", "http://h/\\x", "http://h/`x`",
+		"data:text/html,x", " http://h/", "vbscript:x", "https://h/#",
+	},
+}
+
+// bluemonday's verdict on a tag's shape, replayed for tags with other
+// plain URLs, gives what bluemonday gives for each tag; URLs that are not
+// plain are read tag by tag.
+func TestShapeReplay(t *testing.T) {
+	base, _ := url.Parse("http://example.com/news/index.html")
+	for _, u := range shapeURLs.plain {
+		if !sanitize.PlainURL(u) || sanitize.Resolve(base, u) != u {
+			t.Errorf("%q is not plain, or is changed by Resolve", u)
+		}
+	}
+	for _, u := range shapeURLs.other {
+		if sanitize.PlainURL(u) {
+			t.Errorf("%q is plain", u)
+		}
+	}
+	for _, u := range append(shapeURLs.plain, shapeURLs.other...) {
+		for _, form := range []string{
+			`<a href="%s">x</a>`, `<a href="%s" title="t" onclick="x()">x</a>`, `<img src="%s" alt="a">`,
+			`<q cite="%s">q</q>`, `<blockquote cite="%s">b</blockquote>`, `<a href="%[1]s"><img src="%[1]s" srcset="%[1]s 2x"></a>`,
+			`<del cite="%s">d</del>`, `<span title="%s">s</span>`, `<a title="http://shape0.dynamo.invalid/" href="%s">x</a>`,
+		} {
+			in := fmt.Sprintf(form, html.EscapeString(u))
+			checkReplay(t, in, base)
+			checkHTMLText(t, in, base)
+			if h, _ := sanitize.HTMLText(in, base); scriptIn(h) != "" && !strings.HasPrefix(u, "mailto:") {
+				t.Errorf("HTMLText(%q) = %q holds %s", in, h, scriptIn(h))
+			}
+		}
+	}
 }

@@ -164,10 +164,34 @@ func isSingleLine(s string) bool {
 // WithoutBidi is b without bidi embedding, override and isolate controls,
 // for a whole page of text; b itself when it has none.
 func WithoutBidi(b []byte) []byte {
-	if bytes.IndexFunc(b, IsBidiControl) < 0 {
+	if !hasBidi(b) {
 		return b
 	}
 	return dropBidi(b)
+}
+
+// hasBidi reports whether b holds a bidi control, as
+// bytes.IndexFunc(b, IsBidiControl) >= 0 does: each is a valid three-byte
+// sequence beginning with 0xE2 (E2 80 AA–AE, E2 81 A6–A9), and no byte
+// 0xE2 can be part of the sequence before it.
+func hasBidi(b []byte) bool {
+	for {
+		i := bytes.IndexByte(b, 0xE2)
+		if i < 0 || i+2 >= len(b) {
+			return false
+		}
+		switch c := b[i+2]; b[i+1] {
+		case 0x80:
+			if c >= 0xAA && c <= 0xAE {
+				return true
+			}
+		case 0x81:
+			if c >= 0xA6 && c <= 0xA9 {
+				return true
+			}
+		}
+		b = b[i+1:]
+	}
 }
 
 // IsBidiControl reports whether r is a bidi embedding, override or isolate
