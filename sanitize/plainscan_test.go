@@ -57,23 +57,23 @@ func TestPlainScan(t *testing.T) {
 		checkHTMLText(t, in, base)
 	}
 	for in, want := range map[string]bool{
-		plainScanSeeds[0]: true,
-		plainScanSeeds[1]: true,
-		plainScanSeeds[2]: true,
-		plainScanSeeds[3]: true,
-		plainScanSeeds[4]: false, // "<!-- a- ->x-->" does not end at its first '>'
+		plainScanSeeds[0]:                         true,
+		plainScanSeeds[1]:                         true,
+		plainScanSeeds[2]:                         true,
+		plainScanSeeds[3]:                         true,
+		plainScanSeeds[4]:                         false, // "<!-- a- ->x-->" does not end at its first '>'
 		`<!-- c --><!----><!--><!---><!-- a--!>x`: true,
-		plainScanSeeds[5]:  false,
-		plainScanSeeds[6]:  false,
-		plainScanSeeds[7]:  false,
-		plainScanSeeds[8]:  false,
-		plainScanSeeds[9]:  false,
-		plainScanSeeds[10]: false,
-		plainScanSeeds[11]: true,
-		plainScanSeeds[12]: false,
-		plainScanSeeds[13]: true, // read up to the script, which the one pass refuses
-		plainScanSeeds[15]: false,
-		plainScanSeeds[16]: true,
+		plainScanSeeds[5]:                         false,
+		plainScanSeeds[6]:                         false,
+		plainScanSeeds[7]:                         false,
+		plainScanSeeds[8]:                         false,
+		plainScanSeeds[9]:                         false,
+		plainScanSeeds[10]:                        false,
+		plainScanSeeds[11]:                        true,
+		plainScanSeeds[12]:                        false,
+		plainScanSeeds[13]:                        true, // read up to the script, which the one pass refuses
+		plainScanSeeds[15]:                        false,
+		plainScanSeeds[16]:                        true,
 	} {
 		if _, _, read := sanitize.ScanAndTokenize(in, base); read != want {
 			t.Errorf("plainScan reads %q: %v, want %v", in, read, want)
