@@ -75,6 +75,8 @@ type buffers struct {
 	scratch []byte
 	// key is the start tag's decision key being built.
 	key []byte
+	// resolver makes the fragment's URLs absolute.
+	resolver resolver
 	// known is true while clean holds what bluemonday makes of the markup
 	// so far; skip is then bluemonday's stack of end tags to drop.
 	known bool
@@ -336,7 +338,7 @@ func (b *buffers) attr(a atom.Atom, key, val []byte, base *url.URL) {
 	b.markup.WriteString(`="`)
 	switch k := string(key); {
 	case urlAttrs[k]:
-		v := Resolve(base, string(val))
+		v := b.resolver.resolve(base, string(val))
 		from := b.markup.Len()
 		escapeString(&b.markup, v)
 		if shapeURLAttrs[elementAttr{a, k}] && plainURL(v) {

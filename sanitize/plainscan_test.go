@@ -80,3 +80,28 @@ func TestPlainScan(t *testing.T) {
 		}
 	}
 }
+
+// FuzzResolver: the one pass's resolver gives what Resolve gives, for one
+// base after another.
+func FuzzResolver(f *testing.F) {
+	for _, s := range [][2]string{
+		{"http://example.com/news/index.html", "/library/"}, {"http://example.com/news/", "story-1.html?id=2&x=y"},
+		{"https://u:p@h:8080/a/b/../c/d", "x/y/"}, {"http://h", "a"}, {"http://h/a//b/", "c/./d"}, {"http://h/%41/b", "../c"},
+		{"http://h/a", "//other/x"}, {"http://h/a?q#f", "?x"}, {"http://h/é/", "a?"}, {"http://[::1]:80/x/y", "z"},
+		{"mailto:a@b", "x"}, {"http://h/a b/", "c"}, {"http://h/a", ""}, {"http://h/a", "a/.."}, {"http://H%41/", "x"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, base, ref string) {
+		b, err := url.Parse(base)
+		if err != nil {
+			return
+		}
+		resolve := sanitize.Resolver()
+		for _, r := range []string{ref, "x", ref, "/" + ref} {
+			if got, want := resolve(b, r), sanitize.Resolve(b, r); got != want {
+				t.Errorf("resolver(%q, %q) = %q, want %q", base, r, got, want)
+			}
+		}
+	})
+}
