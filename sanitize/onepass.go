@@ -414,14 +414,19 @@ func collapse(b []byte) string {
 		if c := b[i]; c < utf8.RuneSelf { // ASCII: unicode.IsSpace's six, no bidi control
 			if asciiSpace[c] {
 				space = sb.Len() > 0
-			} else {
-				if space {
-					sb.WriteByte(' ')
-					space = false
-				}
-				sb.WriteByte(c)
+				i++
+				continue
 			}
-			i++
+			j := i + 1 // a run of ASCII that is not space, written at once
+			for j < len(b) && b[j] < utf8.RuneSelf && !asciiSpace[b[j]] {
+				j++
+			}
+			if space {
+				sb.WriteByte(' ')
+				space = false
+			}
+			sb.Write(b[i:j])
+			i = j
 			continue
 		}
 		c, size := utf8.DecodeRune(b[i:])

@@ -120,13 +120,17 @@ func commentLen(s string) int {
 }
 
 // plainEndTag returns the name and length of the end tag "</name>" that s
-// begins with, name ASCII letters and digits, or a length of 0.
+// begins with, name an ASCII letter then letters and digits, or a length
+// of 0 ("</0>" is a comment to the tokenizer).
 func plainEndTag(s string) (string, int) {
-	n := 2
+	if len(s) < 3 || !isASCIILetter(s[2]) {
+		return "", 0
+	}
+	n := 3
 	for n < len(s) && isASCIIAlnum(s[n]) {
 		n++
 	}
-	if n == 2 || n == len(s) || s[n] != '>' {
+	if n == len(s) || s[n] != '>' {
 		return "", 0
 	}
 	return s[2:n], n + 1

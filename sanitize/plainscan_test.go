@@ -28,6 +28,7 @@ var plainScanSeeds = []string{
 	`<h1-x>dash</h1-x><a:b>colon</a:b><verylongelementname12345>x</verylongelementname12345>`,
 	`<img src="a.png" / ><br / ><hr/>`,
 	`<q cite="http://example.com/q">q</q><blockquote cite="https://example.com/b">b</blockquote>`,
+	`x<hr>y</0>`,
 }
 
 // FuzzPlainScan: where plainScan reads a fragment, onePass writes what it
