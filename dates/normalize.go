@@ -73,14 +73,13 @@ func (n normalizer) field(f string, afterNumber bool) ([]string, *time.Location,
 	if f == "-" || f == "/" {
 		return nil, nil, true
 	}
-	lower := strings.ToLower(f)
-	switch lower {
-	case "a.m.", "a.m", "am":
-		if afterNumber || lower != "am" {
+	switch {
+	case strings.EqualFold(f, "a.m."), strings.EqualFold(f, "a.m"), strings.EqualFold(f, "am"):
+		if afterNumber || len(f) != 2 {
 			return []string{"AM"}, nil, true
 		}
 		return nil, nil, true // German "am 8. Dezember"
-	case "p.m.", "p.m", "pm":
+	case strings.EqualFold(f, "p.m."), strings.EqualFold(f, "p.m"), strings.EqualFold(f, "pm"):
 		return []string{"PM"}, nil, true
 	}
 	if z, ok := zoneOf(f); ok {
@@ -243,6 +242,9 @@ func ymd(y, m, d string) (string, bool) {
 // zoneOf recognizes a zone written as a field: a known abbreviation, "Z",
 // a numeric offset (+0100, -05:00, +01) or GMT/UTC with an offset (GMT+1).
 func zoneOf(f string) (*time.Location, bool) {
+	if isDigit(f[0]) { // every form begins with a letter or a sign
+		return nil, false
+	}
 	upper := strings.ToUpper(f)
 	upper = strings.TrimPrefix(upper, "ETC/") // Etc/GMT, Etc/UTC
 	if off, ok := zoneAbbreviations[upper]; ok {
@@ -336,6 +338,11 @@ var partialISO = regexp.MustCompile(`^(?:` +
 // parsePartialISO reads the forms of partialISO as the first instant of
 // the period they name, in loc.
 func parsePartialISO(s string, loc *time.Location) (time.Time, bool) {
+	for i := 0; i < len(s); i++ { // partialISO holds only digits and dashes
+		if !isDigit(s[i]) && s[i] != '-' {
+			return time.Time{}, false
+		}
+	}
 	m := partialISO.FindStringSubmatch(s)
 	if m == nil {
 		return time.Time{}, false
