@@ -198,8 +198,21 @@ func (b *buffers) plainStartTag(s string) (string, int) {
 		if n < len(s) && !isTagSpace(s[n]) && s[n] != '>' && s[n] != '/' {
 			return "", 0
 		}
-		b.attrs = append(b.attrs, at)
+		if !b.hasAttr(s[at.key0:at.key1]) { // the tokenizer keeps the first of a name
+			b.attrs = append(b.attrs, at)
+		}
 	}
+}
+
+// hasAttr reports whether b.attrs holds an attribute named key, in any
+// case.
+func (b *buffers) hasAttr(key string) bool {
+	for _, at := range b.attrs {
+		if strings.EqualFold(at.tag[at.key0:at.key1], key) {
+			return true
+		}
+	}
+	return false
 }
 
 // attrBytes returns an attribute's name, lower-cased as the tokenizer

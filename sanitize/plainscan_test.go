@@ -29,6 +29,7 @@ var plainScanSeeds = []string{
 	`<img src="a.png" / ><br / ><hr/>`,
 	`<q cite="http://example.com/q">q</q><blockquote cite="https://example.com/b">b</blockquote>`,
 	`x<hr>y</0>`,
+	`<A 0 0><img SRC="a.png" src="b.png" Alt='x' alt="y">`,
 }
 
 // FuzzPlainScan: where plainScan reads a fragment, onePass writes what it
