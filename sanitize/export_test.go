@@ -55,9 +55,3 @@ func ScanAndTokenize(fragment string, base *url.URL) (scanned, tokenized OnePass
 // PlainURL is plainURL, for the shapes' tests.
 var PlainURL = plainURL
 
-// Resolver returns a resolve function of one resolver, as the one pass
-// resolves URLs.
-func Resolver() func(base *url.URL, ref string) string {
-	var r resolver
-	return r.resolve
-}

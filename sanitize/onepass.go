@@ -76,7 +76,7 @@ type buffers struct {
 	// key is the start tag's decision key being built.
 	key []byte
 	// resolver makes the fragment's URLs absolute.
-	resolver resolver
+	resolver Resolver
 	// known is true while clean holds what bluemonday makes of the markup
 	// so far; skip is then bluemonday's stack of end tags to drop.
 	known bool
@@ -338,10 +338,10 @@ func (b *buffers) attr(a atom.Atom, key, val []byte, base *url.URL) {
 	b.markup.WriteString(`="`)
 	switch k := string(key); {
 	case urlAttrs[k]:
-		v := b.resolver.resolve(base, string(val))
+		v, plain := b.resolver.Resolve(base, string(val))
 		from := b.markup.Len()
 		escapeString(&b.markup, v)
-		if shapeURLAttrs[elementAttr{a, k}] && plainURL(v) {
+		if shapeURLAttrs[elementAttr{a, k}] && (plain || plainURL(v)) {
 			b.urls = append(b.urls, urlSpan{from, b.markup.Len(), strings.HasPrefix(v, "https:")})
 		}
 	case k == "srcset":

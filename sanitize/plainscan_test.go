@@ -84,7 +84,7 @@ func TestPlainScan(t *testing.T) {
 }
 
 // FuzzResolver: the one pass's resolver gives what Resolve gives, for one
-// base after another.
+// base after another, and a URL it says is plain is.
 func FuzzResolver(f *testing.F) {
 	for _, s := range [][2]string{
 		{"http://example.com/news/index.html", "/library/"}, {"http://example.com/news/", "story-1.html?id=2&x=y"},
@@ -99,10 +99,14 @@ func FuzzResolver(f *testing.F) {
 		if err != nil {
 			return
 		}
-		resolve := sanitize.Resolver()
+		var resolver sanitize.Resolver
 		for _, r := range []string{ref, "x", ref, "/" + ref} {
-			if got, want := resolve(b, r), sanitize.Resolve(b, r); got != want {
+			got, plain := resolver.Resolve(b, r)
+			if want := sanitize.Resolve(b, r); got != want {
 				t.Errorf("resolver(%q, %q) = %q, want %q", base, r, got, want)
+			}
+			if plain && !sanitize.PlainURL(got) {
+				t.Errorf("resolver(%q, %q) = %q, said plain, is not", base, r, got)
 			}
 		}
 	})

@@ -96,6 +96,24 @@ func Description(fragment string, base *url.URL, sanitizer Sanitizer) (string, s
 	return sanitizer(fragment, base)
 }
 
+// LinkResolver is ResolveLink against one base at a time, without parsing
+// the plain references links are mostly made of: sanitize.Resolver's fast
+// path gives such a reference resolved, as url.URL.String writes it, with
+// an http or https scheme, and a plain URL (no white space or quotes, and
+// url.Parse reads it back as it is); when URI leaves it as it is too,
+// ResolveLink would give it with no problem. Anything else goes to
+// ResolveLink. FuzzLinkResolver holds it to ResolveLink. The zero
+// LinkResolver is ready; it is not safe for concurrent use.
+type LinkResolver struct{ r sanitize.Resolver }
+
+// ResolveLink is ResolveLink(base, ref).
+func (l *LinkResolver) ResolveLink(base *url.URL, ref string) (link, problem string) {
+	if v, ok := l.r.Plain(base, ref); ok && URI(v) == v {
+		return v, ""
+	}
+	return ResolveLink(base, ref)
+}
+
 // unsafeSchemes are refused in links: a feed reader would run them.
 var unsafeSchemes = map[string]bool{"javascript": true, "vbscript": true, "data": true}
 
@@ -139,23 +157,39 @@ func ResolveLink(base *url.URL, ref string) (link, problem string) {
 // URI percent-encodes what a URL may still hold that an RFC 3986 URI may
 // not (url.URL.String leaves the query as it was written): spaces, control
 // and non-ASCII bytes, a few delimiters, a '%' that starts no escape, and
-// brackets outside the host.
+// brackets outside the host. A URL with none of these is returned as it is.
 func URI(s string) string {
 	hostStart, hostEnd := authority(s)
+	i := 0
+	for i < len(s) && !uriEscapes(s, i, hostStart, hostEnd) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
 	var sb strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			sb.WriteByte(c)
-		case c == '%', c <= ' ', c >= 0x7F, strings.IndexByte("<>\"{}|\\^`", c) >= 0,
-			(c == '[' || c == ']') && (i < hostStart || i >= hostEnd):
-			fmt.Fprintf(&sb, "%%%02X", c)
-		default:
-			sb.WriteByte(c)
+	sb.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if uriEscapes(s, i, hostStart, hostEnd) {
+			fmt.Fprintf(&sb, "%%%02X", s[i])
+		} else {
+			sb.WriteByte(s[i])
 		}
 	}
 	return sb.String()
+}
+
+// uriEscapes reports whether URI escapes the byte at i of s, whose host
+// spans hostStart to hostEnd.
+func uriEscapes(s string, i, hostStart, hostEnd int) bool {
+	switch c := s[i]; {
+	case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+		return false
+	case c == '%', c <= ' ', c >= 0x7F, strings.IndexByte("<>\"{}|\\^`", c) >= 0,
+		(c == '[' || c == ']') && (i < hostStart || i >= hostEnd):
+		return true
+	}
+	return false
 }
 
 // authority returns the span of the "//host" part of a URL, where brackets

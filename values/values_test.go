@@ -73,3 +73,28 @@ func TestTruncate(t *testing.T) {
 		t.Errorf("Truncate = %q", got)
 	}
 }
+
+// FuzzLinkResolver: the link resolver gives what ResolveLink gives, for
+// one base after another.
+func FuzzLinkResolver(f *testing.F) {
+	for _, s := range [][2]string{
+		{"http://example.org/news/", "story.html"}, {"http://example.org/news/index.html", "/news/2005/12/08/story-1.html"},
+		{"https://u:p@h:8080/a/b", "x/y?z=1&w"}, {"http://h", "a"}, {"http://[::1]/", "a"}, {"http://h%7C/", "a"},
+		{"http://h/%zz/", "a"}, {"http://h/a|b/", "c"}, {"http://h/", "javascript:x"}, {"mailto:x@y", "a"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, base, ref string) {
+		b, err := url.Parse(base)
+		if err != nil {
+			return
+		}
+		var l LinkResolver
+		for _, r := range []string{ref, "x", ref, "/" + ref} {
+			link, problem := l.ResolveLink(b, r)
+			if wantLink, wantProblem := ResolveLink(b, r); link != wantLink || problem != wantProblem {
+				t.Errorf("LinkResolver(%q, %q) = %q, %q; want %q, %q", base, r, link, problem, wantLink, wantProblem)
+			}
+		}
+	})
+}

@@ -24,6 +24,7 @@ type builder struct {
 	// resolved against it are memoized under.
 	baseString string
 	sanitizer  values.Sanitizer // b.sanitized
+	links      values.LinkResolver
 
 	res         *dynamo.Resource
 	annotations []Annotation // one per annot, in the same order

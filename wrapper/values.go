@@ -30,7 +30,7 @@ func (b *builder) sanitized(fragment string, base *url.URL) (string, string) {
 // link is linkValue against the page's base, through the memo.
 func (b *builder) link(content string) (link, problem string) {
 	return memos.get(memoKey{kind: memoLink, in: content, ctx: b.baseString}, func() (string, string) {
-		return linkValue(content, b.base)
+		return linkValue(content, b.base, b.links.ResolveLink)
 	})
 }
 
@@ -60,9 +60,10 @@ func (b *builder) date(value string) (string, bool) {
 }
 
 // linkValue reads a link annotation's content: the href of its first <a>
-// with one, else its text. It returns the absolute URL and why there is no
-// link when there is none.
-func linkValue(content string, base *url.URL) (link, problem string) {
+// with one, else its text. It returns the absolute URL, resolved by
+// resolveLink (values.ResolveLink or a values.LinkResolver's), and why there
+// is no link when there is none.
+func linkValue(content string, base *url.URL, resolveLink func(*url.URL, string) (string, string)) (link, problem string) {
 	if href, found := firstHref(content); found {
 		return resolveLink(base, href)
 	}
