@@ -54,4 +54,3 @@ func ScanAndTokenize(fragment string, base *url.URL) (scanned, tokenized OnePass
 
 // PlainURL is plainURL, for the shapes' tests.
 var PlainURL = plainURL
-
