@@ -87,7 +87,8 @@ func monthFirst(loc *time.Location) bool {
 // reads beyond its layout's shape (a fractional second), the others.
 // Trying all 68 layouts on every value cost more than the rest of Parse.
 func parseFields(v string, loc *time.Location) (time.Time, bool) {
-	likely := layoutsByShape[shape(v)]
+	var buf [64]byte
+	likely := layoutsByShape[string(appendShape(buf[:0], v))]
 	for _, layout := range likely {
 		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
 			return rfc2822Year(t, layout), true
@@ -117,17 +118,17 @@ func rfc2822Year(t time.Time, layout string) time.Time {
 var layoutsByShape = func() map[string][]string {
 	m := map[string][]string{}
 	for _, l := range layouts {
-		m[shape(l)] = append(m[shape(l)], l)
+		k := string(appendShape(nil, l))
+		m[k] = append(m[k], l)
 	}
 	return m
 }()
 
-// shape abstracts a value or a layout: a run of digits becomes '9', a run
-// of letters 'a', anything else stays. A layout's reference values have the
-// shape of the values it reads ("Jan 2 2006 3:04 PM" and "Dec 08 2005
-// 08:25 AM" are both "a 9 9 9:9 a").
-func shape(s string) string {
-	var sb strings.Builder
+// appendShape appends the shape of a value or a layout to dst: a run of
+// digits becomes '9', a run of letters 'a', anything else stays. A
+// layout's reference values have the shape of the values it reads ("Jan 2
+// 2006 3:04 PM" and "Dec 08 2005 08:25 AM" are both "a 9 9 9:9 a").
+func appendShape(dst []byte, s string) []byte {
 	var last byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -140,8 +141,8 @@ func shape(s string) string {
 		if (c == '9' || c == 'a') && c == last {
 			continue
 		}
-		sb.WriteByte(c)
+		dst = append(dst, c)
 		last = c
 	}
-	return sb.String()
+	return dst
 }

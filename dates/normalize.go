@@ -35,8 +35,11 @@ var threeDigitMonth = regexp.MustCompile(`^(\d{4})-0(\d{2})-`)
 func normalize(s string, monthFirst bool) (fields []string, zone *time.Location, ok bool) {
 	s = strings.Map(separatorToSpace, s)
 	n := normalizer{monthFirst: monthFirst}
-	for _, raw := range strings.Fields(s) {
-		parts, z, ok := n.field(raw, len(fields) > 0 && endsWithDigit(fields[len(fields)-1]))
+	fields = make([]string, 0, 8)
+	for raw := range strings.FieldsSeq(s) {
+		var z *time.Location
+		var ok bool
+		fields, z, ok = n.field(fields, raw, len(fields) > 0 && endsWithDigit(fields[len(fields)-1]))
 		if !ok {
 			return nil, nil, false
 		}
@@ -46,7 +49,6 @@ func normalize(s string, monthFirst bool) (fields []string, zone *time.Location,
 			}
 			zone = z
 		}
-		fields = append(fields, parts...)
 	}
 	return fields, zone, true
 }
@@ -67,113 +69,123 @@ type normalizer struct {
 }
 
 // field rewrites one whitespace-separated field into zero or more canonical
-// fields. afterNumber tells whether the previous field ended in a digit,
-// which makes "am" a meridiem rather than the German "am" (on).
-func (n normalizer) field(f string, afterNumber bool) ([]string, *time.Location, bool) {
+// fields, appended to out. afterNumber tells whether the previous field
+// ended in a digit, which makes "am" a meridiem rather than the German "am"
+// (on).
+func (n normalizer) field(out []string, f string, afterNumber bool) ([]string, *time.Location, bool) {
 	if f == "-" || f == "/" {
-		return nil, nil, true
+		return out, nil, true
 	}
 	switch {
 	case strings.EqualFold(f, "a.m."), strings.EqualFold(f, "a.m"), strings.EqualFold(f, "am"):
 		if afterNumber || len(f) != 2 {
-			return []string{"AM"}, nil, true
+			return append(out, "AM"), nil, true
 		}
-		return nil, nil, true // German "am 8. Dezember"
+		return out, nil, true // German "am 8. Dezember"
 	case strings.EqualFold(f, "p.m."), strings.EqualFold(f, "p.m"), strings.EqualFold(f, "pm"):
-		return []string{"PM"}, nil, true
+		return append(out, "PM"), nil, true
 	}
 	if z, ok := zoneOf(f); ok {
-		return nil, z, true
+		return out, z, true
 	}
 	if name, ok := regionZones[f]; ok && afterNumber {
-		return nil, regionZone(name), true
+		return out, regionZone(name), true
 	}
 	if hasLetter(f) && hasDigit(f) {
-		return n.mixedField(f)
+		return n.mixedField(out, f)
 	}
 	if hasLetter(f) {
-		return wordField(f)
+		return wordField(out, f)
 	}
 	if strings.Contains(f, ":") {
-		return timeField(f)
+		return timeField(out, f)
 	}
 	if d, ok := numericDate(f, n.monthFirst); ok {
-		return []string{d}, nil, true
+		return append(out, d), nil, true
 	}
-	return []string{strings.TrimSuffix(f, ".")}, nil, true // "8." (German day), "2005"
+	return append(out, strings.TrimSuffix(f, ".")), nil, true // "8." (German day), "2005"
 }
 
 // wordField handles a field made of letters only: a month, a weekday, a
 // connecting word, or something else.
-func wordField(f string) ([]string, *time.Location, bool) {
-	w := strings.ToLower(strings.TrimRight(f, "."))
+func wordField(out []string, f string) ([]string, *time.Location, bool) {
+	w := lowerWord(strings.TrimRight(f, "."))
 	if m, ok := monthNames[w]; ok {
-		return []string{m}, nil, true
+		return append(out, m), nil, true
 	}
 	if weekdayNames[w] || fillerWords[w] {
-		return nil, nil, true
+		return out, nil, true
 	}
 	if looksLikeZone(f) {
 		return nil, nil, false // an abbreviation we do not know: the offset would be a guess
 	}
-	return nil, nil, true // "Posted", "on", "Le": words around the date
+	return out, nil, true // "Posted", "on", "Le": words around the date
+}
+
+// lowerWord is strings.ToLower(w), without a copy for a word already in
+// lower case.
+func lowerWord(w string) string {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return strings.ToLower(w)
+		}
+	}
+	return w
 }
 
 // mixedField handles letters glued to digits: ordinals ("8th"), times with
 // a meridiem or zone ("8:25PM", "08:25:00Z"), French hours ("08h25"),
 // dashed dates with a month name ("02-Dec-2005").
-func (n normalizer) mixedField(f string) ([]string, *time.Location, bool) {
+func (n normalizer) mixedField(out []string, f string) ([]string, *time.Location, bool) {
 	lower := strings.ToLower(strings.TrimSuffix(f, "."))
 	for _, suffix := range []string{"st", "nd", "rd", "th", "er", "e", "º", "°"} {
 		if digits, ok := strings.CutSuffix(lower, suffix); ok && isNumber(digits) {
-			return []string{digits}, nil, true
+			return append(out, digits), nil, true
 		}
 	}
 	for _, m := range []string{"a.m.", "p.m.", "a.m", "p.m", "am", "pm"} {
 		if num, ok := strings.CutSuffix(lower, m); ok && num != "" && isDigit(num[len(num)-1]) {
-			parts, z, ok := numberOrTime(num)
-			return append(parts, strings.ToUpper(m[:1])+"M"), z, ok
+			out, z, ok := numberOrTime(out, num)
+			return append(out, strings.ToUpper(m[:1])+"M"), z, ok
 		}
 	}
 	if h, m, ok := strings.Cut(lower, "h"); ok && isNumber(h) && (m == "" || isNumber(m)) {
 		if m == "" {
 			m = "00"
 		}
-		return timeField(h + ":" + m)
+		return timeField(out, h+":"+m)
 	}
 	if strings.ContainsAny(f, "-/.") && !strings.Contains(f, ":") {
-		var out []string
 		for _, p := range strings.FieldsFunc(f, func(r rune) bool { return r == '-' || r == '/' || r == '.' }) {
-			parts, _, ok := n.field(p, false)
-			if !ok {
+			var ok bool
+			if out, _, ok = n.field(out, p, false); !ok {
 				return nil, nil, false
 			}
-			out = append(out, parts...)
 		}
 		return out, nil, true
 	}
 	if strings.Contains(f, ":") {
-		return timeField(f)
+		return timeField(out, f)
 	}
-	return wordField(f)
+	return wordField(out, f)
 }
 
-func numberOrTime(s string) ([]string, *time.Location, bool) {
+func numberOrTime(out []string, s string) ([]string, *time.Location, bool) {
 	if strings.Contains(s, ":") || strings.Contains(s, ".") {
-		return timeField(strings.ReplaceAll(s, ".", ":"))
+		return timeField(out, strings.ReplaceAll(s, ".", ":"))
 	}
 	if isNumber(s) {
-		return []string{s}, nil, true
+		return append(out, s), nil, true
 	}
 	return nil, nil, false
 }
 
 // timeField handles a time of day, possibly followed by a zone
 // ("08:25:00Z", "08:25:00-0500", "08:25:00+01:00").
-func timeField(f string) ([]string, *time.Location, bool) {
+func timeField(out []string, f string) ([]string, *time.Location, bool) {
 	upper := strings.ToUpper(f)
 	if t, ok := strings.CutSuffix(upper, "Z"); ok {
-		return []string{t}, time.UTC, true
+		return append(out, t), time.UTC, true
 	}
 	colon := strings.IndexByte(upper, ':')
 	if i := strings.IndexAny(upper[colon+1:], "+-"); colon >= 0 && i >= 0 {
@@ -182,9 +194,9 @@ func timeField(f string) ([]string, *time.Location, bool) {
 		if !ok {
 			return nil, nil, false
 		}
-		return []string{upper[:i]}, z, true
+		return append(out, upper[:i]), z, true
 	}
-	return []string{upper}, nil, true
+	return append(out, upper), nil, true
 }
 
 // numericDate rewrites a numeric date with '/', '.' or '-' separators as
