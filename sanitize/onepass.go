@@ -36,9 +36,12 @@ import (
 //
 // Nor does bluemonday always read the one pass's markup again: while the
 // pass writes it, it also writes what bluemonday would make of it (see
-// known), from bluemonday's own output for each of its tags, kept in
-// decisions. Only when a tag's fate is one this does not follow does
-// bluemonday read the whole markup.
+// known), from bluemonday's own output for each of its tags (or, for a tag
+// with plain URLs, for its shape), kept in decisions. Only when a tag's
+// fate is one this does not follow does bluemonday read the whole markup.
+//
+// The one pass reads plain markup with a byte scanner (plainScan) and
+// anything else with x/net/html's tokenizer; both give it the same tokens.
 func HTMLText(fragment string, base *url.URL) (string, string) {
 	if base == nil {
 		h := HTML(fragment, nil)
