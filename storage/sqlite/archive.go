@@ -284,15 +284,22 @@ func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem, upTo
 	return archive.AlsoIn(items, rows)
 }
 
+// storyItemsSince is StoryItems' query. It finds the items first seen since
+// ?1 through their shown revisions (r.latest) in item_revisions_recent or
+// item_revisions_archive, which hold the item's first_seen too, and each
+// item by its key: items has no index of its own by first_seen (migration
+// 0014).
+const storyItemsSince = `SELECT ` + archive.StoryItemColumns + ` FROM items i ` + archive.StoryItemJoins + `
+	WHERE r.latest AND r.first_seen >= ?1 AND i.source_id = r.source_id AND i.item_id = r.item_key
+	ORDER BY i.story_seq IS NOT NULL, i.story_seq, i.first_seen, i.source_id, i.first_pos`
+
 // StoryItems calls fn for every item first seen at or after since, oldest
 // first: items numbered by RecordPoll in their numbers' order (the order
 // their polls decided them), after those never numbered. It streams the
 // rows on one reader connection, so fn may use the store (other readers,
 // or the writer, which WAL lets commit while this read is open).
 func (s *Store) StoryItems(ctx context.Context, since time.Time, fn func(dynamo.StoryItem) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+archive.StoryItemColumns+` FROM items i `+archive.StoryItemJoins+`
-		WHERE i.first_seen >= ?
-		ORDER BY i.story_seq IS NOT NULL, i.story_seq, i.first_seen, i.source_id, i.first_pos`, dbTime(since))
+	rows, err := s.r.QueryContext(ctx, storyItemsSince, dbTime(since))
 	if err != nil {
 		return fmt.Errorf("story items: %w", err)
 	}

@@ -202,3 +202,36 @@ func BenchmarkWriterHold(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStoryItems reads the items first seen since a time (what the
+// near-duplicate window loads at start) from an archive of 40,000 items in
+// four sources: the newest fifth, and all of them. cpu-µs/op is the
+// process's CPU time per call.
+func BenchmarkStoryItems(b *testing.B) {
+	s := open(b)
+	const versions, perVersion = 10, 1000
+	for _, id := range []string{"a", "b", "c", "d"} {
+		addSource(b, s, id)
+		for v := range versions {
+			store(b, s, id, page(id, v, perVersion, perVersion))
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		since time.Time
+		want  int
+	}{{"newest-fifth", t0.Add(time.Duration(versions-2) * time.Minute), 8000}, {"all", time.Time{}, 40000}} {
+		b.Run(tc.name, func(b *testing.B) {
+			from, ok := cputime.Process()
+			for b.Loop() {
+				n := 0
+				if err := s.StoryItems(context.Background(), tc.since, func(dynamo.StoryItem) error { n++; return nil }); err != nil || n != tc.want {
+					b.Fatalf("%d items (%v), want %d", n, err, tc.want)
+				}
+			}
+			if to, _ := cputime.Process(); ok {
+				b.ReportMetric(float64((to-from).Microseconds())/float64(b.N), "cpu-µs/op")
+			}
+		})
+	}
+}

@@ -373,8 +373,10 @@ func TestArchiveQueryUsesIndex(t *testing.T) {
 }
 
 // TestLookupsUseIndexes checks that finding items by title reads the
-// titles' keys in item_revisions_title, and that the next story number is
-// read from the partial index of numbered items, not by scanning items.
+// titles' keys in item_revisions_title, that the next story number is
+// read from the partial index of numbered items, not by scanning items,
+// and that the items first seen since a time are found by their shown
+// revisions' first_seen.
 func TestLookupsUseIndexes(t *testing.T) {
 	s := open(t)
 	if plan := queryPlan(t, s, itemsByTitle, "a", `["x"]`); !strings.Contains(plan, "USING INDEX item_revisions_title") {
@@ -382,6 +384,10 @@ func TestLookupsUseIndexes(t *testing.T) {
 	}
 	if plan := queryPlan(t, s, lastStory); !strings.Contains(plan, "COVERING INDEX items_story_seq") {
 		t.Errorf("last story number: plan %q does not use items_story_seq", plan)
+	}
+	if plan := queryPlan(t, s, storyItemsSince, 0); !strings.Contains(plan, "SEARCH r USING INDEX item_revisions_recent (first_seen>?)") ||
+		!strings.Contains(plan, "SEARCH i USING PRIMARY KEY") {
+		t.Errorf("story items since a time: plan %q does not read item_revisions_recent, then each item by its key", plan)
 	}
 }
 
@@ -493,8 +499,7 @@ func TestStoriesMigration(t *testing.T) {
 		"DROP TABLE duplicates",
 		"ALTER TABLE duplicates_old RENAME TO duplicates",
 		"CREATE INDEX duplicates_primary ON duplicates (primary_source, primary_item)",
-		"DROP INDEX items_story_seq",
-		"DROP INDEX items_first_seen",
+		"DROP INDEX items_story_seq", // items_first_seen, which 0003 made too, is gone since 0014
 		"ALTER TABLE items DROP COLUMN story_seq",
 		"ALTER TABLE items ADD COLUMN fingerprint INTEGER NOT NULL DEFAULT 1",
 		"CREATE INDEX items_fingerprints ON items (first_seen) WHERE fingerprint <> 0",
@@ -830,5 +835,45 @@ func TestTextOnceMigration(t *testing.T) {
 	store(t, upgraded, "a", storetest.SizePage("a", 3, true))
 	if got := read(upgraded); len(got) != 2*50+2 {
 		t.Errorf("%d items read after storing a version, want 102", len(got))
+	}
+}
+
+// TestNoItemsFirstSeenMigration puts items_first_seen back as it was
+// before 0014, reopens, and checks that the index is gone and that
+// StoryItems reads the same items since a time as before.
+func TestNoItemsFirstSeenMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	for _, id := range []string{"a", "b"} {
+		addSource(t, s, id)
+		for v := range 3 {
+			store(t, s, id, page(id, v, 5, 2))
+		}
+	}
+	since := func(s *Store) []string {
+		t.Helper()
+		var keys []string
+		err := s.StoryItems(context.Background(), t0.Add(time.Minute), func(it dynamo.StoryItem) error {
+			keys = append(keys, it.Key.SourceID+"/"+it.Key.ItemID)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return keys
+	}
+	stored := since(s)
+	if len(stored) != 8 {
+		t.Fatalf("%d items since the second version, want 8 (two new in each of two versions of two sources)", len(stored))
+	}
+	upgraded := undoMigration(t, s, path, []string{
+		"CREATE INDEX items_first_seen ON items (first_seen)",
+		"DELETE FROM schema_migrations WHERE version = 14",
+	}, "0014_no_items_first_seen.sql")
+	if got := since(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration: %v, before: %v", got, stored)
+	}
+	if got := lines(t, upgraded, "SELECT count(*) FROM sqlite_schema WHERE name = 'items_first_seen'"); got[0] != "0" {
+		t.Errorf("items_first_seen is still there")
 	}
 }
