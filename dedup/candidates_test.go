@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -64,24 +65,25 @@ type candidateStudy struct {
 	unrelated float64
 }
 
-func studyCandidates(set pairSet, name string, propose func(a, b Profile, ka, kb []uint32) bool, keys func(Profile) []uint32) candidateStudy {
-	st := candidateStudy{name: name, found: map[string][2]int{}}
-	var all []Profile
-	var group []string
+// candidateItems is what every candidate study reads, profiled and decided
+// once for all of them: the same-story pairs the decision takes, and every
+// item of the parts read with its group.
+type candidateItems struct {
+	same  []profiled
+	all   []Profile
+	group []string
+}
+
+func newCandidateItems(set pairSet) candidateItems {
+	var ci candidateItems
 	for _, h := range halves {
 		if unread[h] {
 			continue
 		}
 		for _, p := range set.profiled(h) {
-			if !p.same || !Compare(p.pa, p.pb).Same {
-				continue
+			if p.same && Compare(p.pa, p.pb).Same {
+				ci.same = append(ci.same, p)
 			}
-			c := st.found[p.kind]
-			if propose(p.pa, p.pb, keys(p.pa), keys(p.pb)) {
-				c[0]++
-			}
-			c[1]++
-			st.found[p.kind] = c
 		}
 		learned := set.learners(h)
 		for _, g := range set.Groups {
@@ -89,11 +91,25 @@ func studyCandidates(set pairSet, name string, propose func(a, b Profile, ka, kb
 				continue
 			}
 			for _, it := range g.Items {
-				all = append(all, NewProfile(it.Title, it.Description, set.Sources[it.Source], learned[it.Source]))
-				group = append(group, g.ID)
+				ci.all = append(ci.all, NewProfile(it.Title, it.Description, set.Sources[it.Source], learned[it.Source]))
+				ci.group = append(ci.group, g.ID)
 			}
 		}
 	}
+	return ci
+}
+
+func studyCandidates(ci candidateItems, name string, propose func(a, b Profile, ka, kb []uint32) bool, keys func(Profile) []uint32) candidateStudy {
+	st := candidateStudy{name: name, found: map[string][2]int{}}
+	for _, p := range ci.same {
+		c := st.found[p.kind]
+		if propose(p.pa, p.pb, keys(p.pa), keys(p.pb)) {
+			c[0]++
+		}
+		c[1]++
+		st.found[p.kind] = c
+	}
+	all, group := ci.all, ci.group
 	ks := make([][]uint32, len(all))
 	for i, p := range all {
 		ks[i] = keys(p)
@@ -121,19 +137,27 @@ func studyCandidates(set pairSet, name string, propose func(a, b Profile, ka, kb
 // table; the test checks that the chosen configuration proposes every
 // copy, light edit and short copy the decision finds.
 func TestCandidateStages(t *testing.T) {
-	set := loadPairs(t)
+	items := newCandidateItems(loadPairs(t))
 	th := DefaultThresholds
-	var studies []candidateStudy
+	// The stages are studied side by side, each on its own goroutine: each
+	// decides every pair of unrelated items, and they share only what they
+	// read.
+	type stage struct {
+		name    string
+		propose func(a, b Profile, ka, kb []uint32) bool
+		keys    func(Profile) []uint32
+	}
+	var stages []stage
 	// A SimHash sketch is the fingerprint's two halves.
 	simhashSketch := func(p Profile) []uint32 {
 		fp := simhashOf(p, th)
 		return []uint32{uint32(fp), uint32(fp >> 32)}
 	}
 	for _, k := range []int{9, 12, 16, 20} {
-		studies = append(studies, studyCandidates(set, fmt.Sprintf("SimHash, 64 bits, within %d bits", k),
+		stages = append(stages, stage{fmt.Sprintf("SimHash, 64 bits, within %d bits", k),
 			func(_, _ Profile, ka, kb []uint32) bool {
 				return bits.OnesCount32(ka[0]^kb[0])+bits.OnesCount32(ka[1]^kb[1]) <= k
-			}, simhashSketch))
+			}, simhashSketch})
 	}
 	for _, c := range []lshConfig{
 		{textBands: 8, textRows: 4, factBands: 6, factRows: 2},
@@ -148,10 +172,16 @@ func TestCandidateStages(t *testing.T) {
 		if c == defaultLSH {
 			name += " (chosen)"
 		}
-		studies = append(studies, studyCandidates(set, name,
+		stages = append(stages, stage{name,
 			func(_, _ Profile, ka, kb []uint32) bool { return shareKey(ka, kb) },
-			func(p Profile) []uint32 { return c.keys(p, th) }))
+			func(p Profile) []uint32 { return c.keys(p, th) }})
 	}
+	studies := make([]candidateStudy, len(stages))
+	var wg sync.WaitGroup
+	for i, s := range stages {
+		wg.Go(func() { studies[i] = studyCandidates(items, s.name, s.propose, s.keys) })
+	}
+	wg.Wait()
 	kinds := sameKinds
 	var table strings.Builder
 	table.WriteString("| candidate stage | " + strings.Join(kinds, " | ") + " | unrelated pairs proposed | candidates per lookup, 1 M window (estimate) |\n")
