@@ -199,6 +199,7 @@ if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
       fi
       echo "fuzz FAIL $pkg $target"; tail -n 40 "$log_dir/fuzz.log"; fuzz_failed=$((fuzz_failed + 1))
     done
+    rm -f "$(fuzz_binary "$pkg")"
   done 3< <(go list -f '{{.ImportPath}} {{.Dir}}' $PKGS)
 fi
 
