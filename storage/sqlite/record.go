@@ -319,7 +319,7 @@ func (w *versionTx) Known(ctx context.Context, keys []string) (map[string]archiv
 // JSON array): it finds the titles' keys in item_revisions_title, then
 // compares the titles.
 const itemsByTitle = `SELECT r.title, r.item_key, max(r.rev_id) AS rev FROM item_revisions r
-	WHERE r.source_id = ?1 AND ` + titleKeyFunc + `(r.title) IN (SELECT ` + titleKeyFunc + `(value) FROM json_each(?2))
+	WHERE r.source_id = ?1 AND ` + keyFunc + `(r.title) IN (SELECT ` + keyFunc + `(value) FROM json_each(?2))
 		AND r.title IN (SELECT value FROM json_each(?2))
 	GROUP BY r.title, r.item_key ORDER BY rev DESC`
 
@@ -345,9 +345,14 @@ func (w *versionTx) ItemsByTitle(ctx context.Context, titles []string) (map[stri
 	return found, nil
 }
 
+// revisionOf is the query of the revision of a source (?1) with an item key
+// (?2) and a content hash (?3), found by the key's hash in
+// item_revisions_key.
+const revisionOf = "SELECT rev_id FROM item_revisions WHERE source_id = ?1 AND " + keyFunc + "(item_key) = " + keyFunc + "(?2) AND item_key = ?2 AND rhash = ?3"
+
 // Revisions implements archive.VersionTx, one indexed lookup a position.
 func (w *versionTx) Revisions(ctx context.Context, keys []string, hashes [][]byte) (map[string]int64, error) {
-	find, err := w.tx.PrepareContext(ctx, "SELECT rev_id FROM item_revisions WHERE source_id = ? AND item_key = ? AND rhash = ?")
+	find, err := w.tx.PrepareContext(ctx, revisionOf)
 	if err != nil {
 		return nil, fmt.Errorf("read revisions: %w", err)
 	}
@@ -440,6 +445,12 @@ func (w *versionTx) LastNumber(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
+// moveLatest marks revision ?1 the one shown of its item (source ?2, key
+// ?3) and no other, finding the item's revisions by the key's hash in
+// item_revisions_key.
+const moveLatest = `UPDATE item_revisions SET latest = (rev_id = ?1)
+	WHERE source_id = ?2 AND ` + keyFunc + `(item_key) = ` + keyFunc + `(?3) AND item_key = ?3 AND latest <> (rev_id = ?1)`
+
 // StoreItems implements archive.VersionTx: a statement a new or moved
 // item, one for the items back on the page and one for those gone.
 func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) error {
@@ -454,8 +465,7 @@ func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) erro
 	for _, m := range ch.Moved {
 		// New revisions were inserted with their latest flag; a stored item
 		// whose shown revision changed moves it.
-		if _, err := w.tx.ExecContext(ctx, `UPDATE item_revisions SET latest = (rev_id = ?1)
-			WHERE source_id = ?2 AND item_key = ?3 AND latest <> (rev_id = ?1)`, m.Rev, w.source, m.Key); err != nil {
+		if _, err := w.tx.ExecContext(ctx, moveLatest, m.Rev, w.source, m.Key); err != nil {
 			return fmt.Errorf("store item %s: %w", m.Key, err)
 		}
 		if _, err := w.tx.ExecContext(ctx, "UPDATE items SET latest_rev = ? WHERE source_id = ? AND item_id = ?",

@@ -9,8 +9,8 @@ import (
 )
 
 // The SQL functions of the schema: the generated column
-// item_revisions.description (markupFunc) and the index of titles
-// (titleKeyFunc) call them, so every connection of the process has them,
+// item_revisions.description (markupFunc) and the indexes of titles and
+// item keys (keyFunc) call them, so every connection of the process has them,
 // registered before any opens. Another program reading the file (the
 // sqlite3 shell) can read every other column and table, but not these
 // without defining them.
@@ -18,34 +18,36 @@ func init() {
 	for name, f := range map[string]struct {
 		args int32
 		fn   func(*msqlite.FunctionContext, []driver.Value) (driver.Value, error)
-	}{markupFunc: {2, sqlMarkup}, titleKeyFunc: {1, sqlTitleKey}} {
+	}{markupFunc: {2, sqlMarkup}, keyFunc: {1, sqlKey}} {
 		if err := msqlite.RegisterDeterministicScalarFunction(name, f.args, f.fn); err != nil {
 			panic(fmt.Sprintf("sqlite: register %s: %v", name, err))
 		}
 	}
 }
 
-// titleKeyFunc is the name of the SQL function title_key(title), the key
-// by which item_revisions_title indexes a revision's title: 31 bits of its
-// FNV-1a hash, at most 4 bytes in an index entry where the whole title took
-// about sixty. Titles of one key are told apart by comparing them
-// (versionTx.ItemsByTitle).
-const titleKeyFunc = "dynamo_title_key"
+// keyFunc is the name of the SQL function key(text), the key by which
+// item_revisions_title indexes a revision's title (migration 0013, which
+// named it for that) and item_revisions_key its item's key (0015): 31 bits
+// of the text's FNV-1a hash, at most 4 bytes in an index entry where the
+// title took about sixty bytes and the item key 32 with its content hash.
+// Texts of one key are told apart by comparing them (versionTx.ItemsByTitle,
+// versionTx.Revisions).
+const keyFunc = "dynamo_title_key"
 
-// titleKey is titleKeyFunc's value for title.
-func titleKey(title []byte) int64 {
+// textKey is keyFunc's value for text.
+func textKey(text []byte) int64 {
 	h := fnv.New32a()
-	h.Write(title)
+	h.Write(text)
 	return int64(h.Sum32() & 0x7fffffff)
 }
 
-// sqlTitleKey is titleKeyFunc: the argument is a title (TEXT).
-func sqlTitleKey(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-	title, err := sqlBytes(args[0])
+// sqlKey is keyFunc: the argument is a text.
+func sqlKey(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	text, err := sqlBytes(args[0])
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", titleKeyFunc, err)
+		return nil, fmt.Errorf("%s: %w", keyFunc, err)
 	}
-	return titleKey(title), nil
+	return textKey(text), nil
 }
 
 // sqlBytes is an SQL argument of a string or BLOB type as bytes (NULL as

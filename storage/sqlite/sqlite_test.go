@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -373,7 +374,8 @@ func TestArchiveQueryUsesIndex(t *testing.T) {
 }
 
 // TestLookupsUseIndexes checks that finding items by title reads the
-// titles' keys in item_revisions_title, that the next story number is
+// titles' keys in item_revisions_title, revisions by their item's key
+// item_revisions_key, that the next story number is
 // read from the partial index of numbered items, not by scanning items,
 // and that the items first seen since a time are found by their shown
 // revisions' first_seen.
@@ -381,6 +383,11 @@ func TestLookupsUseIndexes(t *testing.T) {
 	s := open(t)
 	if plan := queryPlan(t, s, itemsByTitle, "a", `["x"]`); !strings.Contains(plan, "USING INDEX item_revisions_title") {
 		t.Errorf("items by title: plan %q does not use item_revisions_title", plan)
+	}
+	for name, q := range map[string]string{"revision of a key and hash": revisionOf, "moving the shown revision": moveLatest} {
+		if plan := queryPlan(t, s, q, 1, "a", "k"); !strings.Contains(plan, "USING INDEX item_revisions_key") {
+			t.Errorf("%s: plan %q does not use item_revisions_key", name, plan)
+		}
 	}
 	if plan := queryPlan(t, s, lastStory); !strings.Contains(plan, "COVERING INDEX items_story_seq") {
 		t.Errorf("last story number: plan %q does not use items_story_seq", plan)
@@ -875,5 +882,69 @@ func TestNoItemsFirstSeenMigration(t *testing.T) {
 	}
 	if got := lines(t, upgraded, "SELECT count(*) FROM sqlite_schema WHERE name = 'items_first_seen'"); got[0] != "0" {
 		t.Errorf("items_first_seen is still there")
+	}
+}
+
+// TestRevisionKeysMigration stores versions, puts the revisions' unique key
+// back as it was before 0015, reopens, and checks that the table lost it
+// for item_revisions_key, that the archive and a version read back as
+// stored, that the file is sound, and that a poll storing a revision of a
+// known item and one of a new item still finds and adds the right rows.
+func TestRevisionKeysMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	addSource(t, s, "a")
+	for v := 1; v <= 3; v++ {
+		store(t, s, "a", storetest.SizePage("a", v, v == 2))
+	}
+	ctx := context.Background()
+	read := func(s *Store) []string {
+		t.Helper()
+		var out []string
+		for _, q := range []dynamo.ItemQuery{{SourceID: "a"}, {SourceID: "a", Version: 2}} {
+			items, err := s.Items(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range items {
+				out = append(out, it.Item.ID+": "+it.Item.Title+" | "+it.Item.Description)
+			}
+		}
+		return out
+	}
+	stored := read(s)
+	upgraded := undoMigration(t, s, path, []string{
+		"DROP INDEX item_revisions_key",
+		"CREATE UNIQUE INDEX item_revisions_unique ON item_revisions (source_id, item_key, rhash)",
+		"DELETE FROM schema_migrations WHERE version = 15",
+	}, "0015_revision_keys.sql")
+	if got := read(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	if got := lines(t, upgraded, `SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema
+			WHERE tbl_name = 'item_revisions' AND type = 'index' ORDER BY name)`); got[0] != "item_revisions_archive item_revisions_key item_revisions_recent item_revisions_title" {
+		t.Errorf("indexes of item_revisions: %s", got[0])
+	}
+	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
+		t.Errorf("integrity_check: %v", got)
+	}
+	revisions := func() int {
+		n, err := strconv.Atoi(lines(t, upgraded, "SELECT count(*) FROM item_revisions")[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := revisions()
+	d := storetest.SizePage("a", 3, false)
+	d.Items[0].Title += " (updated)"
+	d.Items = append(d.Items, storetest.SizePage("a", 100, false).Items[0])
+	d.Timestamp = d.Timestamp.Add(time.Hour)
+	store(t, upgraded, "a", d)
+	if got := revisions(); got != before+2 {
+		t.Errorf("%d revisions after a poll with a changed and a new item, want %d", got, before+2)
+	}
+	if got := lines(t, upgraded, "SELECT count(*) FROM item_revisions WHERE latest GROUP BY item_key HAVING count(*) > 1"); len(got) > 0 {
+		t.Errorf("items with more than one shown revision: %v", got)
 	}
 }
