@@ -29,6 +29,9 @@ type builder struct {
 	res         *dynamo.Resource
 	annotations []Annotation // one per annot, in the same order
 	indexes     []string     // the index each item was written with, in the order of res.Items
+	// extRoom is room for the extensions of the items not yet drafted,
+	// one allocation for the page rather than one an item.
+	extRoom []dynamo.Extension
 }
 
 func newBuilder(text string, ln *lines, sc *scanned, opts Options, w *warnings) *builder {
@@ -212,7 +215,7 @@ func (b *builder) enclosure(a *annot) (dynamo.Enclosure, bool) {
 	var e dynamo.Enclosure
 	var problem string
 	if src, ok := a.open.attr("url"); ok && strings.TrimSpace(src) != "" {
-		e.URL, problem = resolveLink(b.base, src)
+		e.URL, problem = b.links.ResolveLink(b.base, src)
 	} else {
 		e.URL, problem = b.link(a.content(b.text))
 	}
@@ -251,12 +254,12 @@ func (b *builder) image(a *annot, link, title string) *dynamo.Image {
 	}
 	img := &dynamo.Image{Link: link, Title: values.CollapseSpace(imgTitle)}
 	var problem string
-	if img.URL, problem = resolveLink(b.base, src); problem != "" {
+	if img.URL, problem = b.links.ResolveLink(b.base, src); problem != "" {
 		b.warn.add(a.open.line, "<%s> url %s; ignored", a.name, problem)
 		return nil
 	}
 	if l, ok := a.open.attr("link"); ok && strings.TrimSpace(l) != "" {
-		if resolved, problem := resolveLink(b.base, l); problem != "" {
+		if resolved, problem := b.links.ResolveLink(b.base, l); problem != "" {
 			b.warn.add(a.open.line, "<%s> link %s; the %s link is used", a.name, problem, strings.TrimSuffix(a.name, ":image"))
 		} else {
 			img.Link = resolved
@@ -297,7 +300,7 @@ func (b *builder) extension(a *annot) (dynamo.Extension, bool) {
 	if e.URI == dynamo.NamespaceDynamo && e.LocalName == "enclosure" && e.Value != "" {
 		// An enclosure is a URL, resolved as links are (Dynamo's own
 		// extension, which the item turns into an Enclosure).
-		link, problem := resolveLink(b.base, e.Value)
+		link, problem := b.links.ResolveLink(b.base, e.Value)
 		if problem != "" {
 			b.warn.add(a.open.line, "<%s> dynamo:enclosure %s; ignored", a.name, problem)
 			return e, false

@@ -90,7 +90,7 @@ func (g *itemGroup) takes(field string) bool {
 //     come after the numbered ones.
 func group(items []itemAnnot, w *warnings) []*itemGroup {
 	var groups []*itemGroup
-	latest := map[string]*itemGroup{}
+	latest := make(map[string]*itemGroup, len(items)/len(singleFields)+1) // sized for items of four fields, so that it seldom grows
 	reportedIndex := map[string]bool{}
 	var current *itemGroup
 	var chunk []itemGroup // groups are allocated a chunk at a time; a full chunk is left as it is
@@ -169,6 +169,11 @@ type draft struct {
 // items fills the Resource's items from the groups, in order.
 func (b *builder) items(groups []*itemGroup) {
 	drafts := make([]draft, 0, len(groups))
+	n := 0
+	for _, g := range groups {
+		n += len(g.exts)
+	}
+	b.extRoom = make([]dynamo.Extension, n)
 	for _, g := range groups {
 		if d, ok := b.draft(g); ok {
 			drafts = append(drafts, d)
@@ -281,6 +286,11 @@ func (b *builder) draft(g *itemGroup) (draft, bool) {
 			ia.pub.Value = it.Image.URL
 		}
 	}
+	if len(g.exts) > 0 {
+		// The item's stretch of b.extRoom, capped so that no later
+		// append to it writes over the next item's.
+		it.Extensions, b.extRoom = b.extRoom[:0:len(g.exts)], b.extRoom[len(g.exts):]
+	}
 	for _, ia := range g.exts {
 		if e, ok := b.extension(ia.a); ok {
 			if dynamo.IsLegacyEnclosure(e) && e.Value != "" {
@@ -292,6 +302,9 @@ func (b *builder) draft(g *itemGroup) (draft, bool) {
 			}
 			ia.pub.Value = e.Value
 		}
+	}
+	if len(it.Extensions) == 0 {
+		it.Extensions = nil // none kept: nil, not an empty stretch of the room
 	}
 	for _, ia := range g.encs {
 		if e, ok := b.enclosure(ia.a); ok {

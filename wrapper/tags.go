@@ -264,7 +264,7 @@ func (p *tagParser) attribute(t *tag, i int) (a attr, next int, end bool) {
 	for i < len(b) && !isSpace(b[i]) && b[i] != '=' && b[i] != '>' && !strings.HasPrefix(b[i:], "/>") {
 		i++
 	}
-	a.name = strings.ToLower(b[start:i])
+	a.name = attrName(b[start:i], knownAttrs(t.name))
 	j := skipSpace(b, i)
 	if j >= len(b) || b[j] != '=' {
 		return a, i, false // an attribute without a value
@@ -291,6 +291,19 @@ func (p *tagParser) attribute(t *tag, i int) (a attr, next int, end bool) {
 	}
 	a.value = html.UnescapeString(b[start:i])
 	return a, i, false
+}
+
+// attrName returns the attribute name lower-cased. A name the tag takes
+// (known, from knownAttrs) written with capitals, as localName is on every
+// extension the documentation shows, is given as the language's own
+// string rather than as a new lower-cased copy.
+func attrName(raw string, known []string) string {
+	for _, n := range known {
+		if len(n) == len(raw) && strings.EqualFold(n, raw) {
+			return n
+		}
+	}
+	return strings.ToLower(raw)
 }
 
 // addAttr keeps the first of repeated attributes, as HTML does, and reports

@@ -170,8 +170,7 @@ func firstImage(fragment string) (src, alt string) {
 // The shared helpers (package values) under the names this package's
 // files call them by.
 var (
-	plainText   = values.PlainText
-	resolveLink = values.ResolveLink
-	uriString   = values.URI
-	truncate    = values.Truncate
+	plainText = values.PlainText
+	uriString = values.URI
+	truncate  = values.Truncate
 )
