@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/maphash"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -195,14 +196,15 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 	}
 	b.root = &node{tag: "#root", look: rootLook, close: len(text), end: len(text)}
 	b.stack = []*node{b.root}
-	z := html.NewTokenizer(strings.NewReader(text))
+	// The scanner reads the text in place: src is never written.
+	src := unsafe.Slice(unsafe.StringData(text), len(text))
+	s := newScanner(src, keepAttrs)
 	pos := 0
 	for {
-		tt := z.Next()
+		tt, raw := s.next()
 		if tt == html.ErrorToken {
 			break
 		}
-		raw := z.Raw()
 		start, end := pos, pos+len(raw)
 		pos = end
 		switch tt {
@@ -218,6 +220,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 				attrs, read = readRawAttrs(attrs, raw, after)
 			}
 			if !read {
+				z := s.tokenizer(raw)
 				var hasAttr bool
 				name, hasAttr = z.TagName()
 				for hasAttr {
@@ -264,7 +267,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 		case html.EndTagToken:
 			name, _, ok := plainTagName(raw, 2)
 			if !ok {
-				name, _ = z.TagName()
+				name, _ = s.tokenizer(raw).TagName()
 			}
 			b.endTag(internTag(name), start, end)
 		case html.CommentToken:
