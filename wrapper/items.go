@@ -162,7 +162,7 @@ func group(items []itemAnnot, w *warnings) []*itemGroup {
 // draft is an item whose fields are known but not yet its place.
 type draft struct {
 	g       *itemGroup
-	item    dynamo.Item
+	item    *dynamo.Item // in the Resource's items
 	ownLink bool
 }
 
@@ -174,18 +174,24 @@ func (b *builder) items(groups []*itemGroup) {
 		n += len(g.exts)
 	}
 	b.extRoom = make([]dynamo.Extension, n)
+	// The items are drafted in place, each kept one after the last: the
+	// slot of an item left out is cleared and taken by the next.
+	all := make([]dynamo.Item, len(groups))
 	for _, g := range groups {
-		if d, ok := b.draft(g); ok {
+		it := &all[len(drafts)]
+		if d, ok := b.draft(g, it); ok {
 			drafts = append(drafts, d)
+		} else {
+			*it = dynamo.Item{}
 		}
 	}
+	b.res.Items = all[:len(drafts):len(drafts)]
 	seen := make(map[string]int, len(drafts))  // id as derived → how many items have had it
 	used := make(map[string]bool, len(drafts)) // ids given out
-	b.res.Items = make([]dynamo.Item, 0, len(drafts))
 	b.indexes = make([]string, 0, len(drafts))
 	for i := range drafts {
 		d := &drafts[i]
-		it := &d.item
+		it := d.item
 		it.Index = i + 1
 		if !d.ownLink {
 			it.Link = b.defaultLink(it.Index)
@@ -198,7 +204,6 @@ func (b *builder) items(groups []*itemGroup) {
 		for _, m := range d.g.members {
 			m.Item = it.Index
 		}
-		b.res.Items = append(b.res.Items, *it)
 		b.indexes = append(b.indexes, d.g.written)
 	}
 }
@@ -207,7 +212,7 @@ func (b *builder) items(groups []*itemGroup) {
 // it distinct (the schema requires unique ids) in a way that is the same on
 // every poll of the page: the n-th item with an id gets derivedID(id, n).
 func (b *builder) uniqueID(d *draft, seen map[string]int, used map[string]bool) string {
-	it := &d.item
+	it := d.item
 	id := dynamo.ItemID(it.Link, d.ownLink, it.Title, it.Description)
 	seen[id]++
 	if n := seen[id]; used[id] {
@@ -244,11 +249,10 @@ func (b *builder) defaultLink(index int) string {
 	return uriString(u.String())
 }
 
-// draft reads an item's fields and applies the title defaults; false when
-// the item has nothing to show.
-func (b *builder) draft(g *itemGroup) (draft, bool) {
-	d := draft{g: g}
-	it := &d.item
+// draft reads an item's fields into it, which is empty, and applies the
+// title defaults; false when the item has nothing to show.
+func (b *builder) draft(g *itemGroup, it *dynamo.Item) (draft, bool) {
+	d := draft{g: g, item: it}
 	line := g.members[0].Line
 	if ia, ok := g.field("title"); ok {
 		it.Title = b.plainText(ia.a.content(b.text))
@@ -322,7 +326,7 @@ func (b *builder) draft(g *itemGroup) (draft, bool) {
 // text or its link, and left out when it has no link of its own: nothing
 // would identify it. It reports whether the item is kept.
 func (b *builder) defaultTitle(d *draft, line int) bool {
-	it := &d.item
+	it := d.item
 	if it.Title != "" {
 		return true
 	}

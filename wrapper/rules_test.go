@@ -292,6 +292,15 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
+			name: "an item left out before another",
+			body: "<!-- <item:description index=1> --><p> </p><!-- </item:description> -->\n" +
+				"<!-- <item:title index=3> -->B<!-- </item:title> -->",
+			items: []wantItem{{"B", pageURL + "#item-1", ""}},
+			warnings: []wantWarning{
+				{1, "item with index 1 has no title, no description and no link; left out"},
+			},
+		},
+		{
 			name: "own links give link ids; defaulted links give content ids",
 			body: `<!-- <item:link index=1> -->a.html<!-- </item:link> --><!-- <item:title index=1> -->A<!-- </item:title> -->` +
 				`<!-- <item:title index=2> -->B<!-- </item:title> --><!-- <item:description index=2> -->b<!-- </item:description> -->`,
