@@ -139,26 +139,59 @@ type cache struct {
 	bytes    int64
 	lru      *list.List // of *cacheEntry, most recent at the front
 	byKey    map[string]*list.Element
-	byScope  map[string]map[*list.Element]struct{}
-	gens     map[string]uint64
-	global   uint64 // the generation of scope "", moved by every change
-	epoch    uint64 // moved when the cache is turned on or off
-	enabled  bool   // only while changes are watched, else answers could go stale
+	// byRequest finds an answer by the request that asked for it, as
+	// it came (name): the fast path (Server.Cached) looks it up there
+	// without parsing the query or building the key.
+	byRequest map[requestKey]requestName
+	byScope   map[string]map[*list.Element]struct{}
+	gens      map[string]uint64
+	global    uint64 // the generation of scope "", moved by every change
+	epoch     uint64 // moved when the cache is turned on or off
+	enabled   bool   // only while changes are watched, else answers could go stale
 }
 
 type cacheEntry struct {
 	key, scope string
 	answer     *answer
 	size       int64 // what c.bytes counts for it
+	// names are the requests byRequest finds it by, at most maxNames.
+	names []requestKey
 }
+
+// requestKey is a request as it came, in what decides which answer it gets
+// (serveFeed, serveListing): the scheme and Host that make the base URL,
+// the request target (path and query, unparsed) and the Accept header (a
+// browser's gets the readable page). Two requests with the same key get
+// the same answer from the same route; the validators and Accept-Encoding
+// are read per request.
+type requestKey struct {
+	https             bool
+	host, uri, accept string
+}
+
+// size is what a name holds, for the cache's accounting.
+func (k requestKey) size() int64 { return int64(len(k.host)+len(k.uri)+len(k.accept)) + 64 }
+
+// requestName is where byRequest leads: the entry and the route pattern
+// (http.Request.Pattern) that answered it, for the metrics.
+type requestName struct {
+	el      *list.Element
+	pattern string
+}
+
+// maxNames bounds the names of one answer: clients ask for it in a few
+// spellings (parameters in another order, another Accept); a client
+// inventing more only sends them through the full handler chain.
+const maxNames = 4
 
 func newCache(maxBytes int64) *cache {
 	return &cache{
-		maxBytes: maxBytes,
-		lru:      list.New(),
-		byKey:    map[string]*list.Element{},
-		byScope:  map[string]map[*list.Element]struct{}{},
-		gens:     map[string]uint64{},
+		maxBytes:  maxBytes,
+		lru:       list.New(),
+		byKey:     map[string]*list.Element{},
+		byRequest: map[requestKey]requestName{},
+		byScope:   map[string]map[*list.Element]struct{}{},
+		gens:      map[string]uint64{},
 	}
 }
 
@@ -186,6 +219,40 @@ func (c *cache) get(key string) (*answer, bool) {
 	}
 	c.lru.MoveToFront(el)
 	return el.Value.(*cacheEntry).answer, true
+}
+
+// lookup returns the answer cached for a request named k (name), and the
+// route pattern that answered it.
+func (c *cache) lookup(k requestKey) (*answer, string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.byRequest[k]
+	if !ok {
+		return nil, "", false
+	}
+	c.lru.MoveToFront(n.el)
+	return n.el.Value.(*cacheEntry).answer, n.pattern, true
+}
+
+// name makes k, a request that route pattern answered with the answer
+// cached under key, find it through lookup; nothing when the answer is no
+// longer cached or has maxNames names already.
+func (c *cache) name(key string, k requestKey, pattern string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byKey[key]
+	if !ok {
+		return
+	}
+	e := el.Value.(*cacheEntry)
+	if _, named := c.byRequest[k]; named || len(e.names) == maxNames {
+		return
+	}
+	c.byRequest[k] = requestName{el: el, pattern: pattern}
+	e.names = append(e.names, k)
+	e.size += k.size()
+	c.bytes += k.size()
+	c.evict()
 }
 
 // room is the largest answer put may keep, 0 while the cache is off: a
@@ -249,6 +316,9 @@ func (c *cache) remove(el *list.Element) {
 	e := el.Value.(*cacheEntry)
 	c.lru.Remove(el)
 	delete(c.byKey, e.key)
+	for _, k := range e.names {
+		delete(c.byRequest, k)
+	}
 	delete(c.byScope[e.scope], el)
 	if len(c.byScope[e.scope]) == 0 {
 		delete(c.byScope, e.scope)
@@ -282,6 +352,7 @@ func (c *cache) setEnabled(on bool) {
 	c.epoch++
 	c.lru.Init()
 	c.byKey = map[string]*list.Element{}
+	c.byRequest = map[requestKey]requestName{}
 	c.byScope = map[string]map[*list.Element]struct{}{}
 	c.bytes = 0
 }

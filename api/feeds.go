@@ -93,7 +93,7 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e dynamo.Quer
 		s.writeAnswer(w, r, a)
 	}
 	// An operator's answer is never cached from before their change.
-	if a, ok := s.cache.get(key); ok && !dynamo.LatestReads(r.Context()) {
+	if a, ok := s.cacheHit(r, key, page); ok {
 		s.cfg.Metrics.CacheHit()
 		send(a)
 		return

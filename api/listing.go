@@ -57,7 +57,7 @@ func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, e dynamo.Q
 	if page {
 		w.Header().Set("Content-Security-Policy", feedViewCSP(fr.base))
 	}
-	if a, ok := s.cache.get(key); ok && !dynamo.LatestReads(r.Context()) {
+	if a, ok := s.cacheHit(r, key, page); ok {
 		s.cfg.Metrics.CacheHit()
 		if page {
 			a = viewOf(a, fr.self, q.Format.Label())

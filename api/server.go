@@ -180,7 +180,7 @@ func New(cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	s.Mount(mux)
 	s.routes = mux
-	s.handler = cfg.Metrics.Observe(httpcompress.Handler(mux))
+	s.handler = cfg.Metrics.Observe(s.Cached(httpcompress.Handler(mux)))
 	return s, nil
 }
 

@@ -211,8 +211,13 @@ func (a Access) SecureCookies(r *http.Request) bool {
 	return a.Scheme(r) == "https"
 }
 
-// trusted reports whether r's peer is a trusted proxy.
+// trusted reports whether r's peer is a trusted proxy. Without proxies
+// it reads no address: every feed request asks (Scheme), and most
+// servers trust none.
 func (a Access) trusted(r *http.Request) bool {
+	if len(a.Proxies) == 0 {
+		return false
+	}
 	peer, ok := addrOf(r.RemoteAddr)
 	return ok && a.trustedAddr(peer)
 }

@@ -599,7 +599,8 @@ func serveHandler(ctx context.Context, cfg serveConfig, svc *sources.Service, p 
 	// no admin token, every loopback client) off the answer cache.
 	// (Outside Observe, which reads the pattern from the request the mux
 	// was handed.)
-	observed := m.Observe(httpcompress.Handler(mux))
+	// A cached feed is answered before the routing (api.Server.Cached).
+	observed := m.Observe(srv.Cached(httpcompress.Handler(mux)))
 	replicated := len(cfg.replicas) > 0
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if replicated && ui.Operator(r) {
