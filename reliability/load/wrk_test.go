@@ -237,11 +237,13 @@ func maxRounds(t *testing.T, store string, p *serveProcess, c *dynamoClient, mem
 	const wrkRounds, d = 6, 8 * time.Second
 	kinds := []wrkKind{
 		{name: "cached", url: p.base + path, script: "percentiles.lua", pid: p.cmd.Process.Pid,
-			check: func(t *testing.T, r *wrkResult, hits, _ int) {
-				// A round after an uncached one may find the answer
-				// evicted: the first request of each connection may
-				// render it again.
-				if hits < r.requests-256 {
+			check: func(t *testing.T, r *wrkResult, hits, misses int) {
+				// A round after an uncached one finds the answer
+				// evicted by the uncached ones, and renders it again
+				// (once per connection at most, unless it is evicted
+				// again): logged; most requests must hit.
+				t.Logf("cached round: %d cache hits, %d misses for %d requests", hits, misses, r.requests)
+				if hits < r.requests/2 {
 					t.Errorf("the cached run missed the cache: %d hits for %d requests", hits, r.requests)
 				}
 			}},
@@ -259,7 +261,8 @@ func maxRounds(t *testing.T, store string, p *serveProcess, c *dynamoClient, mem
 			k := kinds[(i+round)%len(kinds)]
 			hits, misses := cacheLookups(t, c)
 			r, cpu := cpuPerRequest(t, k.pid, func() *wrkResult {
-				return runWrk(t, wrkRun{name: fmt.Sprintf("max=50 %s %s (round %d)", k.name, store, round+1), url: k.url, conns: 256, d: d, script: k.script})
+				// fresh_host.lua's Hosts start anew each round.
+				return runWrk(t, wrkRun{name: fmt.Sprintf("max=50 %s %s (round %d)", k.name, store, round+1), url: k.url, conns: 256, d: d, script: k.script, args: []string{fmt.Sprintf("r%d-", round+1)}})
 			})
 			r.mustBeClean(t, k.name, false)
 			hitsAfter, missesAfter := cacheLookups(t, c)
