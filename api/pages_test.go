@@ -231,7 +231,7 @@ func countdown(from int, keep func(int) bool) []int {
 }
 
 // TestArchivedFeedWalk reads a collection of 25,000 items (2,500 under the
-// race detector: archiveStories) as an archived feed
+// race detector, archiveStories, and with -short) as an archived feed
 // (RFC 5005 §4) in every feed format: from the subscription document along
 // prev-archive to the first archive page, every item comes once, no page has
 // more than 100, and the archive pages keep their bytes and ETags when new
@@ -292,14 +292,21 @@ func openSeedable(t *testing.T, name string) (dynamo.Store, func()) {
 }
 
 func testArchivedFeedWalk(t *testing.T, storeName string) {
+	// -short (the schema package's bare-copy run, which only shows that
+	// the pages validate from inside the repository) walks the race
+	// detector's tenth: the same pages, links and checks.
+	stories := archiveStories
+	if testing.Short() {
+		stories = 2_500
+	}
 	store, seeded := openSeedable(t, storeName)
 	e := newEnv(t, store)
 	e.addSource("big", "/big.html")
 	e.addSource("small", "/small.html")
-	seedStories(t, e.store, "big", 0, archiveStories, time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC))
+	seedStories(t, e.store, "big", 0, stories, time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC))
 	seedStories(t, e.store, "small", 0, 1_050, time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC))
 	seeded()
-	all := countdown(archiveStories-1, nil)
+	all := countdown(stories-1, nil)
 
 	var rss2 []archivedDoc
 	for _, f := range []transform.Format{transform.RSS2, transform.RSS1, transform.Atom, transform.JSON} {
@@ -308,8 +315,8 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 			path += "&type=" + string(f)
 		}
 		docs := e.walk(path, f)
-		if len(docs) != archiveStories/100+1 || len(docs[0].stories) != 0 {
-			t.Fatalf("%s: %d documents, the first with %d items; want the empty subscription document and %d pages", f, len(docs), len(docs[0].stories), archiveStories/100)
+		if len(docs) != stories/100+1 || len(docs[0].stories) != 0 {
+			t.Fatalf("%s: %d documents, the first with %d items; want the empty subscription document and %d pages", f, len(docs), len(docs[0].stories), stories/100)
 		}
 		checkStories(t, string(f), storiesOf(docs), all)
 		if f == transform.RSS2 {
@@ -318,9 +325,9 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 	}
 	oldest := e.get("/resources/big?page=1&type=atom").must(t, http.StatusOK, "page 1")
 	verify.Atom(t, oldest.body)
-	verify.Feed(t, e.get("/resources/big?page="+strconv.Itoa(archiveStories/200)+"&type=rss1").body, "rss10")
-	verify.Feed(t, e.get("/resources/big?page="+strconv.Itoa(archiveStories/100)).body, "rss20")
-	e.get("/resources/big?page="+strconv.Itoa(archiveStories/100+1)).must(t, http.StatusNotFound, "a page not full yet")
+	verify.Feed(t, e.get("/resources/big?page="+strconv.Itoa(stories/200)+"&type=rss1").body, "rss10")
+	verify.Feed(t, e.get("/resources/big?page="+strconv.Itoa(stories/100)).body, "rss20")
+	e.get("/resources/big?page="+strconv.Itoa(stories/100+1)).must(t, http.StatusNotFound, "a page not full yet")
 
 	// A reader we did not write walks the same way (a smaller
 	// collection: feedparser takes a quarter of a second per page).
@@ -347,7 +354,7 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 	}
 	// New items fill the subscription document and start a page; the
 	// archive pages keep their bytes, ETags, and answer 304.
-	seedStories(t, e.store, "big", archiveStories, 150, time.Date(2026, 5, 2, 8, 0, 0, 0, time.UTC))
+	seedStories(t, e.store, "big", stories, 150, time.Date(2026, 5, 2, 8, 0, 0, 0, time.UTC))
 	waitFor(t, "the new items", func() error {
 		if d := readArchived(t, e.get("/resources/big?page=current").body, transform.RSS2); len(d.stories) != 50 {
 			return fmt.Errorf("%d items in the subscription document: %w", len(d.stories), errNotYet)
@@ -355,14 +362,14 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 		return nil
 	})
 	after := e.walk("/resources/big?page=current", transform.RSS2)
-	checkStories(t, "after 150 more", storiesOf(after), countdown(archiveStories+149, nil))
-	if len(after) != archiveStories/100+2 {
-		t.Fatalf("after 150 more: %d documents, want %d", len(after), archiveStories/100+2)
+	checkStories(t, "after 150 more", storiesOf(after), countdown(stories+149, nil))
+	if len(after) != stories/100+2 {
+		t.Fatalf("after 150 more: %d documents, want %d", len(after), stories/100+2)
 	}
 	for i, d := range rss2[1:] {
 		now := after[i+2]
 		if now.etag != d.etag || !bytes.Equal(now.body, d.body) {
-			t.Fatalf("archive page %d changed after new items arrived: ETag %s, was %s", archiveStories/100-i, now.etag, d.etag)
+			t.Fatalf("archive page %d changed after new items arrived: ETag %s, was %s", stories/100-i, now.etag, d.etag)
 		}
 	}
 	page := strings.TrimPrefix(rss2[1].prev, e.http.URL)
@@ -371,13 +378,13 @@ func testArchivedFeedWalk(t *testing.T, storeName string) {
 	// Keyword and XPath queries page the same way: only the pages with a
 	// match are linked.
 	bridges := e.walk("/resources/big?page=current&title=bridge", transform.RSS2)
-	matches := countdown(archiveStories+149, func(n int) bool { return n%250 == 0 })
+	matches := countdown(stories+149, func(n int) bool { return n%250 == 0 })
 	checkStories(t, "title=bridge", storiesOf(bridges), matches)
 	if len(bridges) != len(matches)+1 {
 		t.Errorf("title=bridge walked %d documents, want the subscription document and the %d pages with a match", len(bridges), len(matches))
 	}
 	xp := "/resources/big?page=current&xpath=" + url.QueryEscape("//item[contains(title, '77')]")
-	checkStories(t, "xpath", storiesOf(e.walk(xp, transform.RSS2)), countdown(archiveStories+149, func(n int) bool { return strings.Contains(strconv.Itoa(n), "77") }))
+	checkStories(t, "xpath", storiesOf(e.walk(xp, transform.RSS2)), countdown(stories+149, func(n int) bool { return strings.Contains(strconv.Itoa(n), "77") }))
 
 	for _, bad := range []string{"page=0", "page=x", "page=1&max=5", "page=1&index=1", "page=current&since=2026-01-01"} {
 		e.get("/resources/big?"+bad).must(t, http.StatusBadRequest, bad)
