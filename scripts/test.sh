@@ -105,7 +105,17 @@ grep -v -E '^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|SKIP):)' "$log_dir/test.log
   | grep -v -E '^\s+\S+_test\.go:[0-9]+: ' || true
 if [ "$status" != 0 ]; then
   echo; echo "---- failures in full ----"
-  grep -E -B2 -A30 '^\s*--- FAIL|^panic:|^FAIL' "$log_dir/test.log" | head -n 400 || true
+  # Each failed test's own lines, from its last === RUN or === CONT to its
+  # --- FAIL (the summary above leaves out the _test.go lines that say why).
+  for name in $(sed -n -E 's/^\s*--- FAIL: (\S+) .*/\1/p' "$log_dir/test.log" | sort -u); do
+    echo "== $name"
+    awk -v n="$name" '{ s = $0; sub(/^[ \t]+/, "", s) }
+      s == "=== RUN   " n || s == "=== CONT  " n { buf = ""; keep = 1 }
+      keep { buf = buf $0 "\n" }
+      keep && index(s, "--- FAIL: " n " (") == 1 { printf "%s", buf; buf = ""; keep = 0 }' \
+      "$log_dir/test.log" | tail -n 60
+  done
+  grep -E -B2 -A30 '^panic:|^FAIL' "$log_dir/test.log" | head -n 200 || true
 fi
 passed=$(grep -c -E '^\s*--- PASS:' "$log_dir/test.log" || true)
 failed=$(grep -c -E '^\s*--- FAIL:' "$log_dir/test.log" || true)

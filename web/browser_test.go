@@ -779,12 +779,18 @@ func TestBrowserSourcesPages(t *testing.T) {
 		first := value(t, bctx, what+": read the first row", chromedp.Text(chromedp.CSS("table.sources tbody tr th a")))
 		return n, first
 	}
+	// A click's navigation is not waited for: the wait for what marks the
+	// new page (a pager link, the search's clear link, all above the
+	// table) can end while the table is still being parsed, so each such
+	// step also waits for the document to be complete before rows are
+	// counted.
+	complete := chromedp.Poll[chromedp.Void](`document.readyState === "complete"`)
 	step(t, bctx, "load the sources", chromedp.Navigate(base+"/ui/"), chromedp.WaitVisible(chromedp.CSS("nav.pager")))
 	if n, first := rows("page 1"); n != 100 || first != "src-000" {
 		t.Errorf("page 1 lists %d sources from %s, want 100 from src-000", n, first)
 	}
 	capture(t, bctx, "sources-paged")
-	step(t, bctx, "next page", chromedp.Click(chromedp.CSS(`nav.pager a[rel="next"]`)), chromedp.WaitVisible(chromedp.CSS(`nav.pager a[rel="prev"]`)))
+	step(t, bctx, "next page", chromedp.Click(chromedp.CSS(`nav.pager a[rel="next"]`)), chromedp.WaitVisible(chromedp.CSS(`nav.pager a[rel="prev"]`)), complete)
 	if loc := value(t, bctx, "location", chromedp.Location()); loc != base+"/ui/?page=2" {
 		t.Errorf("the next page is %s", loc)
 	}
@@ -795,14 +801,14 @@ func TestBrowserSourcesPages(t *testing.T) {
 	if !strings.Contains(pager, "Sources 101–200 of 230, page 2 of 3") {
 		t.Errorf("the pager reads %q", pager)
 	}
-	step(t, bctx, "previous page", chromedp.Click(chromedp.CSS(`nav.pager a[rel="prev"]`)), chromedp.WaitNotPresent(chromedp.CSS(`nav.pager a[rel="prev"]`)))
+	step(t, bctx, "previous page", chromedp.Click(chromedp.CSS(`nav.pager a[rel="prev"]`)), chromedp.WaitNotPresent(chromedp.CSS(`nav.pager a[rel="prev"]`)), complete)
 	if n, first := rows("back to page 1"); n != 100 || first != "src-000" {
 		t.Errorf("back on page 1, %d sources from %s", n, first)
 	}
 	step(t, bctx, "search",
 		chromedp.SetValue(chromedp.ID("q"), "harbour"),
 		chromedp.Click(chromedp.CSS(`form.list-search button[type="submit"]`)),
-		chromedp.WaitVisible(chromedp.CSS("form.list-search a")))
+		chromedp.WaitVisible(chromedp.CSS("form.list-search a")), complete)
 	if loc := value(t, bctx, "location", chromedp.Location()); loc != base+"/ui/?q=harbour" {
 		t.Errorf("the search's URL is %s", loc)
 	}
