@@ -77,7 +77,13 @@ type scored struct {
 // candidates on a long page; the one chosen is then looked at whole.
 func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	fc := &fieldChoice{sampled: limit > 0 && len(c.records) > limit}
-	var recs []record
+	// Sized once: grown by append, a long list's were copied a dozen
+	// times.
+	size := len(c.records)
+	if fc.sampled {
+		size = limit
+	}
+	recs := make([]record, 0, size)
 	for i, r := range c.records {
 		if limit > 0 && i == limit {
 			break
@@ -95,7 +101,8 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	}
 	fc.titleKey = vote(n, func(i int) []scored { return titles[i] })
 	titleAt := parsePlace(fc.titleKey)
-	var linksOf [][]scored
+	fc.items = make([]itemChoice, 0, len(recs))
+	linksOf := make([][]scored, 0, len(recs))
 	for i, r := range recs {
 		cands := ch.scratch
 		if i < n {

@@ -93,6 +93,15 @@ func findCandidates(t *treeBuilder) []*candidate {
 			crossOrder = append(crossOrder, k)
 		}
 		c.parents++
+		if len(c.records)+len(recs) > cap(c.records) {
+			// Doubled: append grows long slices by a quarter, and a
+			// candidate across parents gains a record or two from
+			// each of thousands (a heading in each post), so its
+			// records were copied dozens of times.
+			grown := make([]record, len(c.records), max(2*cap(c.records), len(c.records)+len(recs), 4))
+			copy(grown, c.records)
+			c.records = grown
+		}
 		c.records = append(c.records, recs...)
 	}
 	// The records of each tag among a parent's children: groups[groupOf[tag]],

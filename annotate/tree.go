@@ -196,6 +196,11 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 	}
 	b.root = &node{tag: "#root", look: rootLook, close: len(text), end: len(text)}
 	b.stack = []*node{b.root}
+	// Every node but text starts at a '<', and text lies between tags, so
+	// the count of '<' sizes the list of nodes about right: grown by
+	// append instead, it was copied a dozen times on a long page. A page
+	// of '<' alone is kept from asking for more than twice its size.
+	b.all = make([]*node, 0, min(strings.Count(text, "<"), len(text)/4)+1)
 	// The scanner reads the text in place: src is never written.
 	src := unsafe.Slice(unsafe.StringData(text), len(text))
 	s := newScanner(src, keepAttrs)
@@ -219,6 +224,10 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 			if plain && !read && !keepAttrs {
 				attrs, read = readRawAttrs(attrs, raw, after)
 			}
+			// The attributes are slices of text when read from a tag the
+			// scanner read in place (the tokenizer's tags are in its
+			// buffer).
+			inPlace := read && s.z == nil
 			if !read {
 				z := s.tokenizer(raw)
 				var hasAttr bool
@@ -247,7 +256,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 					class = v
 				case "href":
 					if tag == "a" {
-						n.href = string(v)
+						n.href = inText(v, inPlace)
 					}
 				case "role":
 					if string(v) == "main" {
@@ -285,6 +294,17 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 	}
 	b.finish()
 	return b
+}
+
+// inText returns v as a string: when inPlace, v is a slice of the text
+// the tree is built from, which is never written, and the string shares
+// its bytes (an href per link was a copy, and one more object for the
+// collector); otherwise a copy.
+func inText(v []byte, inPlace bool) string {
+	if inPlace && len(v) > 0 {
+		return unsafe.String(&v[0], len(v))
+	}
+	return string(v)
 }
 
 // plainTagName reads the name of a start tag (from 1, after "<") or an
