@@ -487,7 +487,10 @@ func longLinks(r record) (string, int) {
 			}
 			return false, n == len(found)
 		}
-		return true, false
+		// A subtree without a link, or with less text than a long
+		// link's, holds none (the counts leave out hidden nodes, which
+		// the walk passes over too).
+		return m.links > 0 && m.textBytes >= 12, false
 	})
 	return found[0], n
 }
@@ -500,7 +503,7 @@ func firstLink(r record) string {
 			found = strings.TrimSpace(n.href)
 			return false, true
 		}
-		return true, false
+		return n.links > 0, false // a subtree without a link holds none
 	})
 	return found
 }
