@@ -145,72 +145,119 @@ if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi # a build failure 
 # -c -fuzz`), in the package's directory as `go test` runs it, rather than
 # through `go test -fuzz` once per target, which loads the packages and
 # links the instrumented binary again for every target.
+#
+# The packages are fuzzed side by side, as many at a time as the machine
+# has cores (FUZZJOBS), the packages with the most targets first, and each
+# target runs with one fuzzing worker (-parallel 1) for FUZZTIME: a target
+# gets FUZZTIME of one core, where `go test -fuzz` alone would give it one
+# worker per core. On two cores that is the same fuzzing CPU as running
+# the targets one after the other for half of FUZZTIME each, in half the
+# wall time of running them one after the other for FUZZTIME each.
 fuzz_cache=$(go env GOCACHE)/fuzz
 fuzz_bin_dir="$log_dir/fuzz-bin"
+fuzz_out_dir="$log_dir/fuzz-out"
+FUZZJOBS=${FUZZJOBS:-$(nproc 2>/dev/null || echo 2)}
 # fuzz_binary prints the path of package $1's fuzzing test binary.
 fuzz_binary() { echo "$fuzz_bin_dir/${1//\//_}.test"; }
-# fuzz_once runs target $2 of package $1 (directory $3) for FUZZTIME, with
-# the flags `go test -fuzz` gives the binary (its default 10-minute timeout,
-# its corpus cache under GOCACHE).
+# fuzz_log prints the path of the log of package $1's current fuzzing run.
+fuzz_log() { echo "$fuzz_out_dir/${1//\//_}.log"; }
+# fuzz_once runs target $2 of package $1 (directory $3) for FUZZTIME with
+# one worker, with the other flags `go test -fuzz` gives the binary (its
+# default 10-minute timeout, its corpus cache under GOCACHE).
 fuzz_once() {
   (cd "$3" && "$(fuzz_binary "$1")" -test.paniconexit0 -test.timeout=10m -test.run='^$' -test.fuzz="^$2\$" \
-    -test.fuzztime="$FUZZTIME" -test.fuzzminimizetime=3s -test.fuzzcachedir="$fuzz_cache/$1") >"$log_dir/fuzz.log" 2>&1
+    -test.parallel=1 -test.fuzztime="$FUZZTIME" -test.fuzzminimizetime=3s -test.fuzzcachedir="$fuzz_cache/$1") >"$(fuzz_log "$1")" 2>&1
 }
 # failing_inputs counts the failing inputs kept for a target.
 failing_inputs() {
   if [ -d "$1" ]; then ls "$1" | wc -l; else echo 0; fi
 }
-# spurious_fuzz_failure says whether the failed run in fuzz.log of target $2
-# in package $1 (directory $3), which left $4 failing inputs where there had
-# been $5, is one of the coordinator's own failures above.
+# spurious_fuzz_failure says whether the failed run of target $2 in
+# package $1 (directory $3), whose log is fuzz_log $1, which left $4
+# failing inputs where there had been $5, is one of the coordinator's own
+# failures above.
 spurious_fuzz_failure() {
-  local pkg=$1 target=$2 dir=$3 after=$4 before=$5 written input start
+  local pkg=$1 target=$2 dir=$3 after=$4 before=$5 written input start log
+  log=$(fuzz_log "$pkg")
   if [ "$after" = "$before" ]; then
-    grep -q -x -E '    (context deadline exceeded|fuzzing process terminated by unexpected signal; no crash will be recorded: .*)' "$log_dir/fuzz.log"
+    grep -q -x -E '    (context deadline exceeded|fuzzing process terminated by unexpected signal; no crash will be recorded: .*)' "$log"
     return
   fi
-  grep -q -E '^    fuzzing process hung or terminated unexpectedly( while minimizing)?: ' "$log_dir/fuzz.log" || return 1
-  written=$(sed -n -E "s|^    Failing input written to testdata/fuzz/$target/([0-9a-f]+)\$|\\1|p" "$log_dir/fuzz.log")
+  grep -q -E '^    fuzzing process hung or terminated unexpectedly( while minimizing)?: ' "$log" || return 1
+  written=$(sed -n -E "s|^    Failing input written to testdata/fuzz/$target/([0-9a-f]+)\$|\\1|p" "$log")
   [ -n "$written" ] && [ "$after" = "$((before + 1))" ] || return 1
   input="$dir/testdata/fuzz/$target/$written"
   start=$(date +%s)
-  if ! go test -count=1 -timeout 2m -run "^$target/$written\$" "$pkg" >"$log_dir/fuzz-rerun.log" 2>&1; then
-    echo "fuzz input $input fails as an ordinary test:"; tail -n 40 "$log_dir/fuzz-rerun.log"
+  if ! go test -count=1 -timeout 2m -run "^$target/$written\$" "$pkg" >"$log.rerun" 2>&1; then
+    echo "fuzz input $input fails as an ordinary test:"; tail -n 40 "$log.rerun"
     return 1
   fi
   mv "$input" "$log_dir/$target-$written"
   echo "fuzz input $target/$written passes as an ordinary test ($(($(date +%s) - start)) s with the build); moved to $log_dir/$target-$written"
 }
-fuzz_failed=0
-if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
-  while read -r pkg dir <&3; do
-    # The targets are read from the test files rather than with `go test
-    # -list`, which would link every package's test binary once more.
-    targets=$(sed -n -E 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$dir"/*_test.go 2>/dev/null || true)
-    [ -n "$targets" ] || continue
-    if ! go test -c -fuzz=. -o "$(fuzz_binary "$pkg")" "$pkg" >"$log_dir/fuzz.log" 2>&1; then
-      echo "fuzz FAIL $pkg: building its fuzzing test binary"; tail -n 40 "$log_dir/fuzz.log"
-      fuzz_failed=$((fuzz_failed + $(wc -w <<<"$targets")))
-      continue
-    fi
-    for target in $targets; do
-      inputs_before=$(failing_inputs "$dir/testdata/fuzz/$target")
-      if fuzz_once "$pkg" "$target" "$dir"; then
-        echo "fuzz ok   $pkg $target ($FUZZTIME)"
-        continue
-      fi
-      inputs_after=$(failing_inputs "$dir/testdata/fuzz/$target")
-      if spurious_fuzz_failure "$pkg" "$target" "$dir" "$inputs_after" "$inputs_before"; then
-        echo "fuzz again $pkg $target: the coordinator failed with no finding ($(grep -m1 -E '^    (context|fuzzing process)' "$log_dir/fuzz.log" | sed 's/^ *//'))"
+# fuzz_package fuzzes each of the targets $3… of package $1 (directory $2)
+# in turn, writing what it says to fuzz_log $1.out and how many targets
+# failed to fuzz_log $1.failed, then printing what it said in one piece.
+fuzz_package() {
+  local pkg=$1 dir=$2 target failed=0 inputs_before inputs_after log
+  shift 2
+  log=$(fuzz_log "$pkg")
+  {
+    if ! go test -c -fuzz=. -o "$(fuzz_binary "$pkg")" "$pkg" >"$log" 2>&1; then
+      echo "fuzz FAIL $pkg: building its fuzzing test binary"; tail -n 40 "$log"
+      failed=$#
+    else
+      for target in "$@"; do
+        inputs_before=$(failing_inputs "$dir/testdata/fuzz/$target")
         if fuzz_once "$pkg" "$target" "$dir"; then
           echo "fuzz ok   $pkg $target ($FUZZTIME)"
           continue
         fi
-      fi
-      echo "fuzz FAIL $pkg $target"; tail -n 40 "$log_dir/fuzz.log"; fuzz_failed=$((fuzz_failed + 1))
-    done
-    rm -f "$(fuzz_binary "$pkg")"
-  done 3< <(go list -f '{{.ImportPath}} {{.Dir}}' $PKGS)
+        inputs_after=$(failing_inputs "$dir/testdata/fuzz/$target")
+        if spurious_fuzz_failure "$pkg" "$target" "$dir" "$inputs_after" "$inputs_before"; then
+          echo "fuzz again $pkg $target: the coordinator failed with no finding ($(grep -m1 -E '^    (context|fuzzing process)' "$log" | sed 's/^ *//'))"
+          if fuzz_once "$pkg" "$target" "$dir"; then
+            echo "fuzz ok   $pkg $target ($FUZZTIME)"
+            continue
+          fi
+        fi
+        echo "fuzz FAIL $pkg $target"; tail -n 40 "$log"; failed=$((failed + 1))
+      done
+    fi
+  } >"$log.out"
+  echo "$failed" >"$log.failed"
+  rm -f "$(fuzz_binary "$pkg")"
+  flock "$fuzz_out_dir" cat "$log.out"
+}
+fuzz_failed=0
+if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
+  mkdir -p "$fuzz_bin_dir" "$fuzz_out_dir"
+  # The targets are read from the test files rather than with `go test
+  # -list`, which would link every package's test binary once more; each
+  # line: how many targets, the package, its directory, its targets.
+  fuzz_queue=$(go list -f '{{.ImportPath}} {{.Dir}}' $PKGS | while read -r pkg dir; do
+    targets=$(sed -n -E 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$dir"/*_test.go 2>/dev/null || true)
+    [ -z "$targets" ] || echo "$(wc -w <<<"$targets") $pkg $dir" $targets
+  done | sort -s -k1,1 -n -r)
+  running=0
+  while read -r _ pkg dir targets; do
+    [ -n "$pkg" ] || continue
+    if [ "$running" -ge "$FUZZJOBS" ]; then
+      wait -n || true
+      running=$((running - 1))
+    fi
+    # shellcheck disable=SC2086 # the targets are words
+    fuzz_package "$pkg" "$dir" $targets &
+    running=$((running + 1))
+  done <<<"$fuzz_queue"
+  wait
+  # Each package's count of failed targets; a package whose job left no
+  # count (it was killed) counts all its targets.
+  while read -r n pkg _; do
+    [ -n "$pkg" ] || continue
+    if [ -e "$(fuzz_log "$pkg").failed" ]; then n=$(cat "$(fuzz_log "$pkg").failed"); fi
+    fuzz_failed=$((fuzz_failed + n))
+  done <<<"$fuzz_queue"
 fi
 
 echo
