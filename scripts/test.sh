@@ -63,16 +63,25 @@ race_pkgs=$(grep -E "$race_re" <<<"$all_pkgs" || true)
 plain_pkgs=$(grep -v -E "$race_re" <<<"$all_pkgs" || true)
 # dedup's search for its default thresholds is single-threaded arithmetic
 # over the labelled pairs: over 8 minutes under -race for nothing the race
-# detector could find, so it runs without it.
-race_skip='^TestDefaultThresholdsAreTheSearchsBest$'
+# detector could find, so it runs without it. So do dedup's other tests
+# over the labelled pairs and the synthetic window (the decision's table,
+# the candidate stages, Load rebuilding the stories, the window's search
+# against a scan): dedup starts no goroutine, and in these tests one
+# goroutine changes what they touch (the candidate stages' goroutines only
+# read), so the detector, which reports accesses from two goroutines, has
+# nothing to find; about a minute of CPU under -race. dedup's concurrent
+# tests (TestStoriesConcurrentPolls, TestWindowConcurrentSearchesAndAdds)
+# stay under -race.
+race_skip='^(TestDefaultThresholdsAreTheSearchsBest|TestLabelledPairs|TestCandidateStages|TestStoriesLoadRebuildsRecordedStories|TestWindowSearchEqualsScan)$'
 # The archived-feed walk reads 2,500 items under -race; its full 25,000
 # items (about half a minute) run once more without it.
 full_walk='^TestArchivedFeedWalk$'
-# A listing and an archive larger than serve's memory are left out of the
-# -race run (the detector's shadow memory is no measure of what serve
-# holds; run by hand under -race, the tests skip saying so) and run here
-# without it.
-streamed='^TestServeStreams(Listing|Archive)LargerThanMemory$'
+# serve's memory bound with 2,000 sources, and a listing and an archive
+# larger than serve's memory, are left out of the -race run (the
+# detector's shadow memory is no measure of what serve holds, and its
+# reports in serve's process, a child of the test, are never read; run by
+# hand under -race, the tests skip saying so) and run here without it.
+streamed='^(TestServeMemoryBound|TestServeStreams(Listing|Archive)LargerThanMemory)$'
 # go test's own vet step is off (-vet=off): `go vet $PKGS` above has run
 # every check it runs, and more, on the same packages and test files; left
 # on, it would vet every package again for each build (race and not).
