@@ -124,6 +124,7 @@ func (o *countingOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // could still be running, and within the lease and a few seconds of the
 // kill, so well within 30 s. Every source ends with exactly one version.
 func TestPollersShareSourcesAndSurviveAKill(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
 	st, err := postgres.Open(ctx, dsn)
@@ -321,6 +322,7 @@ func (o *pairOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // as its duplicate: the second poll to store its new items waits for the
 // first's commit and is handed its items (dynamo.PollRecord.Stories).
 func TestPollerProcessesMakeOnePrimaryPerStory(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
 	st, err := postgres.Open(ctx, dsn)

@@ -19,6 +19,7 @@ import (
 // last poll failed (its next poll honours a Retry-After). The same pass
 // stores the plans of the budget policies.
 func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dynamo.db"))
 	if err != nil {
@@ -156,6 +157,7 @@ func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
 // budget is set: the budget policy that loses least against its claim
 // (docs/SCHEDULING.md).
 func TestDefaultPolicy(t *testing.T) {
+	t.Parallel()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "dynamo.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +182,7 @@ func TestDefaultPolicy(t *testing.T) {
 // poll, under a budget policy; the others share the budget. A source whose
 // subscription's lease has ended is polled for its postings again.
 func TestPlanPollsPushingSourcesForSafety(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dynamo.db"))
 	if err != nil {

@@ -535,6 +535,7 @@ func TestPollNowOutcome(t *testing.T) {
 // guid, a page item's own link), or, for an item whose id comes from its
 // content, the same title (docs/STORAGE.md "Schema", items). Its new content still makes a version.
 func TestSameIDOrSameTitleIsNotNew(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openStore(t)
 	o := newOrigin(t)
@@ -715,6 +716,7 @@ func TestPoliciesPerSourceAndSwitchedAtRunTime(t *testing.T) {
 // poll-now waits for the scheduled poll, then polls on its own, and both
 // are recorded.
 func TestPollNowWaitsForTheScheduledPollOfItsSource(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openStore(t)
 	o := newOrigin(t)
@@ -827,6 +829,7 @@ func TestRunTakesBackItsOwnersLeases(t *testing.T) {
 // Poll-now of a source another process holds is a conflict that names the
 // holder and when its lease ends, and sends nothing to the origin.
 func TestPollNowNamesTheHolder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openStore(t)
 	o := newOrigin(t)
@@ -861,6 +864,7 @@ func TestPollNowNamesTheHolder(t *testing.T) {
 // once the lease holder has renewed at the time before, until five leases
 // have passed.
 func TestLongPollRenewsItsLease(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openStore(t)
 	o := newOrigin(t)
@@ -1019,6 +1023,7 @@ func (s *pollingNowStore) LeaseDue(ctx context.Context, owner string, now time.T
 // turn is skipped rather than fetching the origin again right after, with
 // the source's state from before the poll-now.
 func TestScheduledTurnAfterAPollNowIsSkipped(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	o := newOrigin(t)
 	o.set("/p", page{body: annotated("Bridge reopens")})

@@ -112,6 +112,7 @@ func TestRobotsTxtDisallowsAPage(t *testing.T) {
 // real time, one check of the real figure (package robots tests the rule
 // with short delays).
 func TestCrawlDelaySpacesPolls(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openStore(t)
 	s := newRobotsSite(t, "User-agent: *\nCrawl-delay: 5\n")

@@ -100,6 +100,7 @@ func TestHTMLSourceKeepsWarnings(t *testing.T) {
 // and polled over loopback, archives the items that annotating the page
 // and wrapping it give.
 func TestCorpusSelectorSources(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openStore(t)
 	o := newOrigin(t)

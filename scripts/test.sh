@@ -38,6 +38,8 @@ install_missing "${missing[@]}"
 provide_postgres 200
 
 # --- static checks ---------------------------------------------------------
+# Each phase's wall time, printed at the end.
+phase_start=$SECONDS
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
@@ -51,6 +53,8 @@ if ! "$staticcheck" -version 2>/dev/null | grep -q "(${staticcheck_version#v})";
   go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
 fi
 "$staticcheck" $PKGS
+static_seconds=$((SECONDS - phase_start))
+phase_start=$SECONDS
 
 # --- tests -----------------------------------------------------------------
 # The concurrent packages (the poller, the API, the stores, duplicate
@@ -131,6 +135,8 @@ failed=$(grep -c -E '^\s*--- FAIL:' "$log_dir/test.log" || true)
 skipped=$(grep -c -E '^\s*--- SKIP:' "$log_dir/test.log" || true)
 if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi # a build failure or panic
 
+test_seconds=$((SECONDS - phase_start))
+phase_start=$SECONDS
 # --- fuzzing ---------------------------------------------------------------
 # A target fails only on a real finding: an input that fails, crashes or hangs
 # the target when run again as an ordinary test. Go 1.26's fuzz coordinator
@@ -273,5 +279,6 @@ echo
 if [ -d "$DYNAMO_ARTIFACTS/web" ]; then
   echo "browser screenshots: $DYNAMO_ARTIFACTS/web/ ($(ls "$DYNAMO_ARTIFACTS/web" | wc -l) files)"
 fi
+echo "phases: static checks $static_seconds s, tests $test_seconds s, fuzzing $((SECONDS - phase_start)) s (wall)"
 echo "tests: $passed passed, $((failed + fuzz_failed)) failed, $skipped skipped"
 [ "$status" = 0 ] && [ "$fuzz_failed" = 0 ]
