@@ -77,6 +77,7 @@ func editSource() map[string]any {
 // keep its id, so the row of a bad id is not theirs: an id is never
 // changed (sources.Service.Change).
 func TestBadSourcesAreRefusedByEveryEntryPoint(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bases := map[string]string{
 		"all": startServe(t, serveConfig{db: filepath.Join(dir, "all.db"), role: "all"}),

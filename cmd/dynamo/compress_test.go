@@ -14,6 +14,7 @@ import (
 // the feeds all come gzip-compressed to a client that asks, once each (no
 // double encoding where the API's cache compressed already).
 func TestServeCompresses(t *testing.T) {
+	t.Parallel()
 	base := startServe(t, serveConfig{db: filepath.Join(t.TempDir(), "dynamo.db"), demo: true})
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	for path, want := range map[string]string{

@@ -76,6 +76,7 @@ func TestDemoNewsPageGainsAStoryEveryPeriod(t *testing.T) {
 }
 
 func TestDemoWireFeedCarriesTheLiveStories(t *testing.T) {
+	t.Parallel()
 	d := testDemoSite(t, 20*time.Second)
 	at := time.Date(2026, 3, 3, 14, 0, 5, 0, time.UTC)
 	feed, err := d.wireFeed(at)

@@ -41,6 +41,7 @@ func discoverSite(t *testing.T) *httptest.Server {
 }
 
 func TestDiscoverCommand(t *testing.T) {
+	t.Parallel()
 	srv := discoverSite(t)
 	u := srv.URL
 	code, stdout, stderr := run(t, "", "discover", u+"/", "--allow-private")
@@ -83,6 +84,7 @@ func normalizeSpace(s string) string {
 }
 
 func TestDiscoverCommandJSON(t *testing.T) {
+	t.Parallel()
 	srv := discoverSite(t)
 	code, stdout, stderr := run(t, "", "discover", "--allow-private", "--json", srv.URL)
 	if code != 0 {
@@ -101,6 +103,7 @@ func TestDiscoverCommandJSON(t *testing.T) {
 }
 
 func TestDiscoverCommandFailures(t *testing.T) {
+	t.Parallel()
 	srv := discoverSite(t)
 	blank := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {

@@ -21,6 +21,7 @@ func migrate(args ...string) (code int, stdout, stderr string) {
 // dynamo migrate applies the migrations once, says which, and finds
 // nothing to do the second time, in PostgreSQL and in the embedded store.
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	stores := map[string]string{
 		"postgres":       pgtest.DSN(t),
 		"embedded file":  filepath.Join(t.TempDir(), "dynamo.db"),

@@ -63,6 +63,7 @@ func queryStore(t *testing.T) string {
 }
 
 func TestQuery(t *testing.T) {
+	t.Parallel()
 	db := queryStore(t)
 	for _, tc := range []struct {
 		args []string

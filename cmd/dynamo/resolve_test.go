@@ -187,6 +187,7 @@ func TestSourceResolver(t *testing.T) {
 // the origin, because the store remembers the path that worked, across a
 // reopening of the store.
 func TestSourceResolverDomainMemory(t *testing.T) {
+	t.Parallel()
 	site := newAutoSite(t)
 	site.indexFeed.Store(true)
 	db := filepath.Join(t.TempDir(), "dynamo.db")
@@ -219,6 +220,7 @@ func TestSourceResolverDomainMemory(t *testing.T) {
 // TestKindAutoThroughTheAPI registers sources with kind auto through the
 // admin API wired to the resolver, as serve wires it.
 func TestKindAutoThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	site := newAutoSite(t)
 	store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "dynamo.db"))
 	if err != nil {

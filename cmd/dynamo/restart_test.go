@@ -75,6 +75,7 @@ func waitHealthy(t *testing.T, base string) {
 // its leases back at start, so poll-now answers at once instead of 409
 // until the lease expires (2 minutes by default).
 func TestRestartedProcessTakesBackItsLeases(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var (
 		mu       sync.Mutex

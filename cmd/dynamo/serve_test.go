@@ -80,6 +80,7 @@ func getJSON(t *testing.T, url string, v any) {
 }
 
 func TestServeDemoPollsEveryExampleAndFindsTheWireCopies(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "dynamo.db")
 	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true, hostGap: -1})
 	var stats dynamo.Stats
@@ -125,6 +126,7 @@ func TestServeDemoPollsEveryExampleAndFindsTheWireCopies(t *testing.T) {
 }
 
 func TestServeAppliesSourcesFileAndShutsDownCleanly(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "dynamo.db")
 	file := filepath.Join(dir, "sources.yaml")
@@ -198,6 +200,7 @@ func get(t *testing.T, rawURL string) (*http.Response, string) {
 }
 
 func TestServeMountsTheWebInterfaceBesideTheAPI(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "dynamo.db")
 	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true, hostGap: -1})
 
@@ -274,6 +277,7 @@ func TestServeMountsTheWebInterfaceBesideTheAPI(t *testing.T) {
 }
 
 func TestServeRolesAndTheWebInterface(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sources.yaml")
 	os.WriteFile(file, []byte("- {id: one, url: 'http://feeds.example.org/one', kind: html}\n"), 0o644)

@@ -15,6 +15,7 @@ import (
 // cache only with read replicas (to read the primary): without them, a
 // loopback reader (a local proxy, a benchmark) would otherwise never hit it.
 func TestServeCachesLoopbackReadersWithoutReplicas(t *testing.T) {
+	t.Parallel()
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write([]byte(`<html><body><!-- <channel:title> -->News<!-- </channel:title> -->

@@ -67,6 +67,7 @@ func serveLogged(t *testing.T, args ...string) string {
 // line per request, shutdown; --log-level warn keeps only warnings and
 // the access log; bad values are usage mistakes.
 func TestServeLogs(t *testing.T) {
+	t.Parallel()
 	logged := serveLogged(t, "--log-format", "json", "--access-log", "--policy", "flat")
 	var msgs []string
 	for line := range strings.Lines(logged) {
