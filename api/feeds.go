@@ -37,6 +37,10 @@ type built struct {
 	// ctx, in place of the document's own: held and rendered whole when
 	// they fit --max-answer-mib, else written as they are read.
 	items func(ctx context.Context) transform.Items
+	// read says that the build read the items already, as holdItems
+	// does (archiveAtOnce), and fits whether it holds them all; items
+	// then reads them again only for an answer written as it is read.
+	read, fits bool
 }
 
 // feedRequest is one read being answered.
@@ -114,7 +118,11 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e dynamo.Quer
 	b, err := build(ctx, fr)
 	held := err == nil
 	if held && b.items != nil {
-		held, err = holdItems(ctx, b, s.cfg.MaxAnswerBytes)
+		if b.read {
+			held = b.fits
+		} else {
+			held, err = holdItems(ctx, b, s.cfg.MaxAnswerBytes)
+		}
 	}
 	var a *answer
 	if held {
@@ -160,16 +168,31 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e dynamo.Quer
 // all; when they take more, it lets them go, for the answer to be written
 // as they are read again.
 func holdItems(ctx context.Context, b *built, maxBytes int64) (bool, error) {
-	var size int64
-	err := b.items(ctx)(func(it *dynamo.Item) error {
-		if size += itemSize(it); size > maxBytes {
-			return limits.ErrTooLarge
-		}
-		b.doc.Items = append(b.doc.Items, *it)
-		return nil
-	})
+	h := &holder{b: b, max: maxBytes}
+	return h.done(b.items(ctx)(h.add))
+}
+
+// holder keeps an answer's items in its document while they take at most
+// max bytes of text (holdItems).
+type holder struct {
+	b         *built
+	size, max int64
+}
+
+func (h *holder) add(it *dynamo.Item) error {
+	if h.size += itemSize(it); h.size > h.max {
+		return limits.ErrTooLarge
+	}
+	h.b.doc.Items = append(h.b.doc.Items, *it)
+	return nil
+}
+
+// done reports whether the items are held, given the error of reading
+// them: too many lets them go, for the answer to be written as they are
+// read again.
+func (h *holder) done(err error) (bool, error) {
 	if errors.Is(err, limits.ErrTooLarge) {
-		b.doc.Items = nil
+		h.b.doc.Items = nil
 		return false, nil
 	}
 	return err == nil, err
@@ -318,6 +341,9 @@ func collectionItem(fr *feedRequest, index int, src *dynamo.Source) dynamo.Item 
 func (s *Server) resource(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("rssId")
 	s.serveFeed(w, r, resourceEndpoint, id, func(ctx context.Context, fr *feedRequest) (*built, error) {
+		if ar, ok := s.cfg.Store.(archiveReader); ok && archiveForm(fr.q) {
+			return s.archiveAtOnce(ctx, fr, id, ar)
+		}
 		src, err := s.cfg.Store.Source(ctx, id)
 		if errors.Is(err, dynamo.ErrNotFound) {
 			return nil, notFound("no collection %q: see /resources for the collections", id)
@@ -337,6 +363,49 @@ func (s *Server) resource(w http.ResponseWriter, r *http.Request) {
 		}
 		return s.versions(ctx, fr, src)
 	})
+}
+
+// archiveForm reports whether resource answers q from the archive
+// (archive): the switch of resource, before its source is read.
+func archiveForm(q *readQuery) bool {
+	return q.Page == 0 && q.XPath == "" && q.Index <= 0 && q.itemQuery()
+}
+
+// archiveReader is a store that reads an archive answer's source, its
+// newest version's head and its items at once: PostgreSQL, in one round
+// trip instead of three (postgres.Store.ArchiveAnswer). start gets the
+// source and head (nil without a version) before fn gets the first item;
+// it may be called again before any item (a replica's fault retried on
+// the primary).
+type archiveReader interface {
+	ArchiveAnswer(ctx context.Context, q dynamo.ItemQuery, start func(*dynamo.Source, *dynamo.Resource) error, fn func(*dynamo.ArchivedItem) error) error
+}
+
+// archiveAtOnce is resource's archive answer (archive, then holdItems) from
+// a store that reads it at once.
+func (s *Server) archiveAtOnce(ctx context.Context, fr *feedRequest, id string, ar archiveReader) (*built, error) {
+	var b *built
+	var h *holder
+	var yield func(*dynamo.ArchivedItem) error
+	q := archiveItemQuery(fr, id)
+	err := ar.ArchiveAnswer(ctx, q, func(src *dynamo.Source, latest *dynamo.Resource) error {
+		b = s.archiveBuilt(fr, src, latest, q)
+		h = &holder{b: b, max: s.cfg.MaxAnswerBytes}
+		yield = archiveYield(h.add)
+		return nil
+	}, func(ai *dynamo.ArchivedItem) error { return yield(ai) })
+	if b == nil {
+		if errors.Is(err, dynamo.ErrNotFound) {
+			return nil, notFound("no collection %q: see /resources for the collections", id)
+		}
+		return nil, fmt.Errorf("read source %s: %w", id, err)
+	}
+	if !errors.Is(err, limits.ErrTooLarge) && err != nil {
+		return nil, fmt.Errorf("query archive of %s: %w", id, err)
+	}
+	b.read = true
+	b.fits, err = h.done(err)
+	return b, err
 }
 
 // versions lists a collection's versions, newest first.
@@ -398,30 +467,43 @@ func (s *Server) archive(ctx context.Context, fr *feedRequest, src *dynamo.Sourc
 	if err != nil {
 		return nil, err
 	}
+	return s.archiveBuilt(fr, src, latest, archiveItemQuery(fr, src.ID)), nil
+}
+
+// archiveItemQuery is the store's query of an archive answer.
+func archiveItemQuery(fr *feedRequest, sourceID string) dynamo.ItemQuery {
+	return dynamo.ItemQuery{SourceID: sourceID, Conditions: fr.q.Conditions, Max: fr.q.Limit(), Since: fr.q.Since, Until: fr.q.Until, ItemsOnly: true}
+}
+
+// archiveBuilt starts an archive answer of query q, its items read by
+// b.items.
+func (s *Server) archiveBuilt(fr *feedRequest, src *dynamo.Source, latest *dynamo.Resource, q dynamo.ItemQuery) *built {
 	b := s.sourceBuilt(fr, src, latest)
-	q := dynamo.ItemQuery{SourceID: src.ID, Conditions: fr.q.Conditions, Max: fr.q.Limit(), Since: fr.q.Since, Until: fr.q.Until, ItemsOnly: true}
 	// Room for the items answered, made once (as archive.CollectItems
 	// does) rather than grown by doubling as holdItems appends them.
 	b.doc.Items = make([]dynamo.Item, 0, min(q.Max, src.Summary.Items, 1000))
 	b.items = func(ctx context.Context) transform.Items {
 		return func(yield func(*dynamo.Item) error) error {
-			n := 0
-			err := s.cfg.Store.EachItem(ctx, q, func(ai *dynamo.ArchivedItem) error {
-				it := archivedItem(*ai)
-				// Items come from different versions, whose index
-				// attributes collide; XMLData wants them unique, so they
-				// are numbered anew.
-				n++
-				it.Index = n
-				return yield(&it)
-			})
-			if err != nil {
+			if err := s.cfg.Store.EachItem(ctx, q, archiveYield(yield)); err != nil {
 				return fmt.Errorf("query archive of %s: %w", src.ID, err)
 			}
 			return nil
 		}
 	}
-	return b, nil
+	return b
+}
+
+// archiveYield hands yield each archive item as a feed shows it.
+func archiveYield(yield func(*dynamo.Item) error) func(*dynamo.ArchivedItem) error {
+	n := 0
+	return func(ai *dynamo.ArchivedItem) error {
+		it := archivedItem(*ai)
+		// Items come from different versions, whose index attributes
+		// collide; XMLData wants them unique, so they are numbered anew.
+		n++
+		it.Index = n
+		return yield(&it)
+	}
 }
 
 // xpathItems answers ?xpath=: the items the expression selects in every

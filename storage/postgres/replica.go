@@ -324,6 +324,13 @@ func (r *Replicated) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*
 	return walk(ctx, r, func(s *Store, fn func(*dynamo.ArchivedItem) error) error { return s.EachItem(ctx, q, fn) }, fn)
 }
 
+// ArchiveAnswer is Store.ArchiveAnswer on a replica, as EachItem: a
+// replica's fault before the first item is retried on the primary, which
+// calls start again.
+func (r *Replicated) ArchiveAnswer(ctx context.Context, q dynamo.ItemQuery, start func(*dynamo.Source, *dynamo.Resource) error, fn func(*dynamo.ArchivedItem) error) error {
+	return walk(ctx, r, func(s *Store, fn func(*dynamo.ArchivedItem) error) error { return s.ArchiveAnswer(ctx, q, start, fn) }, fn)
+}
+
 // walk runs a walk over rows (each, handing fn every row) on a replica; a
 // replica's fault is retried on the primary only before fn has seen a row,
 // so that no row is handed twice.
