@@ -433,3 +433,99 @@ func TestChannelsMigration(t *testing.T) {
 		t.Errorf("the newest version's channel: %+v, %v", d, err)
 	}
 }
+
+// TestIndexBytesMigration stores items, some with story numbers, puts back
+// the indexes as before 0017 (a unique story_seq index with every item, the
+// aggregate's index descending, 256 kB pending lists), reopens, and checks
+// the indexes' new definitions, that story numbers stay unique, and that
+// the aggregate, a keyword condition and a later poll answer as before.
+func TestIndexBytesMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	s := openDSN(t, dsn)
+	for _, id := range []string{"a", "b"} {
+		addSource(t, s, id)
+		for v := range 4 {
+			at := t0.Add(time.Duration(v) * time.Hour)
+			var items []dynamo.Item
+			for n := 0; n <= v; n++ {
+				items = append(items, item(n, fmt.Sprintf("Story %d of %s", n, id)))
+			}
+			record(t, s, id, at, doc(id, at, items...))
+		}
+	}
+	if _, err := s.pool.Exec(ctx, "UPDATE items SET story_seq = nextval('story_seq') WHERE arch_seq % 2 = 0"); err != nil {
+		t.Fatal(err)
+	}
+	answers := func(s *Store) []string {
+		t.Helper()
+		agg, err := s.Aggregate(ctx, dynamo.AggregateQuery{Max: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range agg {
+			out = append(out, it.SourceID+"/"+it.Item.ID)
+		}
+		found, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "b", Conditions: []dynamo.Condition{{Field: dynamo.FieldTitle, Value: "story 2 of"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(out, "title: "+strings.Join(ids(found), " "))
+	}
+	stored := answers(s)
+	if len(stored) != 9 || !strings.HasPrefix(stored[8], "title: ") || len(strings.Fields(stored[8])) != 2 {
+		t.Fatalf("stored %v, want 8 items and one title match", stored)
+	}
+	undo := []string{
+		"ALTER INDEX item_revisions_title_trgm SET (gin_pending_list_limit = 256)",
+		"ALTER INDEX item_revisions_link_trgm SET (gin_pending_list_limit = 256)",
+		"ALTER INDEX item_revisions_text_trgm SET (gin_pending_list_limit = 256)",
+		"DROP INDEX items_story_seq",
+		"CREATE UNIQUE INDEX items_story_seq ON items (story_seq)",
+		"DROP INDEX item_revisions_recent",
+		"CREATE INDEX item_revisions_recent ON item_revisions (first_seen DESC) WHERE latest",
+		"DELETE FROM schema_migrations WHERE version = 17",
+	}
+	upgraded := undoMigration(t, s, dsn, undo, "0017_index_bytes.sql")
+	rows, err := upgraded.pool.Query(ctx, `SELECT c.relname || ' ' || pg_get_indexdef(c.oid) || ' ' || coalesce(array_to_string(c.reloptions, ','), '')
+		FROM pg_class c WHERE c.relname IN ('items_story_seq', 'item_revisions_recent', 'item_revisions_title_trgm', 'item_revisions_link_trgm', 'item_revisions_text_trgm')
+		ORDER BY c.relname`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(defs) != 5 {
+		t.Fatalf("indexes after the migration: %v", defs)
+	}
+	for _, d := range defs {
+		var want string
+		switch {
+		case strings.HasSuffix(strings.Fields(d)[0], "_trgm"):
+			want = "gin_pending_list_limit=64"
+		case strings.HasPrefix(d, "items_story_seq"):
+			want = "(story_seq) WHERE (story_seq IS NOT NULL)"
+		default:
+			want = "(first_seen) WHERE latest"
+		}
+		if !strings.Contains(d, want) {
+			t.Errorf("%s: want %q in it", d, want)
+		}
+	}
+	if got := answers(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	_, err = upgraded.pool.Exec(ctx, "UPDATE items SET story_seq = (SELECT min(story_seq) FROM items) WHERE story_seq IS NULL AND arch_seq = 1")
+	if err == nil || !strings.Contains(err.Error(), "items_story_seq") {
+		t.Errorf("a story number given twice: %v, want the unique index's violation", err)
+	}
+	at := t0.Add(10 * time.Hour)
+	record(t, upgraded, "a", at, doc("a", at, item(0, "Story 0 of a"), item(9, "Story 9 of a")))
+	agg, err := upgraded.Aggregate(ctx, dynamo.AggregateQuery{Max: 1})
+	if err != nil || len(agg) != 1 || agg[0].Item.Title != "Story 9 of a" {
+		t.Errorf("the aggregate's newest item after a poll: %+v, %v", agg, err)
+	}
+}
