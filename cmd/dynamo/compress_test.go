@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,7 +14,7 @@ import (
 // double encoding where the API's cache compressed already).
 func TestServeCompresses(t *testing.T) {
 	t.Parallel()
-	base := startServe(t, serveConfig{db: filepath.Join(t.TempDir(), "dynamo.db"), demo: true})
+	base := startServe(t, serveConfig{db: migratedDB(t, t.TempDir(), "dynamo.db"), demo: true})
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	for path, want := range map[string]string{
 		"/ui/":                       "<html",

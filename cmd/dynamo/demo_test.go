@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +93,7 @@ func TestDemoWireFeedCarriesTheLiveStories(t *testing.T) {
 }
 
 func TestServeDemoStoresNewVersionsWhileTheUserWatches(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "dynamo.db")
+	db := migratedDB(t, t.TempDir(), "dynamo.db")
 	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true, demoEvery: time.Second, demoPoll: time.Second, hostGap: -1})
 	deadline := time.Now().Add(8 * time.Second)
 	var news dynamo.Source
@@ -167,7 +166,7 @@ func titles(items []dynamo.Item) string {
 // other example pages) points at a port that no longer answers and no
 // title appears twice in a latest version or an archive.
 func TestServeDemoSurvivesRestarts(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "dynamo.db")
+	db := migratedDB(t, t.TempDir(), "dynamo.db")
 	cfg := serveConfig{db: db, demo: true, allowPrivate: true, demoEvery: time.Second, demoPoll: time.Second, hostGap: -1}
 	run := func(minVersions int) (origin string, stop func()) {
 		t.Helper()

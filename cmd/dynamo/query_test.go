@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 // with one item, in category wires.
 func queryStore(t *testing.T) string {
 	t.Helper()
-	db := filepath.Join(t.TempDir(), "dynamo.db")
+	db := migratedDB(t, t.TempDir(), "dynamo.db")
 	ctx := context.Background()
 	st, err := storage.Open(ctx, db)
 	if err != nil {

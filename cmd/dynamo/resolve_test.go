@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -190,7 +189,7 @@ func TestSourceResolverDomainMemory(t *testing.T) {
 	t.Parallel()
 	site := newAutoSite(t)
 	site.indexFeed.Store(true)
-	db := filepath.Join(t.TempDir(), "dynamo.db")
+	db := migratedDB(t, t.TempDir(), "dynamo.db")
 	resolve := func(path string) (*dynamo.Source, int) {
 		t.Helper()
 		store, err := storage.Open(context.Background(), db)
@@ -222,7 +221,7 @@ func TestSourceResolverDomainMemory(t *testing.T) {
 func TestKindAutoThroughTheAPI(t *testing.T) {
 	t.Parallel()
 	site := newAutoSite(t)
-	store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "dynamo.db"))
+	store, err := storage.Open(context.Background(), migratedDB(t, t.TempDir(), "dynamo.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

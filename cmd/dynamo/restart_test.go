@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -101,7 +100,7 @@ func TestRestartedProcessTakesBackItsLeases(t *testing.T) {
 	defer origin.Close()
 	defer close(release)
 
-	db := filepath.Join(t.TempDir(), "dynamo.db")
+	db := migratedDB(t, t.TempDir(), "dynamo.db")
 	st, err := storage.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,7 +22,7 @@ func TestServeCachesLoopbackReadersWithoutReplicas(t *testing.T) {
 </body></html>`))
 	}))
 	defer origin.Close()
-	base := startServe(t, serveConfig{db: filepath.Join(t.TempDir(), "dynamo.db"), allowPrivate: true, hostGap: -1})
+	base := startServe(t, serveConfig{db: migratedDB(t, t.TempDir(), "dynamo.db"), allowPrivate: true, hostGap: -1})
 	post := func(path, body string) {
 		t.Helper()
 		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))

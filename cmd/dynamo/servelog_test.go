@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +34,7 @@ func (w *syncWriter) String() string {
 // is answered, and returns what it logged.
 func serveLogged(t *testing.T, args ...string) string {
 	t.Helper()
-	cfg, ok := parseServeArgs(append([]string{"--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "dynamo.db")}, args...), io.Discard)
+	cfg, ok := parseServeArgs(append([]string{"--addr", "127.0.0.1:0", "--db", migratedDB(t, t.TempDir(), "dynamo.db")}, args...), io.Discard)
 	if !ok {
 		t.Fatalf("flags %q refused", args)
 	}

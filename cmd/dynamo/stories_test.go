@@ -6,7 +6,6 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,7 +58,7 @@ func (it aggregateItem) first(name string) string {
 // and the club's congratulations to its under-12 team are two.
 func TestAggregateRegressionStories(t *testing.T) {
 	stores := map[string]string{
-		"sqlite":   filepath.Join(t.TempDir(), "dynamo.db"),
+		"sqlite":   migratedDB(t, t.TempDir(), "dynamo.db"),
 		"postgres": pgtest.DSN(t),
 	}
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

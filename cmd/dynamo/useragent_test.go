@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -49,7 +48,7 @@ func TestServeSendsTheUserAgentContact(t *testing.T) {
 		fmt.Fprint(w, `<html><body><!-- <item:title> -->Bridge reopens<!-- </item:title> --></body></html>`)
 	}))
 	defer origin.Close()
-	db := filepath.Join(t.TempDir(), "dynamo.db")
+	db := migratedDB(t, t.TempDir(), "dynamo.db")
 	st, err := storage.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -125,7 +124,7 @@ func TestServeWebSubHubDeliversNewVersions(t *testing.T) {
 	t.Setenv("DYNAMO_ADMIN_TOKEN", token)
 	addr := freeAddr(t)
 	base := "http://" + addr
-	startServe(t, serveConfig{addr: addr, publicURL: base, allowPrivate: true, hostGap: -1, db: filepath.Join(t.TempDir(), "dynamo.db")})
+	startServe(t, serveConfig{addr: addr, publicURL: base, allowPrivate: true, hostGap: -1, db: migratedDB(t, t.TempDir(), "dynamo.db")})
 	origin := newWireOrigin(t, "a", "b")
 	admin(t, http.MethodPost, base+"/api/sources", token, fmt.Sprintf(`{"id":"wire","url":%q,"kind":"feed"}`, origin.srv.URL))
 	admin(t, http.MethodPost, base+"/api/sources/wire/poll", token, "")
@@ -205,8 +204,8 @@ func TestServeWebSubDynamoToDynamo(t *testing.T) {
 	t.Setenv("DYNAMO_ADMIN_TOKEN", token)
 	addrA, addrB := freeAddr(t), freeAddr(t)
 	a, b := "http://"+addrA, "http://"+addrB
-	startServe(t, serveConfig{addr: addrA, publicURL: a, allowPrivate: true, hostGap: -1, db: filepath.Join(t.TempDir(), "a.db")})
-	startServe(t, serveConfig{addr: addrB, publicURL: b, allowPrivate: true, hostGap: -1, db: filepath.Join(t.TempDir(), "b.db")})
+	startServe(t, serveConfig{addr: addrA, publicURL: a, allowPrivate: true, hostGap: -1, db: migratedDB(t, t.TempDir(), "a.db")})
+	startServe(t, serveConfig{addr: addrB, publicURL: b, allowPrivate: true, hostGap: -1, db: migratedDB(t, t.TempDir(), "b.db")})
 	origin := newWireOrigin(t, "a", "b")
 	admin(t, http.MethodPost, a+"/api/sources", token, fmt.Sprintf(`{"id":"wire","url":%q,"kind":"feed"}`, origin.srv.URL))
 	admin(t, http.MethodPost, a+"/api/sources/wire/poll", token, "")
