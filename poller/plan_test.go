@@ -2,11 +2,11 @@ package poller
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/storage/sqlite"
@@ -21,7 +21,7 @@ import (
 func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dynamo.db"))
+	st, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), "dynamo.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestPlanTakesUpSwitchesToPerSourcePolicies(t *testing.T) {
 // (docs/SCHEDULING.md).
 func TestDefaultPolicy(t *testing.T) {
 	t.Parallel()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "dynamo.db"))
+	st, err := sqlite.Open(context.Background(), sqlitetest.Path(t, t.TempDir(), "dynamo.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestDefaultPolicy(t *testing.T) {
 func TestPlanPollsPushingSourcesForSafety(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dynamo.db"))
+	st, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), "dynamo.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/dedup"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/poller"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/storage/sqlite"
@@ -121,7 +121,7 @@ func rss(titles ...string) string {
 
 func openStore(t *testing.T) dynamo.Store {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "dynamo.db"))
+	st, err := sqlite.Open(context.Background(), sqlitetest.Path(t, t.TempDir(), "dynamo.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
