@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/api"
 	"github.com/dynamo-feeds/dynamo/internal/pgtest"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/metrics"
 	"github.com/dynamo-feeds/dynamo/storage/postgres"
 	"github.com/dynamo-feeds/dynamo/storage/sqlite"
@@ -33,7 +33,7 @@ var stores = []struct {
 	open func(t testing.TB) dynamo.Store
 }{
 	{"sqlite", func(t testing.TB) dynamo.Store {
-		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "dynamo.db"))
+		s, err := sqlite.Open(context.Background(), sqlitetest.Path(t, t.TempDir(), "dynamo.db"))
 		if err != nil {
 			t.Fatalf("open sqlite: %v", err)
 		}
