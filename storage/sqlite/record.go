@@ -374,7 +374,7 @@ func (w *versionTx) Revisions(ctx context.Context, keys []string, hashes [][]byt
 
 // InsertRevisions implements archive.VersionTx.
 func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision, ids map[string]int64) error {
-	insert, err := w.tx.PrepareContext(ctx, `INSERT INTO item_revisions (source_id, item_key, rhash, doc_id, title,
+	insert, err := w.tx.PrepareContext(ctx, `INSERT INTO item_revisions (source_id, own_key, rhash, doc_id, title,
 			link, markup_ops, plain_text, image, extensions, id_from_content, title_f, link_f, text_f,
 			first_seen, first_pos, first_index, latest, media)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -388,7 +388,11 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		if it.ID != r.Key {
 			docID = it.ID
 		}
-		res, err := insert.ExecContext(ctx, w.source, r.Key, r.Hash, docID, it.Title, it.Link, packMarkup(it.Description, it.Text), it.Text,
+		var ownKey any // NULL: the key derived from the link, item_key's default (linkKeyFunc)
+		if r.Key != linkKey(it.Link) {
+			ownKey = r.Key
+		}
+		res, err := insert.ExecContext(ctx, w.source, ownKey, r.Hash, docID, it.Title, it.Link, packMarkup(it.Description, it.Text), it.Text,
 			nullable(archive.JSON(it.Image != nil, it.Image)), nullable(archive.JSON(len(it.Extensions) > 0, it.Extensions)),
 			boolInt(it.IDFromContent), folded(it.Title), folded(it.Link), folded(it.Text),
 			dbTime(r.FirstSeen), r.FirstPos, r.FirstIndex, boolInt(r.Latest), nullable(archive.MediaJSON(it)))

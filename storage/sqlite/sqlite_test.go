@@ -677,7 +677,7 @@ func lines(t *testing.T, s *Store, query string) []string {
 // undoMigration takes the file s stores in at path back to before
 // migration with the statements undo, closes s and opens the file again,
 // checking that the reopening applied migration and nothing else.
-func undoMigration(t *testing.T, s *Store, path string, undo []string, migration string) *Store {
+func undoMigration(t *testing.T, s *Store, path string, undo []string, migrations ...string) *Store {
 	t.Helper()
 	for _, q := range undo {
 		if _, err := s.w.Exec(q); err != nil {
@@ -688,8 +688,8 @@ func undoMigration(t *testing.T, s *Store, path string, undo []string, migration
 		t.Fatal(err)
 	}
 	upgraded := openPath(t, path)
-	if got := upgraded.Applied(); !slices.Equal(got, []string{migration}) {
-		t.Fatalf("reopening applied %v, want %s", got, migration)
+	if got := upgraded.Applied(); !slices.Equal(got, migrations) {
+		t.Fatalf("reopening applied %v, want %v", got, migrations)
 	}
 	return upgraded
 }
@@ -913,11 +913,11 @@ func TestRevisionKeysMigration(t *testing.T) {
 		return out
 	}
 	stored := read(s)
-	upgraded := undoMigration(t, s, path, []string{
+	upgraded := undoMigration(t, s, path, append(slices.Clone(undoDerivedKeys),
 		"DROP INDEX item_revisions_key",
 		"CREATE UNIQUE INDEX item_revisions_unique ON item_revisions (source_id, item_key, rhash)",
 		"DELETE FROM schema_migrations WHERE version = 15",
-	}, "0015_revision_keys.sql")
+	), "0015_revision_keys.sql", "0016_derived_keys.sql")
 	if got := read(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -946,5 +946,126 @@ func TestRevisionKeysMigration(t *testing.T) {
 	}
 	if got := lines(t, upgraded, "SELECT count(*) FROM item_revisions WHERE latest GROUP BY item_key HAVING count(*) > 1"); len(got) > 0 {
 		t.Errorf("items with more than one shown revision: %v", got)
+	}
+}
+
+// undoDerivedKeys puts item_revisions back as it was before 0016: every
+// revision's key stored, the archive's indexes descending.
+var undoDerivedKeys = []string{
+	`CREATE TABLE item_revisions_old (
+		rev_id INTEGER PRIMARY KEY, source_id TEXT NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+		item_key TEXT NOT NULL, rhash BLOB NOT NULL, doc_id TEXT, title TEXT NOT NULL, link TEXT NOT NULL,
+		plain_text TEXT NOT NULL, image TEXT, extensions TEXT, id_from_content INTEGER NOT NULL, title_f TEXT,
+		link_f TEXT, text_f TEXT, first_seen INTEGER NOT NULL, first_pos INTEGER NOT NULL, first_index INTEGER NOT NULL,
+		latest INTEGER NOT NULL, media TEXT, markup_ops BLOB NOT NULL DEFAULT x'',
+		description TEXT GENERATED ALWAYS AS (dynamo_markup(markup_ops, plain_text)) VIRTUAL) STRICT`,
+	`INSERT INTO item_revisions_old (rev_id, source_id, item_key, rhash, doc_id, title, link, plain_text, image,
+			extensions, id_from_content, title_f, link_f, text_f, first_seen, first_pos, first_index, latest, media, markup_ops)
+		SELECT rev_id, source_id, item_key, rhash, doc_id, title, link, plain_text, image,
+			extensions, id_from_content, title_f, link_f, text_f, first_seen, first_pos, first_index, latest, media, markup_ops
+		FROM item_revisions`,
+	"DROP TABLE item_revisions",
+	"ALTER TABLE item_revisions_old RENAME TO item_revisions",
+	"CREATE INDEX item_revisions_archive ON item_revisions (source_id, first_seen DESC, first_pos) WHERE latest",
+	"CREATE INDEX item_revisions_recent ON item_revisions (first_seen DESC) WHERE latest",
+	"CREATE INDEX item_revisions_title ON item_revisions (source_id, dynamo_title_key(title))",
+	"CREATE INDEX item_revisions_key ON item_revisions (source_id, dynamo_title_key(item_key))",
+	"DELETE FROM schema_migrations WHERE version = 16",
+}
+
+// TestDerivedKeysMigration stores versions whose items have keys of every
+// kind (derived from their own link, from their content, and kept from an
+// earlier content when found by title), puts item_revisions back as it
+// was before 0016, reopens, and checks that only the keys not derived from
+// the link are stored, that the archive, a version and the items by title
+// read back as stored, the indexes, PRAGMA integrity_check, and that a
+// poll storing a changed and a new item adds exactly their revisions.
+func TestDerivedKeysMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	addSource(t, s, "a")
+	fromContent := func(d *dynamo.Resource, i int, text string) {
+		it := &d.Items[i]
+		it.Text, it.Description = text, "<p>"+text+"</p>"
+		it.IDFromContent, it.ID = true, dynamo.ItemID(it.Link, false, it.Title, it.Description)
+	}
+	d := storetest.SizePage("a", 1, false)
+	fromContent(d, 3, "first words") // item 47
+	first := d.Items[3].ID
+	store(t, s, "a", d)
+	d = storetest.SizePage("a", 2, true)
+	fromContent(d, 4, "other words") // the same item (47) as before, found by its title
+	d.Items[5].Link += "?moved"      // its key stays the one of its first link
+	store(t, s, "a", d)
+	ctx := context.Background()
+	read := func(s *Store) []string {
+		t.Helper()
+		var out []string
+		for _, q := range []dynamo.ItemQuery{{SourceID: "a"}, {SourceID: "a", Version: 1}, {SourceID: "a", Version: 2}} {
+			items, err := s.Items(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range items {
+				out = append(out, it.Item.ID+": "+it.Item.Link+" | "+it.Item.Title+" | "+it.Item.Description)
+			}
+		}
+		return out
+	}
+	stored := read(s)
+	keys := lines(t, s, "SELECT item_key FROM item_revisions ORDER BY rev_id")
+	upgraded := undoMigration(t, s, path, undoDerivedKeys, "0016_derived_keys.sql")
+	if got := read(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	if got := lines(t, upgraded, "SELECT item_key FROM item_revisions ORDER BY rev_id"); !slices.Equal(got, keys) {
+		t.Errorf("keys after the migration:\n%v\nstored:\n%v", got, keys)
+	}
+	// Three revisions keep their key: the item from content, its second
+	// revision (its key is the first's), and the item whose link moved.
+	if got := lines(t, upgraded, "SELECT count(*) || ' of ' || count(own_key) FROM item_revisions"); got[0] != fmt.Sprintf("%d of 3", len(keys)) {
+		t.Errorf("revisions and stored keys: %s, want %d of 3", got[0], len(keys))
+	}
+	if got := lines(t, upgraded, `SELECT group_concat(sql, '; ') FROM (SELECT sql FROM sqlite_schema
+			WHERE tbl_name = 'item_revisions' AND type = 'index' AND name IN ('item_revisions_archive', 'item_revisions_recent') ORDER BY name)`); !strings.Contains(got[0], "(source_id, first_seen, first_pos DESC, rev_id DESC)") ||
+		!strings.Contains(got[0], "(first_seen) WHERE latest") {
+		t.Errorf("the archive's indexes: %s", got[0])
+	}
+	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
+		t.Errorf("integrity_check: %v", got)
+	}
+	rows, err := upgraded.r.Query(itemsByTitle, "a", jsonArg([]string{d.Items[4].Title}))
+	byTitle, err := collect(rows, err, func(row archive.Scanner) (key string, err error) {
+		var title string
+		var rev int64
+		return key, row.Scan(&title, &key, &rev)
+	})
+	if err != nil || len(byTitle) != 1 || byTitle[0] != first {
+		t.Errorf("items titled %q: %v (%v), want the key of its first revision, %s", d.Items[4].Title, byTitle, err, first)
+	}
+	before := len(keys)
+	next := *d
+	next.Items = slices.Clone(d.Items)
+	next.Items[0].Title += " (updated)"
+	next.Items = append(next.Items, storetest.SizePage("a", 100, false).Items[0])
+	next.Timestamp = next.Timestamp.Add(time.Hour)
+	store(t, upgraded, "a", &next)
+	if got := len(lines(t, upgraded, "SELECT rev_id FROM item_revisions")); got != before+2 {
+		t.Errorf("%d revisions after a poll with a changed and a new item, want %d", got, before+2)
+	}
+	if got := lines(t, upgraded, "SELECT count(*) FROM item_revisions WHERE own_key IS NOT NULL"); got[0] != "3" {
+		t.Errorf("%s revisions store their key after the poll, want still 3", got[0])
+	}
+}
+
+// TestLinkKeyIsItemID checks that linkKey, migration 0016's frozen copy,
+// still derives dynamo.ItemID's key of an item with its own link (were
+// they to part, new revisions would store their keys: bytes, not
+// correctness).
+func TestLinkKeyIsItemID(t *testing.T) {
+	for _, link := range []string{"", "http://127.0.0.1/news/1", "  http://127.0.0.1/a b\t", "http://127.0.0.1/Ärger?x=1&y=2"} {
+		if got, want := linkKey(link), dynamo.ItemID(link, true, "", ""); got != want {
+			t.Errorf("linkKey(%q) = %s, dynamo.ItemID %s", link, got, want)
+		}
 	}
 }
