@@ -13,7 +13,7 @@ import (
 
 // AggregatePage reads one page of the aggregate's archived feed
 // (archive.ReadAggregatePage) in one read transaction, its items through
-// the items_agg_seq index, each with its first revision.
+// the item_revisions_agg_seq index, each with its first revision.
 func (s *Store) AggregatePage(ctx context.Context, q dynamo.AggregatePageQuery) (*dynamo.AggregatePage, error) {
 	if err := archive.CheckAggregatePage(q); err != nil {
 		return nil, err
@@ -73,26 +73,27 @@ func (a aggPageTx) Older(ctx context.Context, below int64) (int64, error) {
 // Date implements archive.AggregatePageTx.
 func (a aggPageTx) Date(ctx context.Context, from, to int64) (time.Time, error) {
 	var at sql.NullInt64
-	if err := a.tx.QueryRowContext(ctx, "SELECT max(first_seen) FROM items WHERE agg_seq BETWEEN ? AND ?", from, to).Scan(&at); err != nil || !at.Valid {
+	if err := a.tx.QueryRowContext(ctx, "SELECT max(first_seen) FROM item_revisions WHERE agg_seq BETWEEN ? AND ?", from, to).Scan(&at); err != nil || !at.Valid {
 		return time.Time{}, err
 	}
 	return goTime(at.Int64), nil
 }
 
 // aggregatePageSQL selects the items numbered from ?1 through ?2 that
-// where selects, highest number first: a range of the items_agg_seq index.
+// where selects, highest number first: a range of the
+// item_revisions_agg_seq index (an item's numbers are on its first
+// revision, migration 0017).
 func aggregatePageSQL(where string) string {
-	return `SELECT ` + archive.ItemColumns + `, p.agg_seq
-		FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + archive.ItemJoins + `
-		WHERE p.agg_seq BETWEEN ?1 AND ?2 AND ` + where + `
-		ORDER BY p.agg_seq DESC`
+	return `SELECT ` + archive.ItemColumns + `, r.agg_seq FROM item_revisions r ` + archive.ItemJoins + `
+		WHERE r.agg_seq BETWEEN ?1 AND ?2 AND ` + where + `
+		ORDER BY r.agg_seq DESC`
 }
 
 // aggregateOlderSQL selects the highest number below ?1 of an item that
-// where selects, walking the items_agg_seq index down.
+// where selects, walking the item_revisions_agg_seq index down.
 func aggregateOlderSQL(where string) string {
-	return `SELECT p.agg_seq FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + archive.ItemJoins + `
-		WHERE p.agg_seq < ?1 AND ` + where + ` ORDER BY p.agg_seq DESC LIMIT 1`
+	return `SELECT r.agg_seq FROM item_revisions r ` + archive.ItemJoins + `
+		WHERE r.agg_seq < ?1 AND ` + where + ` ORDER BY r.agg_seq DESC LIMIT 1`
 }
 
 // aggregateWhere compiles what an aggregate page selects, over the

@@ -275,7 +275,8 @@ func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem, upTo
 	rows, err := tx.QueryContext(ctx, `SELECT d.primary_source, d.primary_item, d.source_id, d.item_id
 		FROM json_each(?) AS p
 		CROSS JOIN duplicates d ON d.primary_source = p.value ->> 0 AND d.primary_item = p.value ->> 1
-		WHERE ?2 = 0 OR EXISTS (SELECT 1 FROM items c WHERE c.source_id = d.source_id AND c.item_id = d.item_id AND c.agg_seq <= ?2)
+		WHERE ?2 = 0 OR EXISTS (SELECT 1 FROM item_revisions c WHERE c.source_id = d.source_id
+			AND `+keyFunc+`(c.item_key) = `+keyFunc+`(d.item_id) AND c.item_key = d.item_id AND c.agg_seq <= ?2)
 		ORDER BY d.source_id, d.item_id`, jsonArg(keys), upTo)
 	if err != nil {
 		return fmt.Errorf("duplicates: %w", err)

@@ -11,8 +11,8 @@ import (
 )
 
 // Page reads one page of a collection's archive (archive.ReadPage) in one
-// read transaction, its items through the items_arch_seq index, each with
-// its first revision.
+// read transaction, its items through the item_revisions_arch_seq index,
+// each with its first revision.
 func (s *Store) Page(ctx context.Context, q dynamo.PageQuery) (*dynamo.ArchivePage, error) {
 	if err := archive.CheckPage(q); err != nil {
 		return nil, err
@@ -47,8 +47,9 @@ func (p pageTx) Last(ctx context.Context) (lastSeq int, last int64, err error) {
 	if lastSeq, err = p.s.lastSeq(ctx, p.tx, p.source); err != nil {
 		return 0, 0, err
 	}
-	err = p.tx.QueryRowContext(ctx, "SELECT coalesce(max(arch_seq), 0) FROM items WHERE source_id = ? AND first_seq <= ?",
-		p.source, lastSeq).Scan(&last)
+	err = p.tx.QueryRowContext(ctx, `SELECT coalesce(max(arch_seq), 0) FROM item_revisions
+		WHERE source_id = ?1 AND arch_seq IS NOT NULL AND rev_id <= (SELECT published_rev FROM sources WHERE id = ?1)`,
+		p.source).Scan(&last)
 	if err != nil {
 		return 0, 0, fmt.Errorf("last item: %w", err)
 	}
@@ -62,21 +63,21 @@ func (p pageTx) Items(ctx context.Context, q dynamo.PageQuery) ([]dynamo.Archive
 }
 
 // pageSQL selects the items numbered from ? through ? of source ? whose
-// first revision matches where, highest number first: a range of the
-// items_arch_seq index.
+// first revision (the one numbered, migration 0017) matches where, highest
+// number first: a range of the item_revisions_arch_seq index.
 func pageSQL(where string) string {
-	return `SELECT ` + archive.ItemColumns + `, p.arch_seq
-		FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev ` + archive.ItemJoins + `
-		WHERE p.source_id = ? AND p.arch_seq BETWEEN ? AND ? AND ` + where + `
-		ORDER BY p.arch_seq DESC`
+	return `SELECT ` + archive.ItemColumns + `, r.arch_seq FROM item_revisions r ` + archive.ItemJoins + `
+		WHERE r.source_id = ? AND r.arch_seq BETWEEN ? AND ? AND ` + where + `
+		ORDER BY r.arch_seq DESC`
 }
 
 // olderSQL selects the highest number below ? of an item of source ? whose
-// first revision matches where, walking the items_arch_seq index down.
+// first revision matches where, walking the item_revisions_arch_seq index
+// down.
 func olderSQL(where string) string {
-	return `SELECT p.arch_seq FROM items p JOIN item_revisions r ON r.rev_id = p.first_rev
-		WHERE p.source_id = ? AND p.arch_seq < ? AND ` + where + `
-		ORDER BY p.arch_seq DESC LIMIT 1`
+	return `SELECT r.arch_seq FROM item_revisions r
+		WHERE r.source_id = ? AND r.arch_seq < ? AND ` + where + `
+		ORDER BY r.arch_seq DESC LIMIT 1`
 }
 
 // Older implements archive.PageTx.
@@ -92,7 +93,8 @@ func (p pageTx) Older(ctx context.Context, _ dynamo.PageQuery, below int64) (int
 // FirstSeq implements archive.PageTx.
 func (p pageTx) FirstSeq(ctx context.Context, n int64) (int, error) {
 	var seq int
-	err := p.tx.QueryRowContext(ctx, "SELECT first_seq FROM items WHERE source_id = ? AND arch_seq = ?", p.source, n).Scan(&seq)
+	err := p.tx.QueryRowContext(ctx, `SELECT i.first_seq FROM item_revisions r JOIN items i ON i.source_id = r.source_id AND i.item_id = r.item_key
+		WHERE r.source_id = ? AND r.arch_seq = ?`, p.source, n).Scan(&seq)
 	return seq, err
 }
 

@@ -152,19 +152,22 @@ func (p pollTx) Finish(ctx context.Context, at time.Time, result *dynamo.PollRes
 // numberAggregate gives the items the poll publishes their aggregate
 // numbers (docs/STORAGE.md "Aggregate numbers"): the source's items without
 // one, in the order of their numbers in the source, after every number
-// handed out before. SQLite's one writer makes numbers follow commits.
+// handed out before. SQLite's one writer makes numbers follow commits. An
+// item's numbers are on its first revision (migration 0017), found in the
+// partial index item_revisions_unnumbered.
 func numberAggregate(ctx context.Context, tx *sql.Tx, source string) error {
 	var base int64
 	err := tx.QueryRowContext(ctx, `UPDATE aggregate_counter
-		SET n = n + (SELECT count(*) FROM items WHERE source_id = ?1 AND agg_seq IS NULL)
-		RETURNING n - (SELECT count(*) FROM items WHERE source_id = ?1 AND agg_seq IS NULL)`, source).Scan(&base)
+		SET n = n + (SELECT count(*) FROM item_revisions INDEXED BY item_revisions_unnumbered WHERE source_id = ?1 AND arch_seq IS NOT NULL AND agg_seq IS NULL)
+		RETURNING n - (SELECT count(*) FROM item_revisions INDEXED BY item_revisions_unnumbered WHERE source_id = ?1 AND arch_seq IS NOT NULL AND agg_seq IS NULL)`,
+		source).Scan(&base)
 	if err != nil {
 		return fmt.Errorf("hand out aggregate numbers: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE items SET agg_seq = ?2 + p.r
-		FROM (SELECT item_id, row_number() OVER (ORDER BY arch_seq) AS r FROM items
-			WHERE source_id = ?1 AND agg_seq IS NULL) AS p
-		WHERE items.source_id = ?1 AND items.agg_seq IS NULL AND items.item_id = p.item_id`, source, base); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE item_revisions SET agg_seq = ?2 + p.r
+		FROM (SELECT rev_id, row_number() OVER (ORDER BY arch_seq) AS r FROM item_revisions INDEXED BY item_revisions_unnumbered
+			WHERE source_id = ?1 AND arch_seq IS NOT NULL AND agg_seq IS NULL) AS p
+		WHERE item_revisions.rev_id = p.rev_id`, source, base); err != nil {
 		return fmt.Errorf("number items: %w", err)
 	}
 	return nil
@@ -442,7 +445,7 @@ func (w *versionTx) Previous(ctx context.Context, seq int) ([]string, time.Time,
 // LastNumber implements archive.VersionTx, from the numbers' index.
 func (w *versionTx) LastNumber(ctx context.Context) (int64, error) {
 	var n int64
-	if err := w.tx.QueryRowContext(ctx, "SELECT coalesce(max(arch_seq), 0) FROM items WHERE source_id = ?",
+	if err := w.tx.QueryRowContext(ctx, "SELECT coalesce(max(arch_seq), 0) FROM item_revisions WHERE source_id = ? AND arch_seq IS NOT NULL",
 		w.source).Scan(&n); err != nil {
 		return 0, fmt.Errorf("last item number: %w", err)
 	}
@@ -455,15 +458,19 @@ func (w *versionTx) LastNumber(ctx context.Context) (int64, error) {
 const moveLatest = `UPDATE item_revisions SET latest = (rev_id = ?1)
 	WHERE source_id = ?2 AND ` + keyFunc + `(item_key) = ` + keyFunc + `(?3) AND item_key = ?3 AND latest <> (rev_id = ?1)`
 
-// StoreItems implements archive.VersionTx: a statement a new or moved
-// item, one for the items back on the page and one for those gone.
+// StoreItems implements archive.VersionTx: two statements a new item (its
+// row, and its number on its first revision), one a moved item, one for
+// the items back on the page and one for those gone.
 func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) error {
 	for _, it := range ch.New {
 		if _, err := w.tx.ExecContext(ctx, `INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos,
-				first_index, latest_rev, first_rev, arch_seq)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			w.source, it.Key, dbTime(w.at), w.seq, it.Pos, it.Index, it.Rev, it.Rev, it.Number); err != nil {
+				first_index, latest_rev)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			w.source, it.Key, dbTime(w.at), w.seq, it.Pos, it.Index, it.Rev); err != nil {
 			return fmt.Errorf("store item %s: %w", it.Key, err)
+		}
+		if _, err := w.tx.ExecContext(ctx, "UPDATE item_revisions SET arch_seq = ? WHERE rev_id = ?", it.Number, it.Rev); err != nil {
+			return fmt.Errorf("number item %s: %w", it.Key, err)
 		}
 	}
 	for _, m := range ch.Moved {

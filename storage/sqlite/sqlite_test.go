@@ -552,19 +552,19 @@ func TestItemNumbersMigration(t *testing.T) {
 	}
 	numbers := func(s *Store) []string {
 		t.Helper()
-		return lines(t, s, "SELECT source_id || ' ' || item_id || ' ' || arch_seq || ' ' || first_rev FROM items ORDER BY 1")
+		return lines(t, s, "SELECT source_id || ' ' || item_key || ' ' || arch_seq || ' ' || rev_id FROM item_revisions WHERE arch_seq IS NOT NULL ORDER BY 1")
 	}
 	stored := numbers(s)
 	if len(stored) != 2*(5+3*2) {
 		t.Fatalf("%d items stored, want 22", len(stored))
 	}
-	undo := []string{
+	undo := append(slices.Clone(undoNumbersOnRevisions),
 		"DROP INDEX items_arch_seq",
 		"ALTER TABLE items DROP COLUMN arch_seq",
 		"ALTER TABLE items DROP COLUMN first_rev",
 		"DELETE FROM schema_migrations WHERE version = 8",
-	}
-	upgraded := undoMigration(t, s, path, undo, "0008_item_numbers.sql")
+	)
+	upgraded := undoMigration(t, s, path, undo, "0008_item_numbers.sql", "0017_numbers_on_revisions.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -588,8 +588,8 @@ func TestPageUsesIndex(t *testing.T) {
 		{"older match", olderSQL(where), []any{"a", 101, "bridge"}},
 	} {
 		joined := queryPlan(t, s, q.sql, q.args...)
-		if !strings.Contains(joined, "SEARCH p USING INDEX items_arch_seq (source_id=? AND arch_seq") || strings.Contains(joined, "TEMP B-TREE") {
-			t.Errorf("%s: plan %q does not read a range of items_arch_seq in order", q.what, joined)
+		if !strings.Contains(joined, "SEARCH r USING INDEX item_revisions_arch_seq (source_id=? AND arch_seq") || strings.Contains(joined, "TEMP B-TREE") {
+			t.Errorf("%s: plan %q does not read a range of item_revisions_arch_seq in order", q.what, joined)
 		}
 	}
 }
@@ -609,20 +609,21 @@ func TestAggregateNumbersMigration(t *testing.T) {
 	}
 	numbers := func(s *Store) []string {
 		t.Helper()
-		return lines(t, s, "SELECT source_id || ' ' || arch_seq || ' ' || agg_seq || ' ' || (SELECT n FROM aggregate_counter) FROM items ORDER BY agg_seq")
+		return lines(t, s, `SELECT source_id || ' ' || arch_seq || ' ' || agg_seq || ' ' || (SELECT n FROM aggregate_counter)
+			FROM item_revisions WHERE arch_seq IS NOT NULL ORDER BY agg_seq`)
 	}
 	stored := numbers(s)
 	if len(stored) != 2*(5+3*2) || stored[0] != "a 1 1 22" || stored[5] != "b 1 6 22" {
 		t.Fatalf("numbered as stored: %v; want 22 items, a's five first, then b's", stored)
 	}
-	undo := []string{
+	undo := append(slices.Clone(undoNumbersOnRevisions),
 		"DROP INDEX items_agg_seq",
 		"DROP INDEX items_unnumbered",
 		"ALTER TABLE items DROP COLUMN agg_seq",
 		"DROP TABLE aggregate_counter",
 		"DELETE FROM schema_migrations WHERE version = 11",
-	}
-	upgraded := undoMigration(t, s, path, undo, "0011_aggregate_numbers.sql")
+	)
+	upgraded := undoMigration(t, s, path, undo, "0011_aggregate_numbers.sql", "0017_numbers_on_revisions.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -645,12 +646,12 @@ func TestAggregatePageUsesIndex(t *testing.T) {
 		what, sql, want string
 		args            []any
 	}{
-		{"page", aggregatePageSQL(where), "SEARCH p USING INDEX items_agg_seq (agg_seq>? AND agg_seq<?)", []any{101, 200, "c", "bridge"}},
-		{"older match", aggregateOlderSQL(where), "SEARCH p USING INDEX items_agg_seq (agg_seq<?)", []any{101, nil, "c", "bridge"}},
+		{"page", aggregatePageSQL(where), "SEARCH r USING INDEX item_revisions_agg_seq (agg_seq>? AND agg_seq<?)", []any{101, 200, "c", "bridge"}},
+		{"older match", aggregateOlderSQL(where), "SEARCH r USING INDEX item_revisions_agg_seq (agg_seq<?)", []any{101, nil, "c", "bridge"}},
 	} {
 		joined := queryPlan(t, s, q.sql, q.args...)
 		if !strings.Contains(joined, q.want) || strings.Contains(joined, "TEMP B-TREE") {
-			t.Errorf("%s: plan %q does not read a range of items_agg_seq in order", q.what, joined)
+			t.Errorf("%s: plan %q does not read a range of item_revisions_agg_seq in order", q.what, joined)
 		}
 	}
 }
@@ -913,16 +914,16 @@ func TestRevisionKeysMigration(t *testing.T) {
 		return out
 	}
 	stored := read(s)
-	upgraded := undoMigration(t, s, path, append(slices.Clone(undoDerivedKeys),
+	upgraded := undoMigration(t, s, path, append(slices.Concat(undoNumbersOnRevisions, undoDerivedKeys),
 		"DROP INDEX item_revisions_key",
 		"CREATE UNIQUE INDEX item_revisions_unique ON item_revisions (source_id, item_key, rhash)",
 		"DELETE FROM schema_migrations WHERE version = 15",
-	), "0015_revision_keys.sql", "0016_derived_keys.sql")
+	), "0015_revision_keys.sql", "0016_derived_keys.sql", "0017_numbers_on_revisions.sql")
 	if got := read(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
 	if got := lines(t, upgraded, `SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema
-			WHERE tbl_name = 'item_revisions' AND type = 'index' ORDER BY name)`); got[0] != "item_revisions_archive item_revisions_key item_revisions_recent item_revisions_title" {
+			WHERE tbl_name = 'item_revisions' AND type = 'index' ORDER BY name)`); got[0] != "item_revisions_agg_seq item_revisions_arch_seq item_revisions_archive item_revisions_key item_revisions_recent item_revisions_title item_revisions_unnumbered" {
 		t.Errorf("indexes of item_revisions: %s", got[0])
 	}
 	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
@@ -1014,7 +1015,8 @@ func TestDerivedKeysMigration(t *testing.T) {
 	}
 	stored := read(s)
 	keys := lines(t, s, "SELECT item_key FROM item_revisions ORDER BY rev_id")
-	upgraded := undoMigration(t, s, path, undoDerivedKeys, "0016_derived_keys.sql")
+	upgraded := undoMigration(t, s, path, slices.Concat(undoNumbersOnRevisions, undoDerivedKeys),
+		"0016_derived_keys.sql", "0017_numbers_on_revisions.sql")
 	if got := read(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -1067,5 +1069,105 @@ func TestLinkKeyIsItemID(t *testing.T) {
 		if got, want := linkKey(link), dynamo.ItemID(link, true, "", ""); got != want {
 			t.Errorf("linkKey(%q) = %s, dynamo.ItemID %s", link, got, want)
 		}
+	}
+}
+
+// undoNumbersOnRevisions puts the items' numbers and first revisions back
+// on items as they were before 0017.
+var undoNumbersOnRevisions = []string{
+	"ALTER TABLE items ADD COLUMN arch_seq INTEGER",
+	"ALTER TABLE items ADD COLUMN first_rev INTEGER",
+	"ALTER TABLE items ADD COLUMN agg_seq INTEGER",
+	`UPDATE items SET arch_seq = r.arch_seq, agg_seq = r.agg_seq, first_rev = r.rev_id
+		FROM item_revisions r WHERE r.source_id = items.source_id AND r.item_key = items.item_id AND r.arch_seq IS NOT NULL`,
+	"CREATE UNIQUE INDEX items_arch_seq ON items (source_id, arch_seq)",
+	"CREATE UNIQUE INDEX items_agg_seq ON items (agg_seq)",
+	"CREATE INDEX items_unnumbered ON items (source_id) WHERE agg_seq IS NULL",
+	"DROP INDEX item_revisions_arch_seq",
+	"DROP INDEX item_revisions_agg_seq",
+	"DROP INDEX item_revisions_unnumbered",
+	"ALTER TABLE item_revisions DROP COLUMN arch_seq",
+	"ALTER TABLE item_revisions DROP COLUMN agg_seq",
+	"DELETE FROM schema_migrations WHERE version = 17",
+}
+
+// TestNumbersOnRevisionsMigration stores versions of two sources (one
+// with an edited item, so that an item has two revisions, and a version
+// not yet published), puts the numbers back on items as before 0017,
+// reopens, and checks that each item's numbers are on its first revision
+// and only there, that the archived feed's pages and the aggregate's read
+// back as before, the indexes, PRAGMA integrity_check, and that the next
+// poll numbers its new items after the others.
+func TestNumbersOnRevisionsMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	for _, id := range []string{"a", "b"} {
+		addSource(t, s, id)
+	}
+	for v := range 4 {
+		for _, id := range []string{"a", "b"} {
+			d := page(id, v, 5, 2)
+			if v == 3 && id == "a" {
+				d.Items[4].Description, d.Items[4].Text = "<p>edited</p>", "edited"
+			}
+			store(t, s, id, d)
+		}
+	}
+	ctx := context.Background()
+	read := func(s *Store) []string {
+		t.Helper()
+		var out []string
+		for _, id := range []string{"a", "b"} {
+			for from := int64(1); from <= 13; from += 4 {
+				p, err := s.Page(ctx, dynamo.PageQuery{SourceID: id, From: from, To: from + 3})
+				if err != nil {
+					t.Fatalf("page from %d of %s: %v", from, id, err)
+				}
+				for _, it := range p.Items {
+					out = append(out, fmt.Sprintf("%s page from %d (last %d, older %d): %d %s %s", id, from, p.Last, p.Older, it.Number, it.Item.ID, it.Item.Text))
+				}
+			}
+		}
+		for n := int64(1); n <= 3; n++ {
+			p, err := s.AggregatePage(ctx, dynamo.AggregatePageQuery{Number: n, Size: 8})
+			if err != nil {
+				t.Fatalf("aggregate page %d: %v", n, err)
+			}
+			for _, it := range p.Items {
+				out = append(out, fmt.Sprintf("aggregate page %d: %d %s/%s %s", n, it.Number, it.SourceID, it.Item.ID, it.Item.Text))
+			}
+		}
+		return out
+	}
+	numbers := func(s *Store) []string {
+		t.Helper()
+		return lines(t, s, `SELECT r.source_id || ' ' || r.item_key || ' ' || r.arch_seq || ' ' || r.agg_seq || ' ' || r.rev_id
+			FROM item_revisions r WHERE r.arch_seq IS NOT NULL ORDER BY r.agg_seq`)
+	}
+	stored, numbered := read(s), numbers(s)
+	if len(numbered) != 22 || len(stored) < 22 {
+		t.Fatalf("%d items numbered, %d lines of pages read; want 22 items", len(numbered), len(stored))
+	}
+	upgraded := undoMigration(t, s, path, undoNumbersOnRevisions, "0017_numbers_on_revisions.sql")
+	if got := read(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("pages after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	if got := numbers(upgraded); !slices.Equal(got, numbered) {
+		t.Errorf("numbers after the migration:\n%v\nstored:\n%v", got, numbered)
+	}
+	if got := lines(t, upgraded, `SELECT count(*) FROM item_revisions r
+			WHERE (r.arch_seq IS NOT NULL) <> (r.rev_id = (SELECT min(f.rev_id) FROM item_revisions f WHERE f.source_id = r.source_id AND f.item_key = r.item_key))`); got[0] != "0" {
+		t.Errorf("%s revisions numbered that are not their item's first, or first and not numbered", got[0])
+	}
+	if got := lines(t, upgraded, `SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema
+			WHERE tbl_name = 'items' AND type = 'index' ORDER BY name)`); got[0] != "items_story_seq" {
+		t.Errorf("indexes of items: %s", got[0])
+	}
+	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
+		t.Errorf("integrity_check: %v", got)
+	}
+	store(t, upgraded, "b", page("b", 4, 5, 2))
+	if got := numbers(upgraded); len(got) != 24 || !strings.HasPrefix(got[22], "b ") || !strings.Contains(got[23], " 13 24 ") {
+		t.Errorf("the next poll numbered %v; want b's items 12 and 13, aggregate 23 and 24", got[22:])
 	}
 }
