@@ -45,7 +45,7 @@ func (s *Store) Versions(ctx context.Context, sourceID string) ([]dynamo.Version
 		if err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+archive.VersionColumns+` FROM versions WHERE source_id = ? ORDER BY seq DESC`, sourceID)
+		rows, err := tx.QueryContext(ctx, versionsSQL, sourceID)
 		list, err = collect(rows, err, func(row archive.Scanner) (dynamo.Version, error) { return archive.ScanVersion(row, sourceID, last) })
 		return err
 	})
@@ -54,6 +54,12 @@ func (s *Store) Versions(ctx context.Context, sourceID string) ([]dynamo.Version
 	}
 	return list, nil
 }
+
+// versionsSQL lists a source's versions, newest first: archive.VersionColumns,
+// the title from the version's channels row where it has one (migration
+// 0018).
+const versionsSQL = `SELECT v.seq, v.seen_at, v.hash, coalesce(c.title, v.title), v.item_count, v.added, v.removed
+	FROM versions v JOIN channels c ON c.channel_id = v.channel_id WHERE v.source_id = ? ORDER BY v.seq DESC`
 
 // storedVersion is a version row with its packed item list.
 type storedVersion struct {
@@ -75,8 +81,7 @@ func (s *Store) version(ctx context.Context, tx *sql.Tx, sourceID string, index 
 	}
 	v := &storedVersion{Version: dynamo.Version{SourceID: sourceID, Seq: seq, Index: index}}
 	var revs, indexes []byte
-	v.doc, err = archive.ScanHead(tx.QueryRowContext(ctx, `SELECT v.url, v.rss_id, v.stamp, c.body, v.seen_at, v.hash, v.title,
-			v.item_count, v.added, v.removed, v.revs, v.indexes
+	v.doc, err = archive.ScanHead(tx.QueryRowContext(ctx, `SELECT `+headColumns+`, v.revs, v.indexes
 		FROM versions v JOIN channels c ON c.channel_id = v.channel_id
 		WHERE v.source_id = ? AND v.seq = ?`, sourceID, seq), &v.Version, &revs, &indexes)
 	if err != nil {

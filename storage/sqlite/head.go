@@ -13,8 +13,7 @@ import (
 // neither the version's list of revisions nor its items are read.
 func (s *Store) Head(ctx context.Context, sourceID string, index int) (*dynamo.Resource, *dynamo.Version, error) {
 	v := &dynamo.Version{SourceID: sourceID, Index: index}
-	doc, err := archive.ScanHead(s.r.QueryRowContext(ctx, `SELECT v.url, v.rss_id, v.stamp, c.body, v.seen_at, v.hash, v.title,
-			v.item_count, v.added, v.removed, v.seq
+	doc, err := archive.ScanHead(s.r.QueryRowContext(ctx, `SELECT `+headColumns+`, v.seq
 		FROM sources s JOIN versions v ON v.source_id = s.id AND v.seq = s.last_seq - ?2 + 1
 		JOIN channels c ON c.channel_id = v.channel_id
 		WHERE s.id = ?1 AND ?2 >= 1`, sourceID, index), v, &v.Seq)

@@ -101,8 +101,7 @@ func (p pageTx) FirstSeq(ctx context.Context, n int64) (int, error) {
 // Head implements archive.PageTx.
 func (p pageTx) Head(ctx context.Context, seq, lastSeq int) (*dynamo.Resource, *dynamo.Version, error) {
 	v := &dynamo.Version{SourceID: p.source, Seq: seq, Index: lastSeq - seq + 1}
-	doc, err := archive.ScanHead(p.tx.QueryRowContext(ctx, `SELECT v.url, v.rss_id, v.stamp, c.body, v.seen_at, v.hash, v.title,
-			v.item_count, v.added, v.removed
+	doc, err := archive.ScanHead(p.tx.QueryRowContext(ctx, `SELECT `+headColumns+`
 		FROM versions v JOIN channels c ON c.channel_id = v.channel_id
 		WHERE v.source_id = ? AND v.seq = ?`, p.source, seq), v)
 	if err != nil {

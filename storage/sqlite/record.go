@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
@@ -503,7 +504,7 @@ func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) erro
 // (stored once per source and content), and the source's summary.
 func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) error {
 	v, doc := nv.Version, nv.Doc
-	channel, err := w.storeChannel(ctx, doc.Channel)
+	channel, err := w.storeChannel(ctx, doc)
 	if err != nil {
 		return err
 	}
@@ -515,11 +516,12 @@ func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) err
 	for _, i := range nv.Indexes {
 		indexes = binary.AppendVarint(indexes, int64(i))
 	}
-	if _, err := w.tx.ExecContext(ctx, `INSERT INTO versions (source_id, seq, seen_at, hash, url, rss_id, stamp,
+	// The URL, RSS id and title are the channel row's (migration 0018).
+	if _, err := w.tx.ExecContext(ctx, `INSERT INTO versions (source_id, seq, seen_at, hash, url, rss_id, stamp_offset,
 			channel_id, title, item_count, added, removed, revs, indexes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		w.source, w.seq, dbTime(w.at), hash, doc.URL, doc.RSSID, dbTime(doc.Timestamp), channel,
-		v.Title, v.Items, v.Added, v.Removed, archive.PackRevs(nv.Revs), indexes); err != nil {
+		VALUES (?, ?, ?, ?, '', '', ?, ?, '', ?, ?, ?, ?, ?)`,
+		w.source, w.seq, dbTime(w.at), hash, dbTime(doc.Timestamp)-dbTime(w.at), channel,
+		v.Items, v.Added, v.Removed, archive.PackRevs(nv.Revs), indexes); err != nil {
 		return fmt.Errorf("insert version %d: %w", w.seq, err)
 	}
 	if _, err := w.tx.ExecContext(ctx, `UPDATE sources SET last_seq = ?, last_hash = ?, title = ?,
@@ -530,16 +532,19 @@ func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) err
 	return nil
 }
 
-// storeChannel finds or stores a channel and returns its id.
-func (w *versionTx) storeChannel(ctx context.Context, ch dynamo.Channel) (int64, error) {
-	body, key, err := archive.Channel(ch)
+// storeChannel finds or stores the channel of a document with its URL and
+// RSS id (and the channel's title, the version's), stored once per source
+// and the three (migration 0018), and returns its id. Its key is
+// archive.Channel's key, the URL and the RSS id hashed.
+func (w *versionTx) storeChannel(ctx context.Context, doc *dynamo.Resource) (int64, error) {
+	body, key, err := archive.Channel(doc.Channel)
 	if err != nil {
 		return 0, err
 	}
 	var id int64
-	err = w.tx.QueryRowContext(ctx, `INSERT INTO channels (source_id, chash, body) VALUES (?, ?, ?)
+	err = w.tx.QueryRowContext(ctx, `INSERT INTO channels (source_id, chash, body, url, rss_id, title) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (source_id, chash) DO UPDATE SET body = body RETURNING channel_id`,
-		w.source, key, body).Scan(&id)
+		w.source, headKey(key, doc.URL, doc.RSSID), body, doc.URL, doc.RSSID, doc.Channel.Title).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("store channel: %w", err)
 	}
@@ -559,3 +564,23 @@ func unpackIndexes(b []byte) ([]int, error) {
 	}
 	return out, nil
 }
+
+// headKey is the key of a channels row stored since migration 0018: the
+// channel's key (archive.Channel), the URL and the RSS id, length-prefixed
+// and hashed (the first 16 bytes of the SHA-256).
+func headKey(channelKey []byte, url, rssID string) []byte {
+	b := append([]byte(nil), channelKey...)
+	for _, field := range []string{url, rssID} {
+		b = binary.BigEndian.AppendUint64(b, uint64(len(field)))
+		b = append(b, field...)
+	}
+	sum := sha256.Sum256(b)
+	return sum[:16]
+}
+
+// headColumns are the columns archive.ScanHead reads of a version v and
+// its channels row c: the URL, RSS id and title from c for a version stored
+// since migration 0018 (c.url is not NULL), from v before; the timestamp
+// from its offset.
+const headColumns = `coalesce(c.url, v.url), coalesce(c.rss_id, v.rss_id), v.seen_at + v.stamp_offset, c.body, v.seen_at, v.hash,
+	coalesce(c.title, v.title), v.item_count, v.added, v.removed`

@@ -812,7 +812,7 @@ func TestTextOnceMigration(t *testing.T) {
 	if len(stored) != 2*50+1 {
 		t.Fatalf("%d items read, want 101", len(stored))
 	}
-	upgraded := undoMigration(t, s, path, []string{
+	upgraded := undoMigration(t, s, path, append(slices.Clone(undoVersionHeads),
 		"ALTER TABLE item_revisions ADD COLUMN description_whole TEXT",
 		"UPDATE item_revisions SET description_whole = description",
 		"ALTER TABLE item_revisions DROP COLUMN description",
@@ -826,7 +826,7 @@ func TestTextOnceMigration(t *testing.T) {
 		"DROP TABLE versions",
 		"ALTER TABLE versions_rowid RENAME TO versions",
 		"DELETE FROM schema_migrations WHERE version = 13",
-	}, "0013_text_once.sql")
+	), "0013_text_once.sql", "0018_version_heads.sql")
 	if got := read(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -1169,5 +1169,116 @@ func TestNumbersOnRevisionsMigration(t *testing.T) {
 	store(t, upgraded, "b", page("b", 4, 5, 2))
 	if got := numbers(upgraded); len(got) != 24 || !strings.HasPrefix(got[22], "b ") || !strings.Contains(got[23], " 13 24 ") {
 		t.Errorf("the next poll numbered %v; want b's items 12 and 13, aggregate 23 and 24", got[22:])
+	}
+}
+
+// undoVersionHeads puts the versions' URLs, RSS ids, titles and
+// timestamps back in their rows as before 0018.
+var undoVersionHeads = []string{
+	"ALTER TABLE versions RENAME COLUMN stamp_offset TO stamp",
+	"UPDATE versions SET stamp = stamp + seen_at",
+	`UPDATE versions SET url = c.url, rss_id = c.rss_id, title = c.title
+		FROM channels c WHERE c.channel_id = versions.channel_id AND c.url IS NOT NULL`,
+	"ALTER TABLE channels DROP COLUMN url",
+	"ALTER TABLE channels DROP COLUMN rss_id",
+	"ALTER TABLE channels DROP COLUMN title",
+	// Before 0018 a channel's key was archive.Channel's alone, which no
+	// key since matches.
+	"UPDATE channels SET chash = randomblob(16)",
+	"DELETE FROM schema_migrations WHERE version = 18",
+}
+
+// TestVersionHeadsMigration stores versions of two sources whose
+// documents' URLs, RSS ids, titles and timestamps vary (a timestamp before
+// the poll, one after, the zero time), puts them back in the version rows
+// as before 0018, reopens, and checks that every version's list entry,
+// head and document read back as stored, PRAGMA integrity_check, and that
+// polls after it store one channels row per distinct channel, URL and RSS
+// id, and nothing of the three in their version rows.
+func TestVersionHeadsMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	vary := func(d *dynamo.Resource, v int) *dynamo.Resource {
+		switch v % 4 {
+		case 1:
+			d.URL += "/moved"
+			d.Timestamp = d.Timestamp.Add(-90 * time.Minute)
+		case 2:
+			d.RSSID, d.Channel.Title = "other", "Other title"
+			d.Timestamp = d.Timestamp.Add(time.Second)
+		case 3:
+			d.Timestamp = time.Time{}
+		}
+		return d
+	}
+	for _, id := range []string{"a", "b"} {
+		addSource(t, s, id)
+		for v := range 4 {
+			d := vary(page(id, v, 3, 1), v)
+			if _, err := storeErr(s, id, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ctx := context.Background()
+	read := func(s *Store) []string {
+		t.Helper()
+		var out []string
+		for _, id := range []string{"a", "b"} {
+			list, err := s.Versions(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range list {
+				out = append(out, fmt.Sprintf("%s %d: %s %s %q %d+%d-%d", id, v.Index, v.SeenAt, v.Hash, v.Title, v.Items, v.Added, v.Removed))
+				for _, get := range []func(context.Context, string, int) (*dynamo.Resource, *dynamo.Version, error){s.Head, s.Document} {
+					doc, ver, err := get(ctx, id, v.Index)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, fmt.Sprintf("  %s %s %s %+v %d items; %s %q", doc.URL, doc.RSSID, doc.Timestamp, doc.Channel, len(doc.Items), ver.SeenAt, ver.Title))
+				}
+			}
+		}
+		return out
+	}
+	stored := read(s)
+	if len(stored) != 2*4*3 {
+		t.Fatalf("%d lines read, want 24", len(stored))
+	}
+	upgraded := undoMigration(t, s, path, undoVersionHeads, "0018_version_heads.sql")
+	if got := read(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", strings.Join(got, "\n"), strings.Join(stored, "\n"))
+	}
+	if got := lines(t, upgraded, "SELECT count(*) FROM versions WHERE url = ''"); got[0] != "0" {
+		t.Errorf("%s versions stored before lost their URL", got[0])
+	}
+	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
+		t.Errorf("integrity_check: %v", got)
+	}
+	var docs []*dynamo.Resource
+	for v := 4; v < 8; v++ {
+		docs = append(docs, vary(page("a", v, 3, 1), v))
+		store(t, upgraded, "a", docs[len(docs)-1])
+	}
+	// Versions 5 to 8: a's first document again (its fourth differs only
+	// in its timestamp), the URL moved, the RSS id and title changed.
+	if got := lines(t, upgraded, `SELECT count(*) || ' ' || count(DISTINCT channel_id) || ' ' || sum(url = '' AND rss_id = '' AND title = '')
+			FROM versions WHERE source_id = 'a' AND seq > 4`); got[0] != "4 3 4" {
+		t.Errorf("versions after the migration, their channels rows, those without their own URL, RSS id and title: %s, want 4 3 4", got[0])
+	}
+	if got := lines(t, upgraded, "SELECT count(*) FROM channels WHERE source_id = 'a' AND url IS NOT NULL"); got[0] != "3" {
+		t.Errorf("%s channels rows of a with a URL, want 3 (one per distinct channel, URL and RSS id)", got[0])
+	}
+	for i, d := range docs {
+		doc, ver, err := upgraded.Head(ctx, "a", 4-i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.URL != d.URL || doc.RSSID != d.RSSID || !doc.Timestamp.Equal(d.Timestamp) || doc.Channel.Title != d.Channel.Title ||
+			ver.Title != d.Channel.Title || ver.Seq != 5+i {
+			t.Errorf("head of version %d: %s %s %s %q %q; stored %s %s %s %q", ver.Seq, doc.URL, doc.RSSID, doc.Timestamp, doc.Channel.Title,
+				ver.Title, d.URL, d.RSSID, d.Timestamp, d.Channel.Title)
+		}
 	}
 }
