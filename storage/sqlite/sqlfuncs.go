@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"sync/atomic"
 
 	msqlite "modernc.org/sqlite"
 )
@@ -95,14 +96,32 @@ func linkKey(link string) string {
 	return string(key[:])
 }
 
-// sqlLinkKey is linkKeyFunc: the argument is a text.
+// sqlLinkKey is linkKeyFunc: the argument is a text. A query reading a
+// revision's item_key more than once (an archive answer's column, its join
+// to the item and to its duplicate record) calls it with the same link in
+// a row: the last link and key are kept (lastLinkKey), so the others cost
+// no hash and no allocation of a key.
 func sqlLinkKey(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-	switch link := args[0].(type) {
+	var link string
+	switch v := args[0].(type) {
 	case string:
-		return linkKey(link), nil
+		link = v
 	case []byte:
-		return linkKey(string(link)), nil
+		link = string(v)
 	default:
 		return nil, fmt.Errorf("%s: a %T, not text", linkKeyFunc, args[0])
 	}
+	if last := lastLinkKey.Load(); last != nil && last.link == link {
+		return last.key, nil
+	}
+	key := linkKey(link)
+	lastLinkKey.Store(&linkAndKey{link, key})
+	return key, nil
 }
+
+// linkAndKey is a link and its linkKey.
+type linkAndKey struct{ link, key string }
+
+// lastLinkKey is the link sqlLinkKey was last called with and its key,
+// shared by every connection (a pointer swapped whole).
+var lastLinkKey atomic.Pointer[linkAndKey]
