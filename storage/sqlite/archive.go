@@ -134,10 +134,7 @@ func limitArg(limit int) int {
 // page order, with their index attributes. The CROSS JOIN makes SQLite walk
 // the version's list and look each revision up by its id (left to itself,
 // the planner may scan every revision of the source for each list entry),
-// and the joins come after the limit, so that they cost per item answered:
-// the limit is taken of the positions and revision ids alone (SQLite sorts
-// the version's rows by position; a revision's generated columns, its
-// description and item key, are computed only for the rows answered).
+// and the joins come after the limit, so that they cost per item answered.
 func eachVersionItem(ctx context.Context, tx *sql.Tx, v *storedVersion, q dynamo.ItemQuery, fn func(*dynamo.ArchivedItem) error) error {
 	where, cargs, err := conditionSQL(q.Conditions)
 	if err != nil {
@@ -146,11 +143,11 @@ func eachVersionItem(ctx context.Context, tx *sql.Tx, v *storedVersion, q dynamo
 	args := append([]any{jsonArg(v.revs), v.SourceID}, cargs...)
 	args = append(args, limitArg(q.Max))
 	shape := archive.ItemShapeOf(q)
-	rows, err := tx.QueryContext(ctx, `SELECT `+shape.Columns+`, v.pos FROM (
-			SELECT p.key AS pos, r.rev_id FROM json_each(?) AS p CROSS JOIN item_revisions r ON r.rev_id = p.value
+	rows, err := tx.QueryContext(ctx, `SELECT `+shape.Columns+`, r.pos FROM (
+			SELECT p.key AS pos, r.* FROM json_each(?) AS p CROSS JOIN item_revisions r ON r.rev_id = p.value
 			WHERE r.source_id = ? AND `+where+`
-			ORDER BY p.key LIMIT ?) AS v CROSS JOIN item_revisions r ON r.rev_id = v.rev_id `+shape.Joins+`
-		ORDER BY v.pos`, args...)
+			ORDER BY p.key LIMIT ?) AS r `+shape.Joins+`
+		ORDER BY r.pos`, args...)
 	return each(rows, err, shape.Scan, func(it dynamo.ArchivedItem) error {
 		pos := it.Item.Index // the position, until replaced by the index attribute
 		if v.indexes != nil && pos < len(v.indexes) {
