@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
-	"sync/atomic"
 
 	msqlite "modernc.org/sqlite"
 )
@@ -96,32 +95,14 @@ func linkKey(link string) string {
 	return string(key[:])
 }
 
-// sqlLinkKey is linkKeyFunc: the argument is a text. A query reading a
-// revision's item_key more than once (an archive answer's column, its join
-// to the item and to its duplicate record) calls it with the same link in
-// a row: the last link and key are kept (lastLinkKey), so the others cost
-// no hash and no allocation of a key.
+// sqlLinkKey is linkKeyFunc: the argument is a text.
 func sqlLinkKey(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-	var link string
-	switch v := args[0].(type) {
+	switch link := args[0].(type) {
 	case string:
-		link = v
+		return linkKey(link), nil
 	case []byte:
-		link = string(v)
+		return linkKey(string(link)), nil
 	default:
 		return nil, fmt.Errorf("%s: a %T, not text", linkKeyFunc, args[0])
 	}
-	if last := lastLinkKey.Load(); last != nil && last.link == link {
-		return last.key, nil
-	}
-	key := linkKey(link)
-	lastLinkKey.Store(&linkAndKey{link, key})
-	return key, nil
 }
-
-// linkAndKey is a link and its linkKey.
-type linkAndKey struct{ link, key string }
-
-// lastLinkKey is the link sqlLinkKey was last called with and its key,
-// shared by every connection (a pointer swapped whole).
-var lastLinkKey atomic.Pointer[linkAndKey]

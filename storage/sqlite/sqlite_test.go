@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -1069,14 +1068,6 @@ func TestLinkKeyIsItemID(t *testing.T) {
 	for _, link := range []string{"", "http://127.0.0.1/news/1", "  http://127.0.0.1/a b\t", "http://127.0.0.1/Ärger?x=1&y=2"} {
 		if got, want := linkKey(link), dynamo.ItemID(link, true, "", ""); got != want {
 			t.Errorf("linkKey(%q) = %s, dynamo.ItemID %s", link, got, want)
-		}
-	}
-	// The SQL function keeps the last link's key: the same link again, and
-	// another after it, as text and as a BLOB.
-	for _, arg := range []driver.Value{"http://127.0.0.1/1", "http://127.0.0.1/1", []byte("http://127.0.0.1/2"), "http://127.0.0.1/1", "http://127.0.0.1/2"} {
-		link, _ := sqlBytes(arg)
-		if got, err := sqlLinkKey(nil, []driver.Value{arg}); err != nil || got != linkKey(string(link)) {
-			t.Errorf("%s(%q) = %v (%v), want %s", linkKeyFunc, link, got, err, linkKey(string(link)))
 		}
 	}
 }
