@@ -80,29 +80,21 @@ const linkKeyFunc = "dynamo_link_key"
 // never changes with it, since revisions stored without own_key rely on it
 // (TestLinkKeyIsItemID checks that the two still agree; should ItemID
 // change, new revisions store their keys, at the price of their bytes).
-// It is read for every row whose item_key a query reads, so it allocates
-// only its result (for links of up to about 240 bytes).
 func linkKey(link string) string {
-	var room [256]byte
-	b := room[:0]
-	for _, field := range [2]string{"link", strings.TrimSpace(link)} {
+	b := make([]byte, 0, 32+len(link))
+	for _, field := range []string{"link", strings.TrimSpace(link)} {
 		b = binary.BigEndian.AppendUint64(b, uint64(len(field)))
 		b = append(b, field...)
 	}
 	sum := sha256.Sum256(b)
-	var key [32]byte
-	hex.Encode(key[:], sum[:16])
-	return string(key[:])
+	return hex.EncodeToString(sum[:16])
 }
 
 // sqlLinkKey is linkKeyFunc: the argument is a text.
 func sqlLinkKey(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-	switch link := args[0].(type) {
-	case string:
-		return linkKey(link), nil
-	case []byte:
-		return linkKey(string(link)), nil
-	default:
-		return nil, fmt.Errorf("%s: a %T, not text", linkKeyFunc, args[0])
+	link, err := sqlBytes(args[0])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", linkKeyFunc, err)
 	}
+	return linkKey(string(link)), nil
 }
