@@ -82,7 +82,7 @@ func (a aggPageTx) Date(ctx context.Context, from, to int64) (time.Time, error) 
 // aggregatePageSQL selects the items numbered from ?1 through ?2 that
 // where selects, highest number first: a range of the
 // item_revisions_agg_seq index (an item's numbers are on its first
-// revision, migration 0017).
+// revision, migration 0016).
 func aggregatePageSQL(where string) string {
 	return `SELECT ` + archive.ItemColumns + `, r.agg_seq FROM item_revisions r ` + archive.ItemJoins + `
 		WHERE r.agg_seq BETWEEN ?1 AND ?2 AND ` + where + `

@@ -57,7 +57,7 @@ func (s *Store) Versions(ctx context.Context, sourceID string) ([]dynamo.Version
 
 // versionsSQL lists a source's versions, newest first: archive.VersionColumns,
 // the title from the version's channels row where it has one (migration
-// 0018).
+// 0017).
 const versionsSQL = `SELECT v.seq, v.seen_at, v.hash, coalesce(c.title, v.title), v.item_count, v.added, v.removed
 	FROM versions v JOIN channels c ON c.channel_id = v.channel_id WHERE v.source_id = ? ORDER BY v.seq DESC`
 

@@ -63,7 +63,7 @@ func (p pageTx) Items(ctx context.Context, q dynamo.PageQuery) ([]dynamo.Archive
 }
 
 // pageSQL selects the items numbered from ? through ? of source ? whose
-// first revision (the one numbered, migration 0017) matches where, highest
+// first revision (the one numbered, migration 0016) matches where, highest
 // number first: a range of the item_revisions_arch_seq index.
 func pageSQL(where string) string {
 	return `SELECT ` + archive.ItemColumns + `, r.arch_seq FROM item_revisions r ` + archive.ItemJoins + `

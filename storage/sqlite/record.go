@@ -154,7 +154,7 @@ func (p pollTx) Finish(ctx context.Context, at time.Time, result *dynamo.PollRes
 // numbers (docs/STORAGE.md "Aggregate numbers"): the source's items without
 // one, in the order of their numbers in the source, after every number
 // handed out before. SQLite's one writer makes numbers follow commits. An
-// item's numbers are on its first revision (migration 0017), found in the
+// item's numbers are on its first revision (migration 0016), found in the
 // partial index item_revisions_unnumbered.
 func numberAggregate(ctx context.Context, tx *sql.Tx, source string) error {
 	var base int64
@@ -378,7 +378,7 @@ func (w *versionTx) Revisions(ctx context.Context, keys []string, hashes [][]byt
 
 // InsertRevisions implements archive.VersionTx.
 func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision, ids map[string]int64) error {
-	insert, err := w.tx.PrepareContext(ctx, `INSERT INTO item_revisions (source_id, own_key, rhash, doc_id, title,
+	insert, err := w.tx.PrepareContext(ctx, `INSERT INTO item_revisions (source_id, item_key, rhash, doc_id, title,
 			link, markup_ops, plain_text, image, extensions, id_from_content, title_f, link_f, text_f,
 			first_seen, first_pos, first_index, latest, media)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -392,11 +392,7 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		if it.ID != r.Key {
 			docID = it.ID
 		}
-		var ownKey any // NULL: the key derived from the link, item_key's default (linkKeyFunc)
-		if r.Key != linkKey(it.Link) {
-			ownKey = r.Key
-		}
-		res, err := insert.ExecContext(ctx, w.source, ownKey, r.Hash, docID, it.Title, it.Link, packMarkup(it.Description, it.Text), it.Text,
+		res, err := insert.ExecContext(ctx, w.source, r.Key, r.Hash, docID, it.Title, it.Link, packMarkup(it.Description, it.Text), it.Text,
 			nullable(archive.JSON(it.Image != nil, it.Image)), nullable(archive.JSON(len(it.Extensions) > 0, it.Extensions)),
 			boolInt(it.IDFromContent), folded(it.Title), folded(it.Link), folded(it.Text),
 			dbTime(r.FirstSeen), r.FirstPos, r.FirstIndex, boolInt(r.Latest), nullable(archive.MediaJSON(it)))
@@ -516,7 +512,7 @@ func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) err
 	for _, i := range nv.Indexes {
 		indexes = binary.AppendVarint(indexes, int64(i))
 	}
-	// The URL, RSS id and title are the channel row's (migration 0018).
+	// The URL, RSS id and title are the channel row's (migration 0017).
 	if _, err := w.tx.ExecContext(ctx, `INSERT INTO versions (source_id, seq, seen_at, hash, url, rss_id, stamp_offset,
 			channel_id, title, item_count, added, removed, revs, indexes)
 		VALUES (?, ?, ?, ?, '', '', ?, ?, '', ?, ?, ?, ?, ?)`,
@@ -534,7 +530,7 @@ func (w *versionTx) StoreVersion(ctx context.Context, nv archive.NewVersion) err
 
 // storeChannel finds or stores the channel of a document with its URL and
 // RSS id (and the channel's title, the version's), stored once per source
-// and the three (migration 0018), and returns its id. Its key is
+// and the three (migration 0017), and returns its id. Its key is
 // archive.Channel's key, the URL and the RSS id hashed.
 func (w *versionTx) storeChannel(ctx context.Context, doc *dynamo.Resource) (int64, error) {
 	body, key, err := archive.Channel(doc.Channel)
@@ -565,7 +561,7 @@ func unpackIndexes(b []byte) ([]int, error) {
 	return out, nil
 }
 
-// headKey is the key of a channels row stored since migration 0018: the
+// headKey is the key of a channels row stored since migration 0017: the
 // channel's key (archive.Channel), the URL and the RSS id, length-prefixed
 // and hashed (the first 16 bytes of the SHA-256).
 func headKey(channelKey []byte, url, rssID string) []byte {
@@ -580,7 +576,7 @@ func headKey(channelKey []byte, url, rssID string) []byte {
 
 // headColumns are the columns archive.ScanHead reads of a version v and
 // its channels row c: the URL, RSS id and title from c for a version stored
-// since migration 0018 (c.url is not NULL), from v before; the timestamp
+// since migration 0017 (c.url is not NULL), from v before; the timestamp
 // from its offset.
 const headColumns = `coalesce(c.url, v.url), coalesce(c.rss_id, v.rss_id), v.seen_at + v.stamp_offset, c.body, v.seen_at, v.hash,
 	coalesce(c.title, v.title), v.item_count, v.added, v.removed`

@@ -1,19 +1,15 @@
 package sqlite
 
 import (
-	"crypto/sha256"
 	"database/sql/driver"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"hash/fnv"
-	"strings"
 
 	msqlite "modernc.org/sqlite"
 )
 
-// The SQL functions of the schema: the generated columns
-// item_revisions.description (markupFunc) and item_key (linkKeyFunc), and the indexes of titles and
+// The SQL functions of the schema: the generated column
+// item_revisions.description (markupFunc) and the indexes of titles and
 // item keys (keyFunc) call them, so every connection of the process has them,
 // registered before any opens. Another program reading the file (the
 // sqlite3 shell) can read every other column and table, but not these
@@ -22,7 +18,7 @@ func init() {
 	for name, f := range map[string]struct {
 		args int32
 		fn   func(*msqlite.FunctionContext, []driver.Value) (driver.Value, error)
-	}{markupFunc: {2, sqlMarkup}, keyFunc: {1, sqlKey}, linkKeyFunc: {1, sqlLinkKey}} {
+	}{markupFunc: {2, sqlMarkup}, keyFunc: {1, sqlKey}} {
 		if err := msqlite.RegisterDeterministicScalarFunction(name, f.args, f.fn); err != nil {
 			panic(fmt.Sprintf("sqlite: register %s: %v", name, err))
 		}
@@ -67,34 +63,4 @@ func sqlBytes(v driver.Value) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("a %T, not text", v)
 	}
-}
-
-// linkKeyFunc is the name of the SQL function link_key(link), the key of
-// an item whose id comes from its own link: the generated column
-// item_revisions.item_key is coalesce(own_key, link_key(link)), and a
-// revision stores own_key only where its key is another (migration 0016).
-const linkKeyFunc = "dynamo_link_key"
-
-// linkKey is linkKeyFunc's value: dynamo.ItemID(link, true, "", "") as
-// that function derived it when migration 0016 was written, a copy that
-// never changes with it, since revisions stored without own_key rely on it
-// (TestLinkKeyIsItemID checks that the two still agree; should ItemID
-// change, new revisions store their keys, at the price of their bytes).
-func linkKey(link string) string {
-	b := make([]byte, 0, 32+len(link))
-	for _, field := range []string{"link", strings.TrimSpace(link)} {
-		b = binary.BigEndian.AppendUint64(b, uint64(len(field)))
-		b = append(b, field...)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:16])
-}
-
-// sqlLinkKey is linkKeyFunc: the argument is a text.
-func sqlLinkKey(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-	link, err := sqlBytes(args[0])
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", linkKeyFunc, err)
-	}
-	return linkKey(string(link)), nil
 }

@@ -564,7 +564,7 @@ func TestItemNumbersMigration(t *testing.T) {
 		"ALTER TABLE items DROP COLUMN first_rev",
 		"DELETE FROM schema_migrations WHERE version = 8",
 	)
-	upgraded := undoMigration(t, s, path, undo, "0008_item_numbers.sql", "0017_numbers_on_revisions.sql")
+	upgraded := undoMigration(t, s, path, undo, "0008_item_numbers.sql", "0016_numbers_on_revisions.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -623,7 +623,7 @@ func TestAggregateNumbersMigration(t *testing.T) {
 		"DROP TABLE aggregate_counter",
 		"DELETE FROM schema_migrations WHERE version = 11",
 	)
-	upgraded := undoMigration(t, s, path, undo, "0011_aggregate_numbers.sql", "0017_numbers_on_revisions.sql")
+	upgraded := undoMigration(t, s, path, undo, "0011_aggregate_numbers.sql", "0016_numbers_on_revisions.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -826,7 +826,7 @@ func TestTextOnceMigration(t *testing.T) {
 		"DROP TABLE versions",
 		"ALTER TABLE versions_rowid RENAME TO versions",
 		"DELETE FROM schema_migrations WHERE version = 13",
-	), "0013_text_once.sql", "0018_version_heads.sql")
+	), "0013_text_once.sql", "0017_version_heads.sql")
 	if got := read(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -914,11 +914,11 @@ func TestRevisionKeysMigration(t *testing.T) {
 		return out
 	}
 	stored := read(s)
-	upgraded := undoMigration(t, s, path, append(slices.Concat(undoNumbersOnRevisions, undoDerivedKeys),
+	upgraded := undoMigration(t, s, path, append(slices.Clone(undoNumbersOnRevisions),
 		"DROP INDEX item_revisions_key",
 		"CREATE UNIQUE INDEX item_revisions_unique ON item_revisions (source_id, item_key, rhash)",
 		"DELETE FROM schema_migrations WHERE version = 15",
-	), "0015_revision_keys.sql", "0016_derived_keys.sql", "0017_numbers_on_revisions.sql")
+	), "0015_revision_keys.sql", "0016_numbers_on_revisions.sql")
 	if got := read(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -950,130 +950,9 @@ func TestRevisionKeysMigration(t *testing.T) {
 	}
 }
 
-// undoDerivedKeys puts item_revisions back as it was before 0016: every
-// revision's key stored, the archive's indexes descending.
-var undoDerivedKeys = []string{
-	`CREATE TABLE item_revisions_old (
-		rev_id INTEGER PRIMARY KEY, source_id TEXT NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
-		item_key TEXT NOT NULL, rhash BLOB NOT NULL, doc_id TEXT, title TEXT NOT NULL, link TEXT NOT NULL,
-		plain_text TEXT NOT NULL, image TEXT, extensions TEXT, id_from_content INTEGER NOT NULL, title_f TEXT,
-		link_f TEXT, text_f TEXT, first_seen INTEGER NOT NULL, first_pos INTEGER NOT NULL, first_index INTEGER NOT NULL,
-		latest INTEGER NOT NULL, media TEXT, markup_ops BLOB NOT NULL DEFAULT x'',
-		description TEXT GENERATED ALWAYS AS (dynamo_markup(markup_ops, plain_text)) VIRTUAL) STRICT`,
-	`INSERT INTO item_revisions_old (rev_id, source_id, item_key, rhash, doc_id, title, link, plain_text, image,
-			extensions, id_from_content, title_f, link_f, text_f, first_seen, first_pos, first_index, latest, media, markup_ops)
-		SELECT rev_id, source_id, item_key, rhash, doc_id, title, link, plain_text, image,
-			extensions, id_from_content, title_f, link_f, text_f, first_seen, first_pos, first_index, latest, media, markup_ops
-		FROM item_revisions`,
-	"DROP TABLE item_revisions",
-	"ALTER TABLE item_revisions_old RENAME TO item_revisions",
-	"CREATE INDEX item_revisions_archive ON item_revisions (source_id, first_seen DESC, first_pos) WHERE latest",
-	"CREATE INDEX item_revisions_recent ON item_revisions (first_seen DESC) WHERE latest",
-	"CREATE INDEX item_revisions_title ON item_revisions (source_id, dynamo_title_key(title))",
-	"CREATE INDEX item_revisions_key ON item_revisions (source_id, dynamo_title_key(item_key))",
-	"DELETE FROM schema_migrations WHERE version = 16",
-}
-
-// TestDerivedKeysMigration stores versions whose items have keys of every
-// kind (derived from their own link, from their content, and kept from an
-// earlier content when found by title), puts item_revisions back as it
-// was before 0016, reopens, and checks that only the keys not derived from
-// the link are stored, that the archive, a version and the items by title
-// read back as stored, the indexes, PRAGMA integrity_check, and that a
-// poll storing a changed and a new item adds exactly their revisions.
-func TestDerivedKeysMigration(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "dynamo.db")
-	s := openPath(t, path)
-	addSource(t, s, "a")
-	fromContent := func(d *dynamo.Resource, i int, text string) {
-		it := &d.Items[i]
-		it.Text, it.Description = text, "<p>"+text+"</p>"
-		it.IDFromContent, it.ID = true, dynamo.ItemID(it.Link, false, it.Title, it.Description)
-	}
-	d := storetest.SizePage("a", 1, false)
-	fromContent(d, 3, "first words") // item 47
-	first := d.Items[3].ID
-	store(t, s, "a", d)
-	d = storetest.SizePage("a", 2, true)
-	fromContent(d, 4, "other words") // the same item (47) as before, found by its title
-	d.Items[5].Link += "?moved"      // its key stays the one of its first link
-	store(t, s, "a", d)
-	ctx := context.Background()
-	read := func(s *Store) []string {
-		t.Helper()
-		var out []string
-		for _, q := range []dynamo.ItemQuery{{SourceID: "a"}, {SourceID: "a", Version: 1}, {SourceID: "a", Version: 2}} {
-			items, err := s.Items(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range items {
-				out = append(out, it.Item.ID+": "+it.Item.Link+" | "+it.Item.Title+" | "+it.Item.Description)
-			}
-		}
-		return out
-	}
-	stored := read(s)
-	keys := lines(t, s, "SELECT item_key FROM item_revisions ORDER BY rev_id")
-	upgraded := undoMigration(t, s, path, slices.Concat(undoNumbersOnRevisions, undoDerivedKeys),
-		"0016_derived_keys.sql", "0017_numbers_on_revisions.sql")
-	if got := read(upgraded); !slices.Equal(got, stored) {
-		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
-	}
-	if got := lines(t, upgraded, "SELECT item_key FROM item_revisions ORDER BY rev_id"); !slices.Equal(got, keys) {
-		t.Errorf("keys after the migration:\n%v\nstored:\n%v", got, keys)
-	}
-	// Three revisions keep their key: the item from content, its second
-	// revision (its key is the first's), and the item whose link moved.
-	if got := lines(t, upgraded, "SELECT count(*) || ' of ' || count(own_key) FROM item_revisions"); got[0] != fmt.Sprintf("%d of 3", len(keys)) {
-		t.Errorf("revisions and stored keys: %s, want %d of 3", got[0], len(keys))
-	}
-	if got := lines(t, upgraded, `SELECT group_concat(sql, '; ') FROM (SELECT sql FROM sqlite_schema
-			WHERE tbl_name = 'item_revisions' AND type = 'index' AND name IN ('item_revisions_archive', 'item_revisions_recent') ORDER BY name)`); !strings.Contains(got[0], "(source_id, first_seen, first_pos DESC, rev_id DESC)") ||
-		!strings.Contains(got[0], "(first_seen) WHERE latest") {
-		t.Errorf("the archive's indexes: %s", got[0])
-	}
-	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
-		t.Errorf("integrity_check: %v", got)
-	}
-	rows, err := upgraded.r.Query(itemsByTitle, "a", jsonArg([]string{d.Items[4].Title}))
-	byTitle, err := collect(rows, err, func(row archive.Scanner) (key string, err error) {
-		var title string
-		var rev int64
-		return key, row.Scan(&title, &key, &rev)
-	})
-	if err != nil || len(byTitle) != 1 || byTitle[0] != first {
-		t.Errorf("items titled %q: %v (%v), want the key of its first revision, %s", d.Items[4].Title, byTitle, err, first)
-	}
-	before := len(keys)
-	next := *d
-	next.Items = slices.Clone(d.Items)
-	next.Items[0].Title += " (updated)"
-	next.Items = append(next.Items, storetest.SizePage("a", 100, false).Items[0])
-	next.Timestamp = next.Timestamp.Add(time.Hour)
-	store(t, upgraded, "a", &next)
-	if got := len(lines(t, upgraded, "SELECT rev_id FROM item_revisions")); got != before+2 {
-		t.Errorf("%d revisions after a poll with a changed and a new item, want %d", got, before+2)
-	}
-	if got := lines(t, upgraded, "SELECT count(*) FROM item_revisions WHERE own_key IS NOT NULL"); got[0] != "3" {
-		t.Errorf("%s revisions store their key after the poll, want still 3", got[0])
-	}
-}
-
-// TestLinkKeyIsItemID checks that linkKey, migration 0016's frozen copy,
-// still derives dynamo.ItemID's key of an item with its own link (were
-// they to part, new revisions would store their keys: bytes, not
-// correctness).
-func TestLinkKeyIsItemID(t *testing.T) {
-	for _, link := range []string{"", "http://127.0.0.1/news/1", "  http://127.0.0.1/a b\t", "http://127.0.0.1/Ärger?x=1&y=2"} {
-		if got, want := linkKey(link), dynamo.ItemID(link, true, "", ""); got != want {
-			t.Errorf("linkKey(%q) = %s, dynamo.ItemID %s", link, got, want)
-		}
-	}
-}
-
 // undoNumbersOnRevisions puts the items' numbers and first revisions back
-// on items as they were before 0017.
+// on items, and the archive's first_seen indexes descending, as they were
+// before 0016.
 var undoNumbersOnRevisions = []string{
 	"ALTER TABLE items ADD COLUMN arch_seq INTEGER",
 	"ALTER TABLE items ADD COLUMN first_rev INTEGER",
@@ -1088,12 +967,16 @@ var undoNumbersOnRevisions = []string{
 	"DROP INDEX item_revisions_unnumbered",
 	"ALTER TABLE item_revisions DROP COLUMN arch_seq",
 	"ALTER TABLE item_revisions DROP COLUMN agg_seq",
-	"DELETE FROM schema_migrations WHERE version = 17",
+	"DROP INDEX item_revisions_archive",
+	"CREATE INDEX item_revisions_archive ON item_revisions (source_id, first_seen DESC, first_pos) WHERE latest",
+	"DROP INDEX item_revisions_recent",
+	"CREATE INDEX item_revisions_recent ON item_revisions (first_seen DESC) WHERE latest",
+	"DELETE FROM schema_migrations WHERE version = 16",
 }
 
 // TestNumbersOnRevisionsMigration stores versions of two sources (one
 // with an edited item, so that an item has two revisions, and a version
-// not yet published), puts the numbers back on items as before 0017,
+// not yet published), puts the numbers back on items as before 0016,
 // reopens, and checks that each item's numbers are on its first revision
 // and only there, that the archived feed's pages and the aggregate's read
 // back as before, the indexes, PRAGMA integrity_check, and that the next
@@ -1148,7 +1031,7 @@ func TestNumbersOnRevisionsMigration(t *testing.T) {
 	if len(numbered) != 22 || len(stored) < 22 {
 		t.Fatalf("%d items numbered, %d lines of pages read; want 22 items", len(numbered), len(stored))
 	}
-	upgraded := undoMigration(t, s, path, undoNumbersOnRevisions, "0017_numbers_on_revisions.sql")
+	upgraded := undoMigration(t, s, path, undoNumbersOnRevisions, "0016_numbers_on_revisions.sql")
 	if got := read(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("pages after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -1163,6 +1046,11 @@ func TestNumbersOnRevisionsMigration(t *testing.T) {
 			WHERE tbl_name = 'items' AND type = 'index' ORDER BY name)`); got[0] != "items_story_seq" {
 		t.Errorf("indexes of items: %s", got[0])
 	}
+	if got := lines(t, upgraded, `SELECT group_concat(sql, '; ') FROM (SELECT sql FROM sqlite_schema
+			WHERE name IN ('item_revisions_archive', 'item_revisions_recent') ORDER BY name)`); !strings.Contains(got[0], "(source_id, first_seen, first_pos DESC, rev_id DESC)") ||
+		!strings.Contains(got[0], "(first_seen) WHERE latest") {
+		t.Errorf("the archive's indexes: %s", got[0])
+	}
 	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
 		t.Errorf("integrity_check: %v", got)
 	}
@@ -1173,7 +1061,7 @@ func TestNumbersOnRevisionsMigration(t *testing.T) {
 }
 
 // undoVersionHeads puts the versions' URLs, RSS ids, titles and
-// timestamps back in their rows as before 0018.
+// timestamps back in their rows as before 0017.
 var undoVersionHeads = []string{
 	"ALTER TABLE versions RENAME COLUMN stamp_offset TO stamp",
 	"UPDATE versions SET stamp = stamp + seen_at",
@@ -1182,16 +1070,16 @@ var undoVersionHeads = []string{
 	"ALTER TABLE channels DROP COLUMN url",
 	"ALTER TABLE channels DROP COLUMN rss_id",
 	"ALTER TABLE channels DROP COLUMN title",
-	// Before 0018 a channel's key was archive.Channel's alone, which no
+	// Before 0017 a channel's key was archive.Channel's alone, which no
 	// key since matches.
 	"UPDATE channels SET chash = randomblob(16)",
-	"DELETE FROM schema_migrations WHERE version = 18",
+	"DELETE FROM schema_migrations WHERE version = 17",
 }
 
 // TestVersionHeadsMigration stores versions of two sources whose
 // documents' URLs, RSS ids, titles and timestamps vary (a timestamp before
 // the poll, one after, the zero time), puts them back in the version rows
-// as before 0018, reopens, and checks that every version's list entry,
+// as before 0017, reopens, and checks that every version's list entry,
 // head and document read back as stored, PRAGMA integrity_check, and that
 // polls after it store one channels row per distinct channel, URL and RSS
 // id, and nothing of the three in their version rows.
@@ -1246,7 +1134,7 @@ func TestVersionHeadsMigration(t *testing.T) {
 	if len(stored) != 2*4*3 {
 		t.Fatalf("%d lines read, want 24", len(stored))
 	}
-	upgraded := undoMigration(t, s, path, undoVersionHeads, "0018_version_heads.sql")
+	upgraded := undoMigration(t, s, path, undoVersionHeads, "0017_version_heads.sql")
 	if got := read(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", strings.Join(got, "\n"), strings.Join(stored, "\n"))
 	}
