@@ -6,10 +6,7 @@
 -- where the revisions' indexes carry a rowid (a few bytes). items loses
 -- first_rev too: the revision that has a number is the first. Pages read
 -- a range of item_revisions_arch_seq or item_revisions_agg_seq and join
--- each revision's item by its key, as every archive query does. The
--- archive's two indexes by first_seen ascend now (read backwards for newest
--- first): new revisions come last in them, where descending they came
--- first and left each split page half empty.
+-- each revision's item by its key, as every archive query does.
 ALTER TABLE item_revisions ADD COLUMN arch_seq INTEGER;
 ALTER TABLE item_revisions ADD COLUMN agg_seq INTEGER;
 UPDATE item_revisions SET arch_seq = i.arch_seq, agg_seq = i.agg_seq
@@ -23,7 +20,3 @@ ALTER TABLE items DROP COLUMN first_rev;
 CREATE UNIQUE INDEX item_revisions_arch_seq ON item_revisions (source_id, arch_seq) WHERE arch_seq IS NOT NULL;
 CREATE UNIQUE INDEX item_revisions_agg_seq ON item_revisions (agg_seq) WHERE agg_seq IS NOT NULL;
 CREATE INDEX item_revisions_unnumbered ON item_revisions (source_id) WHERE arch_seq IS NOT NULL AND agg_seq IS NULL;
-DROP INDEX item_revisions_archive;
-CREATE INDEX item_revisions_archive ON item_revisions (source_id, first_seen, first_pos DESC, rev_id DESC) WHERE latest;
-DROP INDEX item_revisions_recent;
-CREATE INDEX item_revisions_recent ON item_revisions (first_seen) WHERE latest;
