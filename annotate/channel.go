@@ -24,7 +24,7 @@ func channelSpans(p *page, t *treeBuilder, list *candidate, ex *existing, g *gua
 	var titleAt *node // the element annotated as the channel's title
 	title := ""
 	for _, n := range t.all {
-		if n.tag == "title" {
+		if n.tag() == "title" {
 			title = p.textOf(n)
 			break
 		}
@@ -57,7 +57,7 @@ func channelSpans(p *page, t *treeBuilder, list *candidate, ex *existing, g *gua
 			titleAt = n
 			s, e := n.inner()
 			spans = append(spans, span{start: s, end: e, open: openComment("channel:title", "", ""), close: closeComment("channel:title")})
-			notes = append(notes, fmt.Sprintf("channel title: %q, from <%s> (the page has no <title>)", p.textOf(n), n.tag))
+			notes = append(notes, fmt.Sprintf("channel title: %q, from <%s> (the page has no <title>)", p.textOf(n), n.tag()))
 		} else {
 			notes = append(notes, "channel title: none found (no <title>, no site name, no <h1>); the wrapper titles the channel with the page URL")
 		}
@@ -77,7 +77,7 @@ func channelSpans(p *page, t *treeBuilder, list *candidate, ex *existing, g *gua
 		if n := findChannelElement(p, t, taglineHints, 10, 300, descOK, false); n != nil {
 			s, e := n.inner()
 			spans = append(spans, span{start: s, end: e, open: openComment("channel:description", "", ""), close: closeComment("channel:description")})
-			notes = append(notes, fmt.Sprintf("channel description: %q, from <%s class=%q>", p.textOf(n), n.tag, n.look.class))
+			notes = append(notes, fmt.Sprintf("channel description: %q, from <%s class=%q>", p.textOf(n), n.tag(), n.look.class))
 		} else {
 			notes = append(notes, "channel description: none found (no <meta name=\"description\">, no tagline)")
 		}
@@ -103,7 +103,7 @@ func findChannelElement(p *page, t *treeBuilder, hints []string, minRunes, maxRu
 	}
 	if h1 {
 		for _, n := range t.all {
-			if n.tag == "h1" && fits(n) {
+			if n.tag() == "h1" && fits(n) {
 				return narrow(n)
 			}
 		}

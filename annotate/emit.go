@@ -130,11 +130,11 @@ func relXPath(r record, n *node) string {
 			if top > 0 {
 				k := 0
 				for _, t := range r.nodes[1 : top+1] {
-					if t.tag == a.tag {
+					if t.tag() == a.tag() {
 						k++
 					}
 				}
-				name := a.tag
+				name := a.tag()
 				if a.isText() {
 					name = "text()"
 				}
@@ -169,7 +169,7 @@ func xpathStep(n *node, anchor, positional bool) string {
 		}
 		return "text()[" + strconv.Itoa(k) + "]"
 	}
-	s := n.tag
+	s := n.tag()
 	if anchor && n.look.id != "" {
 		return s + "[@id=" + xpathString(n.look.id) + "]"
 	}
@@ -182,7 +182,7 @@ func xpathStep(n *node, anchor, positional bool) string {
 	if positional && n.parent != nil {
 		k, of := 0, 0
 		for _, c := range n.parent.children {
-			if !c.isText() && c.tag == n.tag && hasClasses(c, stableClasses(n.look.class)) {
+			if !c.isText() && c.tag() == n.tag() && hasClasses(c, stableClasses(n.look.class)) {
 				of++
 				if c.start <= n.start {
 					k = of
@@ -235,12 +235,12 @@ func predicate(rel string) string {
 // nodes: from the parent up, anchored at an ancestor with an id free of
 // digits where there is one, else at /html/body.
 func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head *node, heads map[int]bool) (string, error) {
-	step := head.tag
+	step := head.tag()
 	if r.best.kind == "runs" {
 		step = xpathStep(head, false, false)
 	}
 	var ancestors []*node
-	for a := head.parent; a != nil && a.tag != "#root"; a = a.parent {
+	for a := head.parent; a != nil && a.tag() != "#root"; a = a.parent {
 		ancestors = append(ancestors, a)
 	}
 	// Positions are only written for the ancestors all records share: a

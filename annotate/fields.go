@@ -346,7 +346,7 @@ func (ch *chooser) find(r record, pk *placeKey) *place {
 	level, next := ch.levels[0][:0], ch.levels[1][:0]
 	seen := 0
 	for _, top := range r.nodes {
-		name := top.tag
+		name := top.tag()
 		if top.isText() {
 			name = "#text"
 		}
@@ -450,11 +450,11 @@ func relKey(r record, n *node) string {
 			// differ in their classes (odd, even, a category).
 			occ := 0
 			for _, prev := range r.nodes[:pos] {
-				if prev.tag == top.tag {
+				if prev.tag() == top.tag() {
 					occ++
 				}
 			}
-			name := top.tag
+			name := top.tag()
 			if top.isText() {
 				name = "#text"
 			}
@@ -473,7 +473,7 @@ func (n *node) stepName() string {
 	if n.look.step != "" {
 		return n.look.step
 	}
-	s := n.tag
+	s := n.tag()
 	for _, c := range n.look.classes {
 		s += "." + c
 	}
@@ -533,13 +533,13 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		}
 		var base float64
 		switch {
-		case isHeading(n.tag):
+		case isHeading(n.tag()):
 			base = 5
-		case n.tag == "a" && n.href != "":
+		case n.tag() == "a" && n.href != "":
 			base = 3
-		case n.tag == "b" || n.tag == "strong" || n.tag == "cite" || n.tag == "dt":
+		case n.tag() == "b" || n.tag() == "strong" || n.tag() == "cite" || n.tag() == "dt":
 			base = 1.5
-		case n.tag == "td" || n.tag == "th" || n.tag == "font" || n.tag == "span" || n.tag == "div" || n.tag == "p" || n.tag == "em" || n.tag == "i":
+		case n.tag() == "td" || n.tag() == "th" || n.tag() == "font" || n.tag() == "span" || n.tag() == "div" || n.tag() == "p" || n.tag() == "em" || n.tag() == "i":
 			base = 0
 		default:
 			return true
@@ -553,7 +553,7 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 			return true
 		}
 		score := base
-		if hasHint(n, titleHints) || (n.parent != nil && n.tag == "a" && hasHint(n.parent, titleHints)) {
+		if hasHint(n, titleHints) || (n.parent != nil && n.tag() == "a" && hasHint(n.parent, titleHints)) {
 			score += 3
 		}
 		switch {
@@ -562,13 +562,13 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		case runes > 200:
 			score -= 3
 		}
-		if n.tag != "a" && n.links > 0 && n.linkTextBytes*2 < n.textBytes {
+		if n.tag() != "a" && n.links > 0 && n.linkTextBytes*2 < n.textBytes {
 			score -= 2 // text around links: a line, not a title
 		}
-		if n.tag == "a" && n.parent != nil && (isHeading(n.parent.tag) || n.parent.tag == "b" || n.parent.tag == "strong") {
+		if n.tag() == "a" && n.parent != nil && (isHeading(n.parent.tag()) || n.parent.tag() == "b" || n.parent.tag() == "strong") {
 			score += 1
 		}
-		if n.links == 0 && n.tag != "a" && !isHeading(n.tag) && ancestorLink(n, r) == nil {
+		if n.links == 0 && n.tag() != "a" && !isHeading(n.tag()) && ancestorLink(n, r) == nil {
 			score -= 1 // a title usually links to its story
 		}
 		score -= 0.1 * float64(order)
@@ -607,7 +607,7 @@ func ancestorLink(n *node, r record) *node {
 	}
 	top := r.nodes[0].depth
 	for a := n.parent; a != nil && a.depth >= top; a = a.parent {
-		if a.tag == "a" && a.href != "" {
+		if a.tag() == "a" && a.href != "" {
 			return a
 		}
 		for _, top := range r.nodes {
@@ -628,19 +628,19 @@ func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place
 			out = append(out, scored{n: n, key: at.keyFor(r, n), score: score})
 		}
 	}
-	if title.tag == "a" && title.usableLink() {
+	if title.tag() == "a" && title.usableLink() {
 		add(title, 10)
 	}
 	if a := ancestorLink(title, r); a != nil && a.usableLink() {
 		add(a, 9)
 	}
-	if r.nodes[0].tag == "a" && r.nodes[0].usableLink() && r.contains(title) {
+	if r.nodes[0].tag() == "a" && r.nodes[0].usableLink() && r.contains(title) {
 		add(r.nodes[0], 8)
 	}
 	// The longest link inside the title.
 	var inside *node
 	walk(record{nodes: []*node{title}}, func(n *node) bool {
-		if n.tag == "a" && n.usableLink() && (inside == nil || n.textBytes > inside.textBytes) {
+		if n.tag() == "a" && n.usableLink() && (inside == nil || n.textBytes > inside.textBytes) {
 			inside = n
 		}
 		return true
@@ -650,7 +650,7 @@ func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place
 	}
 	order := 0
 	walkAt(r, at, func(n *node) bool {
-		if n.tag != "a" || n.href == "" {
+		if n.tag() != "a" || n.href == "" {
 			return true
 		}
 		if at != nil && !at.has(n) || !n.usableLink() {
@@ -788,8 +788,8 @@ func (ch *chooser) descCandidates(out []scored, r record, title, link *node, at 
 		if isAncestor(n, title) || (link != nil && isAncestor(n, link) && n != link) {
 			return true // it holds the title or the link: look inside
 		}
-		if n.tag == "a" || n.textBytes < 25 || n.skip {
-			return n.tag != "a"
+		if n.tag() == "a" || n.textBytes < 25 || n.skip {
+			return n.tag() != "a"
 		}
 		if n.linkTextBytes*2 > n.textBytes || at != nil && !at.has(n) {
 			return true
@@ -803,7 +803,7 @@ func (ch *chooser) descCandidates(out []scored, r record, title, link *node, at 
 		if hasHint(n, descHints) {
 			score += 3
 		}
-		if n.tag == "p" || n.tag == "dd" {
+		if n.tag() == "p" || n.tag() == "dd" {
 			score++
 		}
 		if n.isText() {
@@ -884,7 +884,7 @@ func (ch *chooser) dateCandidates(out []scored, r record, title *node, at *place
 		}
 		score := 1.0
 		for a, k := n.parent, 0; a != nil && k < 3; a, k = a.parent, k+1 {
-			if a.tag == "time" || hasHint(a, dateHints) {
+			if a.tag() == "time" || hasHint(a, dateHints) {
 				score += 2
 				break
 			}

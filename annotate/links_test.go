@@ -45,7 +45,7 @@ func allLongLinks(r record) (string, int) {
 	var found [3]string
 	n := 0
 	walkUntil(r, func(m *node) (bool, bool) {
-		if m.tag == "a" && m.href != "" && m.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(m.href), "#") {
+		if m.tag() == "a" && m.href != "" && m.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(m.href), "#") {
 			if h := strings.TrimSpace(m.href); !slices.Contains(found[:n], h) {
 				found[n] = h
 				n++
@@ -61,7 +61,7 @@ func allLongLinks(r record) (string, int) {
 func allFirstLink(r record) string {
 	found := ""
 	walkUntil(r, func(n *node) (bool, bool) {
-		if n.tag == "a" && n.usableLink() {
+		if n.tag() == "a" && n.usableLink() {
 			found = strings.TrimSpace(n.href)
 			return false, true
 		}

@@ -134,11 +134,11 @@ func findCandidates(t *treeBuilder) []*candidate {
 			if !ch.recordable() {
 				continue
 			}
-			g, ok := groupOf[ch.tag]
+			g, ok := groupOf[ch.tag()]
 			if !ok {
 				g = len(tags)
-				groupOf[ch.tag] = g
-				tags = append(tags, ch.tag)
+				groupOf[ch.tag()] = g
+				tags = append(tags, ch.tag())
 				if g == len(groups) {
 					groups = append(groups, nil)
 				}
@@ -480,7 +480,7 @@ func longLinks(r record) (string, int) {
 	var found [3]string
 	n := 0
 	walkUntil(r, func(m *node) (bool, bool) {
-		if m.tag == "a" && m.href != "" && m.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(m.href), "#") {
+		if m.tag() == "a" && m.href != "" && m.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(m.href), "#") {
 			if h := strings.TrimSpace(m.href); !slices.Contains(found[:n], h) {
 				found[n] = h
 				n++
@@ -499,7 +499,7 @@ func longLinks(r record) (string, int) {
 func firstLink(r record) string {
 	found := ""
 	walkUntil(r, func(n *node) (bool, bool) {
-		if n.tag == "a" && n.usableLink() {
+		if n.tag() == "a" && n.usableLink() {
 			found = strings.TrimSpace(n.href)
 			return false, true
 		}
@@ -515,11 +515,11 @@ func appendShape(b []byte, r record) []byte {
 		if n.isText() {
 			continue
 		}
-		b = append(b, n.tag...)
+		b = append(b, n.tag()...)
 		b = append(b, '(')
 		for _, ch := range n.children {
 			if !ch.isText() && !ch.hidden {
-				b = append(b, ch.tag...)
+				b = append(b, ch.tag()...)
 				b = append(b, ' ')
 			}
 		}
@@ -578,11 +578,11 @@ func (c *candidate) appendDescription(b []byte) []byte {
 	var up [3]*node
 	k := 0
 	n := c.head.parent
-	for ; n != nil && n.tag != "#root" && k < len(up); k++ {
+	for ; n != nil && n.tag() != "#root" && k < len(up); k++ {
 		up[k] = n
 		n = n.parent
 	}
-	if n != nil && n.tag != "#root" {
+	if n != nil && n.tag() != "#root" {
 		b = append(b, "… > "...)
 	}
 	for i := k - 1; i >= 0; i-- {
@@ -592,7 +592,7 @@ func (c *candidate) appendDescription(b []byte) []byte {
 	if c.head.isText() {
 		b = append(b, "text"...)
 	} else {
-		b = append(b, c.head.tag...)
+		b = append(b, c.head.tag()...)
 	}
 	for _, cl := range c.head.look.classes {
 		// How often the class is among the records' classes: in each
@@ -624,7 +624,7 @@ func (c *candidate) appendDescription(b []byte) []byte {
 // appendSelectorStep appends one element as a CSS step: its tag, id and
 // stable classes.
 func appendSelectorStep(b []byte, n *node) []byte {
-	b = append(b, n.tag...)
+	b = append(b, n.tag()...)
 	if n.look.id != "" && !strings.ContainsAny(n.look.id, " \t") {
 		b = append(append(b, '#'), n.look.id...)
 	}

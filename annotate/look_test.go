@@ -31,8 +31,8 @@ func FuzzNumberedLook(f *testing.F) {
 		shared.lookOf(tag, []byte(id), []byte(class))
 		got := shared.lookOf(tag, []byte(id2), []byte(class2))
 		want := (&treeBuilder{seed: seed}).lookOf(tag, []byte(id2), []byte(class2))
-		gotStep, wantStep := (&node{tag: tag, look: got}).stepName(), (&node{tag: tag, look: want}).stepName()
-		if got.id != want.id || got.class != want.class || got.key != want.key || gotStep != wantStep ||
+		gotStep, wantStep := (&node{look: got}).stepName(), (&node{look: want}).stepName()
+		if got.tag != want.tag || got.id != want.id || got.class != want.class || got.key != want.key || gotStep != wantStep ||
 			got.nav != want.nav || got.mainish != want.mainish || got.raw != want.raw || got.hide != want.hide ||
 			got.skip != want.skip || got.void != want.void || got.endsP != want.endsP || len(got.classes) != len(want.classes) {
 			t.Fatalf("%s#%q.%q after #%q.%q: look %+v, made afresh %+v", tag, id2, class2, id, class, *got, *want)

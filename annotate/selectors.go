@@ -344,7 +344,7 @@ func domOf(p *page, t *treeBuilder) (*nethtml.Node, map[*nethtml.Node]*node, map
 			for i, a := range t.attrs[n] {
 				attrs[i] = nethtml.Attribute{Key: a.Key, Val: p.decode(a.Val)}
 			}
-			hn = element(n.tag, attrs)
+			hn = element(n.tag(), attrs)
 		}
 		back[hn] = n
 		made[n] = hn
@@ -353,7 +353,7 @@ func domOf(p *page, t *treeBuilder) (*nethtml.Node, map[*nethtml.Node]*node, map
 			continue
 		}
 		switch {
-		case !inBody && (headElements[n.tag] || n.isText() && n.textBytes == 0):
+		case !inBody && (headElements[n.tag()] || n.isText() && n.textBytes == 0):
 			head.AppendChild(hn)
 		default:
 			inBody = true
@@ -576,14 +576,14 @@ func (f *follower) fieldSpan(name string, m match, item *node, index string) (sp
 	switch {
 	case n == nil && !m.isVal:
 		return span{}, false
-	case m.isVal && (name != "link" || n == nil || n.tag != "a" || !strings.EqualFold(attrName(m), "href")):
+	case m.isVal && (name != "link" || n == nil || n.tag() != "a" || !strings.EqualFold(attrName(m), "href")):
 		return whole(m.value)
 	case name == "enclosure":
 		return whole(enclosureURL(f.p, f.t.attrs[n], n))
 	}
 	var s, e int
 	switch {
-	case name == "link" && n.tag == "a" && n.href != "":
+	case name == "link" && n.tag() == "a" && n.href != "":
 		s, e = n.start, n.open
 	case name == "date" && !n.isText():
 		if ds, de, ok := f.dateWithin(n); ok {
@@ -653,7 +653,7 @@ func (f *follower) imageSpan(m match, n *node, item *node, index string) (span, 
 	switch {
 	case m.isVal:
 		src = m.value
-	case n != nil && n.tag == "img":
+	case n != nil && n.tag() == "img":
 		for _, a := range f.t.attrs[n] {
 			if a.Key == "src" {
 				src = f.p.decode(a.Val)

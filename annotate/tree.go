@@ -18,23 +18,17 @@ import (
 // stray end tags ignored, void elements), not in every corner of the HTML
 // standard.
 type node struct {
-	tag      string // lower-case element name; "" for text
-	look     *look  // what its name, id and class give, shared by the elements alike
-	href     string // of <a>; "" when none
-	parent   *node
+	// The fields the walks read (what kind of node, whether it is shown,
+	// its children and its subtree's counts) come first, so that they
+	// share a cache line: a long page's nodes are far more than the
+	// caches hold, and each first read of a node waits for memory.
+	look     *look // its tag, and what its name, id and class give, shared by the elements alike
 	children []*node
-	depth    int32 // the root's children are at depth 1
 
-	// start is the '<' of the start tag (text: its first byte); open is
-	// just after the start tag's '>' (text: start); close is the '<' of the
-	// end tag, or where the element ended without one (text: its end); end
-	// is just after the end tag (close when there is none).
-	start, open, close, end int
-
-	// Aggregates over the subtree, filled once the tree is built. They
-	// and depth are int32 to keep the node small: pages (the wrapper
-	// reads at most 10 MiB) are far below the 1 GiB at which twice a
-	// count would overflow.
+	// Aggregates over the subtree, filled once the tree is built. They,
+	// the offsets and depth are int32 to keep the node small: pages (the
+	// wrapper reads at most 10 MiB) are far below the 1 GiB at which
+	// twice a count would overflow.
 	textBytes     int32 // bytes of visible, non-space text
 	linkTextBytes int32 // of which inside <a href>
 	links         int32 // <a href> elements
@@ -42,22 +36,34 @@ type node struct {
 	images        int32
 	elements      int32 // descendant elements
 
-	pathKey uint64 // hash of the keys (look.key) from the root to the node
-	hidden  bool   // in <head>, <script>, <style>, <template>… : never annotated
-	raw     bool   // an element whose content the tokenizer reads as text (script, title, noscript…)
-	skip    bool   // an element in skipRecordTags, which holds no item on its own
-	inNav   bool   // in nav, header, footer, aside, or a block named like them
-	inMain  bool   // in main, [role=main], or a block named content or main
+	hidden bool // in <head>, <script>, <style>, <template>… : never annotated
+	raw    bool // an element whose content the tokenizer reads as text (script, title, noscript…)
+	skip   bool // an element in skipRecordTags, which holds no item on its own
+	inNav  bool // in nav, header, footer, aside, or a block named like them
+	inMain bool // in main, [role=main], or a block named content or main
 
 	// Kept once asked: whether its href leads to a page (usableLink: 0
 	// not asked, 1 yes, 2 no).
 	linkOK uint8
+
+	parent *node
+	depth  int32 // the root's children are at depth 1
+
+	// start is the '<' of the start tag (text: its first byte); open is
+	// just after the start tag's '>' (text: start); close is the '<' of the
+	// end tag, or where the element ended without one (text: its end); end
+	// is just after the end tag (close when there is none).
+	start, open, close, end int
+
+	href    string // of <a>; "" when none
+	pathKey uint64 // hash of the keys (look.key) from the root to the node
 }
 
 // look is what an element's name, id and class give. The records of a
 // list repeat them, so elements alike share one look: a node the
 // collector follows one pointer into rather than five.
 type look struct {
+	tag       string // lower-case element name; "" for text
 	id, class string
 	key       uint64   // hash of the tag, the id and the stable classes (keyOf)
 	classes   []string // stableClasses of class
@@ -74,9 +80,12 @@ type look struct {
 
 // textLook is every text node's look; rootLook the root's. Both are
 // shared by every tree, and never changed: their steps are set here.
-var textLook, rootLook = &look{key: 1, step: "#text"}, &look{step: "#root"}
+var textLook, rootLook = &look{key: 1, step: "#text"}, &look{tag: "#root", step: "#root"}
 
-func (n *node) isText() bool { return n.tag == "" }
+// tag returns the node's lower-case element name; "" for text.
+func (n *node) tag() string { return n.look.tag }
+
+func (n *node) isText() bool { return n.look == textLook }
 
 // recordable reports whether n may be (or start) a record: a visible
 // element that can hold an item on its own.
@@ -194,7 +203,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 	if keepAttrs {
 		b.attrs = map[*node][]html.Attribute{}
 	}
-	b.root = &node{tag: "#root", look: rootLook, close: len(text), end: len(text)}
+	b.root = &node{look: rootLook, close: len(text), end: len(text)}
 	b.stack = []*node{b.root}
 	// Every node but text starts at a '<', and text lies between tags, so
 	// the count of '<' sizes the list of nodes about right: grown by
@@ -241,7 +250,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 			b.attrBuf = attrs
 			tag := internTag(name)
 			n := b.newNode()
-			n.tag, n.start, n.open = tag, start, end
+			n.start, n.open = start, end
 			var metaName, metaContent string
 			var id, class []byte
 			for _, a := range attrs {
@@ -465,11 +474,17 @@ func (b *treeBuilder) addText(start, end int) {
 	b.appendChild(n)
 }
 
+// nodeBlock is how many nodes newNode allocates at a time: as many as
+// fill 32 KiB, the largest size the allocator keeps in a class of its
+// own. A block larger than that takes whole pages of 8 KiB: 256 nodes of
+// 136 or 152 bytes took five (40 KiB) either way.
+const nodeBlock = 32 << 10 / int(unsafe.Sizeof(node{}))
+
 // newNode returns a zero node, from a block of them: a page has a node
 // per element and text, which one allocation each made slow to build.
 func (b *treeBuilder) newNode() *node {
 	if len(b.block) == 0 {
-		b.block = make([]node, 256)
+		b.block = make([]node, nodeBlock)
 	}
 	n := &b.block[0]
 	b.block = b.block[1:]
@@ -478,21 +493,21 @@ func (b *treeBuilder) newNode() *node {
 
 // startTag places a start tag, first ending the elements its start ends.
 func (b *treeBuilder) startTag(n *node, selfClosing bool) {
-	switch n.tag {
+	switch n.tag() {
 	case "html", "head", "body": // their content simply belongs to the page
 		return
 	}
-	b.implyEnds(n.tag, n.look.endsP, n.start)
+	b.implyEnds(n.tag(), n.look.endsP, n.start)
 	b.appendChild(n)
 	if n.look.void || (selfClosing && b.foreign > 0) {
 		n.close, n.end = n.open, n.open
 		return
 	}
-	if n.tag == "svg" || n.tag == "math" {
+	if n.tag() == "svg" || n.tag() == "math" {
 		b.foreign++
 	}
 	b.stack = append(b.stack, n)
-	b.open[n.tag]++
+	b.open[n.tag()]++
 }
 
 // implyEnds ends the open elements that the start tag of tag ends; endsP
@@ -516,11 +531,11 @@ func (b *treeBuilder) implyEnds(tag string, endsP bool, at int) {
 	case "tbody", "thead", "tfoot":
 		b.closeIfOpen(at, tableStops, "tbody", "thead", "tfoot", "tr")
 	case "option":
-		if b.top().tag == "option" {
+		if b.top().tag() == "option" {
 			b.pop(at)
 		}
 	case "h1", "h2", "h3", "h4", "h5", "h6":
-		if isHeading(b.top().tag) {
+		if isHeading(b.top().tag()) {
 			b.pop(at)
 		}
 	case "a":
@@ -559,7 +574,7 @@ func (b *treeBuilder) closeIfOpen(at int, stops map[string]bool, tags ...string)
 		return
 	}
 	for i := len(b.stack) - 1; i > 0; i-- {
-		t := b.stack[i].tag
+		t := b.stack[i].tag()
 		for _, want := range tags {
 			if t == want {
 				for len(b.stack) > i {
@@ -579,8 +594,8 @@ func (b *treeBuilder) pop(at int) {
 	n := b.top()
 	n.close, n.end = at, at
 	b.stack = b.stack[:len(b.stack)-1]
-	b.open[n.tag]--
-	if n.tag == "svg" || n.tag == "math" {
+	b.open[n.tag()]--
+	if n.tag() == "svg" || n.tag() == "math" {
 		b.foreign--
 	}
 }
@@ -597,7 +612,7 @@ func (b *treeBuilder) endTag(tag string, start, end int) {
 	}
 	for i := len(b.stack) - 1; i > 0; i-- {
 		n := b.stack[i]
-		if n.tag == tag {
+		if n.tag() == tag {
 			for len(b.stack) > i+1 {
 				b.pop(start)
 			}
@@ -610,12 +625,12 @@ func (b *treeBuilder) endTag(tag string, start, end int) {
 			return
 		}
 		if tableParts[tag] {
-			if n.tag == "table" {
+			if n.tag() == "table" {
 				return
 			}
 			continue
 		}
-		if scopeBoundaries[n.tag] {
+		if scopeBoundaries[n.tag()] {
 			return
 		}
 	}
@@ -643,20 +658,20 @@ func (b *treeBuilder) finish() {
 		switch {
 		case n.isText():
 			n.textBytes = int32(visibleBytes(b.text[n.start:n.end]))
-			if n.parent.tag == "a" && n.parent.href != "" {
+			if n.parent.tag() == "a" && n.parent.href != "" {
 				n.linkTextBytes = n.textBytes
 			}
-		case n.tag == "a" && n.href != "":
+		case n.tag() == "a" && n.href != "":
 			n.links++
 			n.linkTextBytes = n.textBytes
-		case isHeading(n.tag):
+		case isHeading(n.tag()):
 			n.headings++
-		case n.tag == "img":
+		case n.tag() == "img":
 			n.images++
 		}
 		p := n.parent
 		p.textBytes += n.textBytes
-		if p.tag != "a" || p.href == "" {
+		if p.tag() != "a" || p.href == "" {
 			p.linkTextBytes += n.linkTextBytes
 		}
 		p.links += n.links
@@ -709,7 +724,7 @@ func (b *treeBuilder) lookOf(tag string, id, class []byte) *look {
 		c.id, c.class = string(id), string(class)
 		lk = &c
 	} else {
-		lk = &look{id: string(id), class: string(class)}
+		lk = &look{tag: tag, id: string(id), class: string(class)}
 		lk.classes = stableClasses(lk.class)
 		lk.key = b.keyOf(tag, lk.id, lk.classes)
 		lk.nav, lk.mainish = isNavLike(tag, lk), isMainLike(tag, lk)
