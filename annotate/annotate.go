@@ -524,7 +524,7 @@ func (g *guard) spanSafe(start, end int) bool {
 // nested in it, so a description that holds nothing but the item's date
 // (or title, or link) would be an empty one, and a warning.
 func descriptionEmpty(text string, it itemChoice) bool {
-	s, e := it.desc.start, it.desc.end
+	s, e := int(it.desc.start), int(it.desc.end)
 	if !it.desc.isText() {
 		s, e = it.desc.inner()
 	}
@@ -532,7 +532,7 @@ func descriptionEmpty(text string, it itemChoice) bool {
 	var store [3][2]int
 	nested := append(store[:0], [2]int{ts, te}, [2]int{it.dateStart, it.dateEnd})
 	if it.link != nil {
-		nested = append(nested, [2]int{it.link.start, it.link.open})
+		nested = append(nested, [2]int{int(it.link.start), int(it.link.open)})
 	}
 	// By start, those with one start in the order above (an insertion
 	// sort, as sort.Slice's of so few is).
@@ -580,18 +580,18 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 			unsafe++
 			continue
 		}
-		if it.link != nil && !g.spanSafe(it.link.start, it.link.open) {
+		if it.link != nil && !g.spanSafe(int(it.link.start), int(it.link.open)) {
 			it.link = nil
 		}
 		// A link annotated inside the title cuts the title's value in two,
 		// which the wrapper checks for block-level markup apiece: either
 		// may cross blocks where the whole does not (FuzzSuggest finding).
-		if l := it.link; l != nil && l.start >= ts && l.open <= te &&
+		if l := it.link; l != nil && int(l.start) >= ts && int(l.open) <= te &&
 			(wrapper.CrossesBlocks(g.text[ts:l.start]) || wrapper.CrossesBlocks(g.text[l.open:te])) {
 			it.link = nil
 		}
 		if it.desc != nil {
-			s, e := it.desc.start, it.desc.end
+			s, e := int(it.desc.start), int(it.desc.end)
 			if !it.desc.isText() {
 				s, e = it.desc.inner()
 			}
@@ -624,10 +624,10 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 			spans = append(spans, span{start: s, end: e, open: openComment("item:title", index, ""), close: closeTitle})
 		}
 		if it.link != nil && !has["link"] {
-			spans = append(spans, span{start: it.link.start, end: it.link.open, open: openComment("item:link", index, ""), close: closeLink})
+			spans = append(spans, span{start: int(it.link.start), end: int(it.link.open), open: openComment("item:link", index, ""), close: closeLink})
 		}
 		if it.desc != nil && !has["description"] {
-			s, e := it.desc.start, it.desc.end
+			s, e := int(it.desc.start), int(it.desc.end)
 			if !it.desc.isText() {
 				s, e = it.desc.inner()
 			}

@@ -47,7 +47,7 @@ func (r *Result) Selectors() (Selectors, string, error) {
 	doc, back, _ := domOf(r.page, t)
 	heads := map[int]bool{}
 	for _, rec := range r.best.records {
-		heads[rec.nodes[0].start] = true
+		heads[int(rec.nodes[0].start)] = true
 	}
 	item, err := r.itemXPath(doc, back, head, heads)
 	if err != nil {
@@ -282,7 +282,7 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 			all := true
 			for _, m := range got {
 				n := back[m.node]
-				all = all && n != nil && heads[n.start]
+				all = all && n != nil && heads[int(n.start)]
 			}
 			if all {
 				return expr, nil

@@ -903,7 +903,7 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 		return 0, 0, false
 	}
 	if utf8.RuneCountInString(whole) <= 60 && ch.isDate(whole) {
-		return n.start, n.end, true
+		return int(n.start), int(n.end), true
 	}
 	decoded := ch.p.decode(raw)
 	// Words and their rune offsets.
@@ -951,7 +951,7 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 	if bestFrom < 0 {
 		return 0, 0, false
 	}
-	return ch.p.byteOffsets(n.start, n.end, bestFrom, bestTo)
+	return ch.p.byteOffsets(int(n.start), int(n.end), bestFrom, bestTo)
 }
 
 // isDate reports whether the dates package reads s as a date with a year:

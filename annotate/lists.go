@@ -16,8 +16,8 @@ type record struct {
 	nodes []*node
 }
 
-func (r record) start() int { return r.nodes[0].start }
-func (r record) end() int   { return r.nodes[len(r.nodes)-1].end }
+func (r record) start() int { return int(r.nodes[0].start) }
+func (r record) end() int   { return int(r.nodes[len(r.nodes)-1].end) }
 
 // contains reports whether n lies in the record.
 func (r record) contains(n *node) bool {

@@ -482,7 +482,7 @@ func (f *follower) items() []*node {
 // itemSpans lays out one item's annotations.
 func (f *follower) itemSpans(item *node, index string, position int) []span {
 	var spans []span
-	line := f.lines.at(item.start)
+	line := f.lines.at(int(item.start))
 	for _, name := range fieldNames {
 		q := f.c.fields[name]
 		if q == nil {
@@ -571,7 +571,7 @@ func (f *follower) fieldSpan(name string, m match, item *node, index string) (sp
 			return span{}, false
 		}
 		text := "<!-- <" + ann.name + ` index="` + index + `"` + ann.attrs + ">" + escapeComment(value) + "</" + ann.name + "> -->"
-		return span{start: item.start, end: item.start, open: text}, true
+		return span{start: int(item.start), end: int(item.start), open: text}, true
 	}
 	switch {
 	case n == nil && !m.isVal:
@@ -584,7 +584,7 @@ func (f *follower) fieldSpan(name string, m match, item *node, index string) (sp
 	var s, e int
 	switch {
 	case name == "link" && n.tag() == "a" && n.href != "":
-		s, e = n.start, n.open
+		s, e = int(n.start), int(n.open)
 	case name == "date" && !n.isText():
 		if ds, de, ok := f.dateWithin(n); ok {
 			s, e = ds, de
@@ -592,12 +592,12 @@ func (f *follower) fieldSpan(name string, m match, item *node, index string) (sp
 			s, e = n.inner()
 		}
 	case name == "date" || name == "author" && n.isText():
-		s, e = n.start, n.end
+		s, e = int(n.start), int(n.end)
 		if ds, de, ok := f.chooser.dateIn(n); ok && name == "date" {
 			s, e = ds, de
 		}
 	case n.isText():
-		s, e = n.start, n.end
+		s, e = int(n.start), int(n.end)
 	case name == "title":
 		s, e = narrow(n).inner()
 	default:
@@ -669,7 +669,7 @@ func (f *follower) imageSpan(m match, n *node, item *node, index string) (span, 
 		return span{}, false
 	}
 	text := `<!-- <item:image index="` + index + `" url="` + html.EscapeString(strings.TrimSpace(src)) + `"/> -->`
-	return span{start: item.start, end: item.start, open: text}, true
+	return span{start: int(item.start), end: int(item.start), open: text}, true
 }
 
 // enclosureURL is the URL an enclosure's element names: a link's href, a

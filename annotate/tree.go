@@ -53,7 +53,7 @@ type node struct {
 	// just after the start tag's '>' (text: start); close is the '<' of the
 	// end tag, or where the element ended without one (text: its end); end
 	// is just after the end tag (close when there is none).
-	start, open, close, end int
+	start, open, close, end int32
 
 	href    string // of <a>; "" when none
 	pathKey uint64 // hash of the keys (look.key) from the root to the node
@@ -96,9 +96,9 @@ func (n *node) recordable() bool { return !n.isText() && !n.skip && !n.hidden }
 // end (a "</div>" with no div open) stay out.
 func (n *node) inner() (int, int) {
 	if len(n.children) == 0 {
-		return n.open, n.open
+		return int(n.open), int(n.open)
 	}
-	return n.children[0].start, n.children[len(n.children)-1].end
+	return int(n.children[0].start), int(n.children[len(n.children)-1].end)
 }
 
 // voidElements have no content and no end tag.
@@ -203,7 +203,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 	if keepAttrs {
 		b.attrs = map[*node][]html.Attribute{}
 	}
-	b.root = &node{look: rootLook, close: len(text), end: len(text)}
+	b.root = &node{look: rootLook, close: int32(len(text)), end: int32(len(text))}
 	b.stack = []*node{b.root}
 	// Every node but text starts at a '<', and text lies between tags, so
 	// the count of '<' sizes the list of nodes about right: grown by
@@ -250,7 +250,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 			b.attrBuf = attrs
 			tag := internTag(name)
 			n := b.newNode()
-			n.start, n.open = start, end
+			n.start, n.open = int32(start), int32(end)
 			var metaName, metaContent string
 			var id, class []byte
 			for _, a := range attrs {
@@ -463,14 +463,14 @@ func (b *treeBuilder) appendChild(n *node) {
 
 func (b *treeBuilder) addText(start, end int) {
 	p := b.top()
-	if k := len(p.children); k > 0 && p.children[k-1].isText() && p.children[k-1].end == start {
+	if k := len(p.children); k > 0 && p.children[k-1].isText() && int(p.children[k-1].end) == start {
 		last := p.children[k-1]
-		last.close, last.end = end, end
+		last.close, last.end = int32(end), int32(end)
 		return
 	}
 	n := b.newNode()
 	n.look = textLook
-	n.start, n.open, n.close, n.end = start, start, end, end
+	n.start, n.open, n.close, n.end = int32(start), int32(start), int32(end), int32(end)
 	b.appendChild(n)
 }
 
@@ -497,7 +497,7 @@ func (b *treeBuilder) startTag(n *node, selfClosing bool) {
 	case "html", "head", "body": // their content simply belongs to the page
 		return
 	}
-	b.implyEnds(n.tag(), n.look.endsP, n.start)
+	b.implyEnds(n.tag(), n.look.endsP, int(n.start))
 	b.appendChild(n)
 	if n.look.void || (selfClosing && b.foreign > 0) {
 		n.close, n.end = n.open, n.open
@@ -592,7 +592,7 @@ func (b *treeBuilder) closeIfOpen(at int, stops map[string]bool, tags ...string)
 // pop ends the innermost open element at offset at, without an end tag.
 func (b *treeBuilder) pop(at int) {
 	n := b.top()
-	n.close, n.end = at, at
+	n.close, n.end = int32(at), int32(at)
 	b.stack = b.stack[:len(b.stack)-1]
 	b.open[n.tag()]--
 	if n.tag() == "svg" || n.tag() == "math" {
@@ -616,7 +616,7 @@ func (b *treeBuilder) endTag(tag string, start, end int) {
 			for len(b.stack) > i+1 {
 				b.pop(start)
 			}
-			n.close, n.end = start, end
+			n.close, n.end = int32(start), int32(end)
 			b.stack = b.stack[:i]
 			b.open[tag]--
 			if tag == "svg" || tag == "math" {
