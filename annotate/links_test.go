@@ -11,7 +11,8 @@ import (
 // FuzzPrunedLinks checks, on any input, that longLinks and firstLink,
 // which pass over the subtrees whose counts say they hold no link they
 // look for, give what a walk of every node gives, for every record of
-// every candidate.
+// every candidate; and that the sums findCandidates keeps for prescore are
+// those of the candidate's records.
 func FuzzPrunedLinks(f *testing.F) {
 	pages, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.html"))
 	for _, p := range pages {
@@ -26,6 +27,9 @@ func FuzzPrunedLinks(f *testing.F) {
 			return
 		}
 		for _, c := range findCandidates(p.tree(nil, false)) {
+			if want := sumsOf(c.records); c.sums != want {
+				t.Fatalf("%s: sums kept %+v; of its records %+v", c.describe(), c.sums, want)
+			}
 			for _, r := range c.records {
 				first, n := longLinks(r)
 				wantFirst, wantN := allLongLinks(r)

@@ -38,6 +38,11 @@ type candidate struct {
 	parents int
 	records []record
 
+	// sums are what prescore reads of the records, summed as they are
+	// found, while their nodes are fresh in the caches: read again
+	// later, each record's first node was a wait for memory.
+	sums recordSums
+
 	// What scoring found.
 	valid, invalid int // records with a link and text; records with text and no link
 	avgText        float64
@@ -85,7 +90,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 	}
 	cross := map[groupKey]*candidate{}
 	var crossOrder []groupKey
-	addCross := func(k groupKey, parent *node, recs []record, kind string) {
+	addCross := func(k groupKey, parent *node, recs []record, sums recordSums, kind string) {
 		c := cross[k]
 		if c == nil {
 			c = &candidate{kind: kind, head: recs[0].nodes[0]}
@@ -93,6 +98,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 			crossOrder = append(crossOrder, k)
 		}
 		c.parents++
+		c.sums.add(sums)
 		if len(c.records)+len(recs) > cap(c.records) {
 			// Doubled: append grows long slices by a quarter, and a
 			// candidate across parents gains a record or two from
@@ -148,6 +154,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 		}
 		for g, tag := range tags {
 			recs := groups[g]
+			sums := sumsOf(recs)
 			if len(recs) >= minRecords {
 				if cap(arena)-len(arena) < len(recs) {
 					// Blocks double up to 1,024 records: a small page
@@ -156,15 +163,16 @@ func findCandidates(t *treeBuilder) []*candidate {
 				}
 				at := len(arena)
 				arena = append(arena, recs...)
-				out = append(out, &candidate{kind: "elements", head: recs[0].nodes[0], parents: 1, records: arena[at:len(arena):len(arena)]})
+				out = append(out, &candidate{kind: "elements", head: recs[0].nodes[0], parents: 1, records: arena[at:len(arena):len(arena)], sums: sums})
 			}
-			addCross(groupKey{p.pathKey, false, hashString(tag)}, p, recs, "elements")
+			addCross(groupKey{p.pathKey, false, hashString(tag)}, p, recs, sums, "elements")
 		}
 		// Runs: each starts at a child of one key and takes the siblings up
 		// to the next.
 		for _, runs := range rc.runsOf(p) {
-			out = append(out, &candidate{kind: "runs", head: runs[0].nodes[0], parents: 1, records: runs})
-			addCross(groupKey{p.pathKey, true, runs[0].nodes[0].look.key}, p, runs, "runs")
+			sums := sumsOf(runs)
+			out = append(out, &candidate{kind: "runs", head: runs[0].nodes[0], parents: 1, records: runs, sums: sums})
+			addCross(groupKey{p.pathKey, true, runs[0].nodes[0].look.key}, p, runs, sums, "runs")
 		}
 	}
 	for _, k := range crossOrder {
@@ -323,31 +331,56 @@ func statsOf(r record) recordStats {
 	return s
 }
 
-// prescore scores a candidate from the subtree aggregates alone, cheaply,
-// to choose the few that are looked at closely. A list of items has many
-// records, each with a link and some text; records that hold no link are
-// what a list of items is not (a table's header row, a column of cells);
-// lists in navigation, headers, footers and sidebars are menus.
-func (c *candidate) prescore() {
-	var text float64
-	links := 0
-	headed := 0
-	for _, r := range c.records {
+// recordSums are what prescore reads of a candidate's records: how many
+// have a link and text (valid), how many have text and no link, and over
+// the valid ones their text (each counted up to 600 bytes), their links,
+// and how many hold a heading.
+type recordSums struct {
+	valid, invalid, text, links, headed int
+}
+
+// sumsOf sums what prescore reads of records.
+func sumsOf(recs []record) recordSums {
+	var m recordSums
+	for _, r := range recs {
 		s := statsOf(r)
 		switch {
 		case s.text == 0 && s.links == 0:
 			// spacer rows and empty cells say nothing
 		case s.links > 0 && s.text >= 3:
-			c.valid++
-			text += float64(min(s.text, 600))
-			links += s.links
+			m.valid++
+			m.text += min(s.text, 600)
+			m.links += s.links
 			if s.headings > 0 {
-				headed++
+				m.headed++
 			}
 		default:
-			c.invalid++
+			m.invalid++
 		}
 	}
+	return m
+}
+
+func (m *recordSums) add(o recordSums) {
+	m.valid += o.valid
+	m.invalid += o.invalid
+	m.text += o.text
+	m.links += o.links
+	m.headed += o.headed
+}
+
+// prescore scores a candidate from the subtree aggregates alone, cheaply,
+// to choose the few that are looked at closely. A list of items has many
+// records, each with a link and some text; records that hold no link are
+// what a list of items is not (a table's header row, a column of cells);
+// lists in navigation, headers, footers and sidebars are menus.
+//
+// It reads the sums findCandidates kept (sumsOf its records). The text
+// is summed as an int: a sum of whole numbers, as float64 summed them
+// before, is exact in either far beyond any page's length.
+func (c *candidate) prescore() {
+	c.valid, c.invalid = c.sums.valid, c.sums.invalid
+	text, links, headed := float64(c.sums.text), c.sums.links, c.sums.headed
 	if c.valid < minRecords {
 		c.score = 0
 		return
