@@ -194,7 +194,11 @@ func (s *Store) versionItemsQuery(ctx context.Context, q dynamo.ItemQuery, last 
 // newer than every match before it.
 func archiveQuery(q dynamo.ItemQuery) (query, error) {
 	shape := archive.ItemShapeOf(q)
-	where, args, err := conditionSQL(q.Conditions, []any{q.SourceID, limitArg(q.Max)})
+	compile := conditionSQL
+	if indexable(q.Conditions) {
+		compile = genericConditionSQL
+	}
+	where, args, err := compile(q.Conditions, []any{q.SourceID, limitArg(q.Max)})
 	if err != nil {
 		return query{}, err
 	}

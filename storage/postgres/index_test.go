@@ -107,6 +107,48 @@ func TestConditionsUseTrigramIndex(t *testing.T) {
 			}
 		}
 	}
+	// The values are hidden from the planner (genericConditionSQL), so
+	// that a prepared keyword query keeps one generic plan rather than
+	// being planned again for each word: PostgreSQL tries five custom
+	// plans first.
+	ctx := context.Background()
+	for _, conds := range [][]dynamo.Condition{
+		{{Field: dynamo.FieldTitle, Value: ""}},
+		{{Field: dynamo.FieldTitle, Value: ""}, {Field: dynamo.FieldDescription, Value: ""}},
+	} {
+		pc, err := s.pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn := pc.Hijack() // a connection of its own, without prepared statements
+		var sq query
+		for i := range 20 {
+			for k := range conds {
+				conds[k].Value = vocab[i+100*k]
+			}
+			if sq, err = archiveQuery(dynamo.ItemQuery{SourceID: "big", Conditions: conds, Max: dynamo.DefaultItems, ItemsOnly: true}); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := conn.Query(ctx, sq.sql, sq.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var generic, custom int64
+		err = conn.QueryRow(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)
+			FROM pg_prepared_statements WHERE statement = $1`, sq.sql).Scan(&generic, &custom)
+		conn.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if custom > 5 || generic < 15 {
+			t.Errorf("%d conditions, 20 queries: %d custom plans and %d generic, want at most 5 custom", len(conds), custom, generic)
+		}
+	}
 }
 
 // A windowed archive query (the newest items first, then the older ones
