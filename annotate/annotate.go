@@ -323,7 +323,7 @@ func others(best *candidate, cands []*candidate, notes []string) ([]Structure, [
 		s := structureOf(c, false)
 		s.Why = whyLost(best, c)
 		out = append(out, s)
-		if c.score >= 0.3*best.score && !overlapping(best, c) && !c.head.parent.inNav {
+		if c.score >= 0.3*best.score && !overlapping(best, c) && !c.head.parent().inNav {
 			lists = append(lists, fmt.Sprintf("%s (%d records)", d, c.valid))
 		}
 	}

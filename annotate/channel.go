@@ -77,7 +77,7 @@ func channelSpans(p *page, t *treeBuilder, list *candidate, ex *existing, g *gua
 		if n := findChannelElement(p, t, taglineHints, 10, 300, descOK, false); n != nil {
 			s, e := n.inner()
 			spans = append(spans, span{start: s, end: e, open: openComment("channel:description", "", ""), close: closeComment("channel:description")})
-			notes = append(notes, fmt.Sprintf("channel description: %q, from <%s class=%q>", p.textOf(n), n.tag(), n.look.class))
+			notes = append(notes, fmt.Sprintf("channel description: %q, from <%s class=%q>", p.textOf(n), n.tag(), n.look().class))
 		} else {
 			notes = append(notes, "channel description: none found (no <meta name=\"description\">, no tagline)")
 		}

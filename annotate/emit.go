@@ -36,7 +36,7 @@ func (r *Result) Selectors() (Selectors, string, error) {
 	}
 	if d := firstAt(fc, func(it itemChoice) *node { return it.dateAt }); d != nil {
 		if d.isText() { // the date is looked for in its element's texts
-			d = d.parent
+			d = d.parent()
 		}
 		sel.Date = relXPath(recordOf(fc, d), d)
 	}
@@ -119,7 +119,7 @@ func recordOf(fc *fieldChoice, n *node) record {
 func relXPath(r record, n *node) string {
 	var steps []string
 	a := n
-	for ; a != nil; a = a.parent {
+	for ; a != nil; a = a.parent() {
 		top := -1
 		for i, t := range r.nodes {
 			if t == a {
@@ -159,7 +159,7 @@ func relXPath(r record, n *node) string {
 func xpathStep(n *node, anchor, positional bool) string {
 	if n.isText() {
 		k := 0
-		for _, c := range n.parent.children {
+		for _, c := range n.parent().children() {
 			if c.isText() {
 				k++
 			}
@@ -170,19 +170,19 @@ func xpathStep(n *node, anchor, positional bool) string {
 		return "text()[" + strconv.Itoa(k) + "]"
 	}
 	s := n.tag()
-	if anchor && n.look.id != "" {
-		return s + "[@id=" + xpathString(n.look.id) + "]"
+	if anchor && n.look().id != "" {
+		return s + "[@id=" + xpathString(n.look().id) + "]"
 	}
-	for _, c := range strings.Fields(n.look.class) {
+	for _, c := range strings.Fields(n.look().class) {
 		if len(stableClasses(c)) == 1 {
 			s += "[contains(concat(' ', normalize-space(@class), ' '), " + xpathString(" "+c+" ") + ")]"
 		}
 	}
 	// Among siblings the step would also select, the position says which.
-	if positional && n.parent != nil {
+	if positional && n.parent() != nil {
 		k, of := 0, 0
-		for _, c := range n.parent.children {
-			if !c.isText() && c.tag() == n.tag() && hasClasses(c, stableClasses(n.look.class)) {
+		for _, c := range n.parent().children() {
+			if !c.isText() && c.tag() == n.tag() && hasClasses(c, stableClasses(n.look().class)) {
 				of++
 				if c.start <= n.start {
 					k = of
@@ -198,7 +198,7 @@ func xpathStep(n *node, anchor, positional bool) string {
 
 // hasClasses reports whether n has every one of the stable classes.
 func hasClasses(n *node, classes []string) bool {
-	have := stableClasses(n.look.class)
+	have := stableClasses(n.look().class)
 	for _, c := range classes {
 		found := false
 		for _, h := range have {
@@ -240,7 +240,7 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 		step = xpathStep(head, false, false)
 	}
 	var ancestors []*node
-	for a := head.parent; a != nil && a.tag() != "#root"; a = a.parent {
+	for a := head.parent(); a != nil && a.tag() != "#root"; a = a.parent() {
 		ancestors = append(ancestors, a)
 	}
 	// Positions are only written for the ancestors all records share: a
@@ -259,7 +259,7 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 			anchored := false
 			for i := depth - 1; i >= 0; i-- {
 				a := ancestors[i]
-				st := xpathStep(a, a.look.id != "" && !strings.ContainsAny(a.look.id, "0123456789"), positional && common[a])
+				st := xpathStep(a, a.look().id != "" && !strings.ContainsAny(a.look().id, "0123456789"), positional && common[a])
 				if strings.Contains(st, "@id=") {
 					steps = []string{st}
 					anchored = true

@@ -274,7 +274,7 @@ func walkAt(r record, at *place, visit func(*node) bool) {
 	top := r.nodes[0].depth
 	for _, m := range at.nodes {
 		path = path[:0]
-		for a := m; a != nil && a.depth >= top; a = a.parent {
+		for a := m; a != nil && a.depth >= top; a = a.parent() {
 			path = append(path, a)
 		}
 		slices.Reverse(path)
@@ -361,7 +361,7 @@ func (ch *chooser) find(r record, pk *placeKey) *place {
 	for _, step := range pk.steps {
 		next = next[:0]
 		for _, n := range level {
-			for _, c := range n.children {
+			for _, c := range n.children() {
 				if !c.hidden && c.stepName() == step {
 					next = append(next, c)
 				}
@@ -441,7 +441,7 @@ func pick(cands []scored, key string) *scored {
 // nodes of the record have its key, for runs) down to it.
 func relKey(r record, n *node) string {
 	var steps []string
-	for a := n; a != nil && a.depth >= r.nodes[0].depth; a = a.parent {
+	for a := n; a != nil && a.depth >= r.nodes[0].depth; a = a.parent() {
 		for pos, top := range r.nodes {
 			if top != a {
 				continue
@@ -469,15 +469,18 @@ func relKey(r record, n *node) string {
 // stepName names a node in a relative key: "#text", or its tag and
 // stable classes. It is kept in the node's look, as keys are compared
 // along every record.
-func (n *node) stepName() string {
-	if n.look.step != "" {
-		return n.look.step
+func (n *node) stepName() string { return n.look().stepName() }
+
+// stepName is the step of the elements of the look (node.stepName).
+func (lk *look) stepName() string {
+	if lk.step != "" {
+		return lk.step
 	}
-	s := n.tag()
-	for _, c := range n.look.classes {
+	s := lk.tag
+	for _, c := range lk.classes {
 		s += "." + c
 	}
-	n.look.step = s
+	lk.step = s
 	return s
 }
 
@@ -507,7 +510,7 @@ func hasHint(n *node, hints []string) bool {
 	// The class and the id apart: no hint holds a space, so none is found
 	// across the two, and strings.ToLower copies neither when it is lower
 	// case already.
-	for _, s := range [2]string{n.look.class, n.look.id} {
+	for _, s := range [2]string{n.look().class, n.look().id} {
 		if s == "" {
 			continue
 		}
@@ -535,7 +538,7 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		switch {
 		case isHeading(n.tag()):
 			base = 5
-		case n.tag() == "a" && n.href != "":
+		case n.tag() == "a" && n.href() != "":
 			base = 3
 		case n.tag() == "b" || n.tag() == "strong" || n.tag() == "cite" || n.tag() == "dt":
 			base = 1.5
@@ -553,7 +556,7 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 			return true
 		}
 		score := base
-		if hasHint(n, titleHints) || (n.parent != nil && n.tag() == "a" && hasHint(n.parent, titleHints)) {
+		if hasHint(n, titleHints) || (n.parent() != nil && n.tag() == "a" && hasHint(n.parent(), titleHints)) {
 			score += 3
 		}
 		switch {
@@ -565,7 +568,7 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		if n.tag() != "a" && n.links > 0 && n.linkTextBytes*2 < n.textBytes {
 			score -= 2 // text around links: a line, not a title
 		}
-		if n.tag() == "a" && n.parent != nil && (isHeading(n.parent.tag()) || n.parent.tag() == "b" || n.parent.tag() == "strong") {
+		if n.tag() == "a" && n.parent() != nil && (isHeading(n.parent().tag()) || n.parent().tag() == "b" || n.parent().tag() == "strong") {
 			score += 1
 		}
 		if n.links == 0 && n.tag() != "a" && !isHeading(n.tag()) && ancestorLink(n, r) == nil {
@@ -584,7 +587,7 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 func narrow(n *node) *node {
 	for {
 		var only *node
-		for _, c := range n.children {
+		for _, c := range n.children() {
 			if c.textBytes == 0 {
 				continue
 			}
@@ -593,7 +596,7 @@ func narrow(n *node) *node {
 			}
 			only = c
 		}
-		if only == nil || only.textBytes != n.textBytes || only.look.void {
+		if only == nil || only.textBytes != n.textBytes || only.look().void {
 			return n
 		}
 		n = only
@@ -606,8 +609,8 @@ func ancestorLink(n *node, r record) *node {
 		return nil
 	}
 	top := r.nodes[0].depth
-	for a := n.parent; a != nil && a.depth >= top; a = a.parent {
-		if a.tag() == "a" && a.href != "" {
+	for a := n.parent(); a != nil && a.depth >= top; a = a.parent() {
+		if a.tag() == "a" && a.href() != "" {
 			return a
 		}
 		for _, top := range r.nodes {
@@ -650,7 +653,7 @@ func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place
 	}
 	order := 0
 	walkAt(r, at, func(n *node) bool {
-		if n.tag() != "a" || n.href == "" {
+		if n.tag() != "a" || n.href() == "" {
 			return true
 		}
 		if at != nil && !at.has(n) || !n.usableLink() {
@@ -672,7 +675,7 @@ func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place
 		case isBoilerplate(text) || isNumberish(text) && !strings.ContainsAny(text, "-/"):
 			score -= 1
 		}
-		href := strings.ToLower(n.href)
+		href := strings.ToLower(n.href())
 		for _, bad := range []string{"add-to-cart", "login", "vote", "hide?", "reply", "share", "profile", "/user", "member", "/author/", "/tag/", "/category/", "/categories", "page=", "action=", "mailto:", "#comment", "#respond", "lastposter"} {
 			if strings.Contains(href, bad) {
 				score -= 3
@@ -701,7 +704,7 @@ func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place
 func (n *node) usableLink() bool {
 	if n.linkOK == 0 {
 		n.linkOK = 2
-		if usableHref(n.href) {
+		if usableHref(n.href()) {
 			n.linkOK = 1
 		}
 	}
@@ -858,7 +861,7 @@ func hasFields(s string, n int) bool {
 
 // isAncestor reports whether a is n or holds it.
 func isAncestor(a, n *node) bool {
-	for ; n != nil && n.depth >= a.depth; n = n.parent {
+	for ; n != nil && n.depth >= a.depth; n = n.parent() {
 		if n == a {
 			return true
 		}
@@ -883,7 +886,7 @@ func (ch *chooser) dateCandidates(out []scored, r record, title *node, at *place
 			return true
 		}
 		score := 1.0
-		for a, k := n.parent, 0; a != nil && k < 3; a, k = a.parent, k+1 {
+		for a, k := n.parent(), 0; a != nil && k < 3; a, k = a.parent(), k+1 {
 			if a.tag() == "time" || hasHint(a, dateHints) {
 				score += 2
 				break

@@ -49,8 +49,8 @@ func allLongLinks(r record) (string, int) {
 	var found [3]string
 	n := 0
 	walkUntil(r, func(m *node) (bool, bool) {
-		if m.tag() == "a" && m.href != "" && m.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(m.href), "#") {
-			if h := strings.TrimSpace(m.href); !slices.Contains(found[:n], h) {
+		if m.tag() == "a" && m.href() != "" && m.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(m.href()), "#") {
+			if h := strings.TrimSpace(m.href()); !slices.Contains(found[:n], h) {
 				found[n] = h
 				n++
 			}
@@ -66,7 +66,7 @@ func allFirstLink(r record) string {
 	found := ""
 	walkUntil(r, func(n *node) (bool, bool) {
 		if n.tag() == "a" && n.usableLink() {
-			found = strings.TrimSpace(n.href)
+			found = strings.TrimSpace(n.href())
 			return false, true
 		}
 		return true, false

@@ -127,7 +127,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 		if i >= 0 {
 			p = t.all[i]
 		}
-		if p.isText() || p.hidden || p.raw || len(p.children) == 0 {
+		if p.isText() || p.hidden || p.raw || len(p.children()) == 0 {
 			continue
 		}
 		// Elements: the children of one tag.
@@ -136,7 +136,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 		}
 		clear(groupOf)
 		tags = tags[:0]
-		for k, ch := range p.children {
+		for k, ch := range p.children() {
 			if !ch.recordable() {
 				continue
 			}
@@ -150,7 +150,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 				}
 				groups[g] = groups[g][:0]
 			}
-			groups[g] = append(groups[g], record{nodes: p.children[k : k+1 : k+1]})
+			groups[g] = append(groups[g], record{nodes: p.children()[k : k+1 : k+1]})
 		}
 		for g, tag := range tags {
 			recs := groups[g]
@@ -172,7 +172,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 		for _, runs := range rc.runsOf(p) {
 			sums := sumsOf(runs)
 			out = append(out, &candidate{kind: "runs", head: runs[0].nodes[0], parents: 1, records: runs, sums: sums})
-			addCross(groupKey{p.pathKey, true, runs[0].nodes[0].look.key}, p, runs, sums, "runs")
+			addCross(groupKey{p.pathKey, true, runs[0].nodes[0].look().key}, p, runs, sums, "runs")
 		}
 	}
 	for _, k := range crossOrder {
@@ -205,7 +205,7 @@ type runCounter struct {
 func (rc *runCounter) runsOf(p *node) [][]record {
 	var out [][]record
 	elements := 0
-	for _, ch := range p.children {
+	for _, ch := range p.children() {
 		if ch.recordable() {
 			elements++
 		}
@@ -219,20 +219,20 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 	clear(rc.count)
 	clear(rc.seen)
 	count, seen := rc.count, rc.seen
-	for _, ch := range p.children {
+	for _, ch := range p.children() {
 		if ch.recordable() {
-			count[ch.look.key]++
+			count[ch.look().key]++
 		}
 	}
-	for _, ch := range p.children {
-		k := ch.look.key
+	for _, ch := range p.children() {
+		k := ch.look().key
 		if !ch.recordable() || count[k] < minRecords || seen[k] {
 			continue
 		}
 		seen[k] = true
 		var heads []int
-		for i, c := range p.children {
-			if !c.isText() && c.look.key == k {
+		for i, c := range p.children() {
+			if !c.isText() && c.look().key == k {
 				heads = append(heads, i)
 			}
 		}
@@ -240,7 +240,7 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 		between := false
 		for j := 0; j+1 < len(heads) && !between; j++ {
 			for i := heads[j] + 1; i < heads[j+1]; i++ {
-				if c := p.children[i]; !c.isText() || c.textBytes > 0 {
+				if c := p.children()[i]; !c.isText() || c.textBytes > 0 {
 					between = true
 					break
 				}
@@ -252,11 +252,11 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 		var runs []record
 		var sizes []int
 		for j, h := range heads {
-			stop := len(p.children)
+			stop := len(p.children())
 			if j+1 < len(heads) {
 				stop = heads[j+1]
 			}
-			nodes := p.children[h:stop]
+			nodes := p.children()[h:stop]
 			if j+1 < len(heads) {
 				sizes = append(sizes, countSignificant(nodes))
 			} else {
@@ -390,7 +390,7 @@ func (c *candidate) prescore() {
 	c.score = math.Pow(n, 0.9) * math.Sqrt(c.avgText)
 	c.factors = nil
 	c.mul("records without a link", math.Pow(n/float64(c.valid+c.invalid), 2))
-	container := c.head.parent
+	container := c.head.parent()
 	if container.inNav {
 		c.mul("in navigation, a header, a footer or a sidebar", 0.3)
 	}
@@ -513,8 +513,8 @@ func longLinks(r record) (string, int) {
 	var found [3]string
 	n := 0
 	walkUntil(r, func(m *node) (bool, bool) {
-		if m.tag() == "a" && m.href != "" && m.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(m.href), "#") {
-			if h := strings.TrimSpace(m.href); !slices.Contains(found[:n], h) {
+		if m.tag() == "a" && m.href() != "" && m.textBytes >= 12 && !strings.HasPrefix(strings.TrimSpace(m.href()), "#") {
+			if h := strings.TrimSpace(m.href()); !slices.Contains(found[:n], h) {
 				found[n] = h
 				n++
 			}
@@ -533,7 +533,7 @@ func firstLink(r record) string {
 	found := ""
 	walkUntil(r, func(n *node) (bool, bool) {
 		if n.tag() == "a" && n.usableLink() {
-			found = strings.TrimSpace(n.href)
+			found = strings.TrimSpace(n.href())
 			return false, true
 		}
 		return n.links > 0, false // a subtree without a link holds none
@@ -550,7 +550,7 @@ func appendShape(b []byte, r record) []byte {
 		}
 		b = append(b, n.tag()...)
 		b = append(b, '(')
-		for _, ch := range n.children {
+		for _, ch := range n.children() {
 			if !ch.isText() && !ch.hidden {
 				b = append(b, ch.tag()...)
 				b = append(b, ' ')
@@ -588,8 +588,8 @@ func walkUntil(r record, visit func(*node) (descend, stop bool)) {
 		if !descend {
 			continue
 		}
-		for i := len(n.children) - 1; i >= 0; i-- {
-			stack = append(stack, n.children[i])
+		for i := len(n.children()) - 1; i >= 0; i-- {
+			stack = append(stack, n.children()[i])
 		}
 	}
 }
@@ -610,10 +610,10 @@ func (c *candidate) appendDescription(b []byte) []byte {
 	// Up to three ancestors, written outermost first.
 	var up [3]*node
 	k := 0
-	n := c.head.parent
+	n := c.head.parent()
 	for ; n != nil && n.tag() != "#root" && k < len(up); k++ {
 		up[k] = n
-		n = n.parent
+		n = n.parent()
 	}
 	if n != nil && n.tag() != "#root" {
 		b = append(b, "… > "...)
@@ -627,12 +627,12 @@ func (c *candidate) appendDescription(b []byte) []byte {
 	} else {
 		b = append(b, c.head.tag()...)
 	}
-	for _, cl := range c.head.look.classes {
+	for _, cl := range c.head.look().classes {
 		// How often the class is among the records' classes: in each
 		// record, once, to be common to them all.
 		common := 0
 		for _, r := range c.records {
-			for _, x := range r.nodes[0].look.classes {
+			for _, x := range r.nodes[0].look().classes {
 				if x == cl {
 					common++
 				}
@@ -658,10 +658,10 @@ func (c *candidate) appendDescription(b []byte) []byte {
 // stable classes.
 func appendSelectorStep(b []byte, n *node) []byte {
 	b = append(b, n.tag()...)
-	if n.look.id != "" && !strings.ContainsAny(n.look.id, " \t") {
-		b = append(append(b, '#'), n.look.id...)
+	if n.look().id != "" && !strings.ContainsAny(n.look().id, " \t") {
+		b = append(append(b, '#'), n.look().id...)
 	}
-	for _, c := range n.look.classes {
+	for _, c := range n.look().classes {
 		b = append(append(b, '.'), c...)
 	}
 	return b

@@ -31,7 +31,7 @@ func FuzzNumberedLook(f *testing.F) {
 		shared.lookOf(tag, []byte(id), []byte(class))
 		got := shared.lookOf(tag, []byte(id2), []byte(class2))
 		want := (&treeBuilder{seed: seed}).lookOf(tag, []byte(id2), []byte(class2))
-		gotStep, wantStep := (&node{look: got}).stepName(), (&node{look: want}).stepName()
+		gotStep, wantStep := got.stepName(), want.stepName()
 		if got.tag != want.tag || got.id != want.id || got.class != want.class || got.key != want.key || gotStep != wantStep ||
 			got.nav != want.nav || got.mainish != want.mainish || got.raw != want.raw || got.hide != want.hide ||
 			got.skip != want.skip || got.void != want.void || got.endsP != want.endsP || len(got.classes) != len(want.classes) {

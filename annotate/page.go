@@ -438,8 +438,10 @@ func (p *page) byteOffsets(start, end, fromRune, toRune int) (int, int, bool) {
 func (p *page) tree(readComment func(body string) []existingTag, keepAttrs bool) *treeBuilder {
 	t := buildTree(p.text, maphash.MakeSeed(), readComment, keepAttrs)
 	for _, n := range t.all {
-		if n.href != "" {
-			n.href = p.decode(n.href)
+		if h := n.href(); h != "" {
+			if d := p.decode(h); d != h {
+				n.setHref(d)
+			}
 		}
 	}
 	return t

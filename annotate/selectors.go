@@ -335,7 +335,7 @@ func domOf(p *page, t *treeBuilder) (*nethtml.Node, map[*nethtml.Node]*node, map
 		var hn *nethtml.Node
 		if n.isText() {
 			raw := p.decode(p.text[n.start:n.end])
-			if !n.parent.raw {
+			if !n.parent().raw {
 				raw = html.UnescapeString(raw)
 			}
 			hn = &nethtml.Node{Type: nethtml.TextNode, Data: raw}
@@ -348,7 +348,7 @@ func domOf(p *page, t *treeBuilder) (*nethtml.Node, map[*nethtml.Node]*node, map
 		}
 		back[hn] = n
 		made[n] = hn
-		if parent := made[n.parent]; parent != nil {
+		if parent := made[n.parent()]; parent != nil {
 			parent.AppendChild(hn)
 			continue
 		}
@@ -583,7 +583,7 @@ func (f *follower) fieldSpan(name string, m match, item *node, index string) (sp
 	}
 	var s, e int
 	switch {
-	case name == "link" && n.tag() == "a" && n.href != "":
+	case name == "link" && n.tag() == "a" && n.href() != "":
 		s, e = int(n.start), int(n.open)
 	case name == "date" && !n.isText():
 		if ds, de, ok := f.dateWithin(n); ok {

@@ -22,8 +22,15 @@ type node struct {
 	// its children and its subtree's counts) come first, so that they
 	// share a cache line: a long page's nodes are far more than the
 	// caches hold, and each first read of a node waits for memory.
-	look     *look // its tag, and what its name, id and class give, shared by the elements alike
-	children []*node
+	//
+	// A node holds no pointer, so that the collector never scans the
+	// blocks of nodes (a tree of a 10 MiB page is 40 MB of them): its
+	// look, parent, children and href are indexes into the tables of its
+	// tree, which the block it lies in points to (see slab).
+	lookID int32     // in tables.looks: 0 for text, 1 for the root
+	atom   atom.Atom // its tag, when the atom table knows it (tag)
+	kidsAt int32     // its children are tables.kids[kidsAt : kidsAt+kids]
+	kids   int32
 
 	// Aggregates over the subtree, filled once the tree is built. They,
 	// the offsets and depth are int32 to keep the node small: pages (the
@@ -46,8 +53,9 @@ type node struct {
 	// not asked, 1 yes, 2 no).
 	linkOK uint8
 
-	parent *node
-	depth  int32 // the root's children are at depth 1
+	idx   int32 // its index in the tree (tables.node)
+	up    int32 // its parent's index; -1 for the root
+	depth int32 // the root's children are at depth 1
 
 	// start is the '<' of the start tag (text: its first byte); open is
 	// just after the start tag's '>' (text: start); close is the '<' of the
@@ -55,8 +63,84 @@ type node struct {
 	// is just after the end tag (close when there is none).
 	start, open, close, end int32
 
-	href    string // of <a>; "" when none
+	// The href of an <a>: text[hrefAt:hrefAt+hrefLen] when hrefLen > 0,
+	// hrefs[hrefAt] when it is -1 (an href the page does not hold as is);
+	// none when 0.
+	hrefAt, hrefLen int32
+
 	pathKey uint64 // hash of the keys (look.key) from the root to the node
+}
+
+// tables are what a tree's nodes point to, by index: a node holds no
+// pointer (see node).
+type tables struct {
+	text  string
+	looks []*look  // by node.lookID
+	kids  []*node  // every node's children, each node's in a row
+	hrefs []string // the hrefs not read in place from the text
+	slabs []*slab  // the blocks of nodes, by node.idx / nodeBlock
+}
+
+// slab is a block of nodes, with the tables of their tree. Its one
+// pointer comes first, so that the collector, which scans an object
+// only up to its last pointer, reads the pointer and none of the nodes.
+type slab struct {
+	t     *tables
+	nodes [nodeBlock]node
+}
+
+// nodeBlock is how many nodes a slab holds: as many as fill 32 KiB, the
+// largest size the allocator keeps in a class of its own, with the
+// slab's pointer and the allocator's header of a type with pointers.
+const nodeBlock = (32<<10 - 16) / int(unsafe.Sizeof(node{}))
+
+// tables returns the tables of the node's tree, from the slab it lies
+// in (one allocation: the pointer arithmetic stays inside it).
+func (n *node) tables() *tables {
+	off := int(n.idx)%nodeBlock*int(unsafe.Sizeof(node{})) + int(unsafe.Offsetof(slab{}.nodes))
+	return (*slab)(unsafe.Add(unsafe.Pointer(n), -off)).t
+}
+
+// node returns the node of index i.
+func (t *tables) node(i int32) *node {
+	return &t.slabs[int(i)/nodeBlock].nodes[int(i)%nodeBlock]
+}
+
+// look returns the node's look.
+func (n *node) look() *look { return n.tables().looks[n.lookID] }
+
+// parent returns the node's parent; nil for the root.
+func (n *node) parent() *node {
+	if n.up < 0 {
+		return nil
+	}
+	return n.tables().node(n.up)
+}
+
+// children returns the node's children, in document order.
+func (n *node) children() []*node {
+	if n.kids == 0 {
+		return nil
+	}
+	return n.tables().kids[n.kidsAt : n.kidsAt+n.kids : n.kidsAt+n.kids]
+}
+
+// href returns the href of an <a>; "" when none.
+func (n *node) href() string {
+	switch {
+	case n.hrefLen > 0:
+		return n.tables().text[n.hrefAt : n.hrefAt+n.hrefLen]
+	case n.hrefLen < 0:
+		return n.tables().hrefs[n.hrefAt]
+	}
+	return ""
+}
+
+// setHref sets the node's href to s, a copy of what the page holds.
+func (n *node) setHref(s string) {
+	t := n.tables()
+	n.hrefAt, n.hrefLen = int32(len(t.hrefs)), -1
+	t.hrefs = append(t.hrefs, s)
 }
 
 // look is what an element's name, id and class give. The records of a
@@ -66,6 +150,7 @@ type look struct {
 	tag       string // lower-case element name; "" for text
 	id, class string
 	key       uint64   // hash of the tag, the id and the stable classes (keyOf)
+	index     int32    // its index in the tree's looks (node.lookID)
 	classes   []string // stableClasses of class
 	// nav: the element looks like navigation, mainish like the main
 	// content (isNavLike, isMainLike); raw, hide and skip: its tag is
@@ -80,12 +165,20 @@ type look struct {
 
 // textLook is every text node's look; rootLook the root's. Both are
 // shared by every tree, and never changed: their steps are set here.
-var textLook, rootLook = &look{key: 1, step: "#text"}, &look{tag: "#root", step: "#root"}
+var textLook, rootLook = &look{key: 1, step: "#text", index: 0}, &look{tag: "#root", step: "#root", index: 1}
 
 // tag returns the node's lower-case element name; "" for text.
-func (n *node) tag() string { return n.look.tag }
+func (n *node) tag() string {
+	if n.atom != 0 {
+		return n.atom.String()
+	}
+	if n.lookID == textLook.index {
+		return ""
+	}
+	return n.look().tag
+}
 
-func (n *node) isText() bool { return n.look == textLook }
+func (n *node) isText() bool { return n.lookID == textLook.index }
 
 // recordable reports whether n may be (or start) a record: a visible
 // element that can hold an item on its own.
@@ -95,10 +188,11 @@ func (n *node) recordable() bool { return !n.isText() && !n.skip && !n.hidden }
 // child to its last, so that stray end tags the parser ignored before its
 // end (a "</div>" with no div open) stay out.
 func (n *node) inner() (int, int) {
-	if len(n.children) == 0 {
+	if n.kids == 0 {
 		return int(n.open), int(n.open)
 	}
-	return int(n.children[0].start), int(n.children[len(n.children)-1].end)
+	k := n.children()
+	return int(k[0].start), int(k[len(k)-1].end)
 }
 
 // voidElements have no content and no end tag.
@@ -145,6 +239,8 @@ var tableParts = map[string]bool{
 // treeBuilder builds the tree from the tokens of the text.
 type treeBuilder struct {
 	text    string
+	t       *tables
+	nodes   int // the nodes made (newNode)
 	root    *node
 	stack   []*node
 	all     []*node // every node, in document order
@@ -159,11 +255,6 @@ type treeBuilder struct {
 	// metaDescription is the page's <meta name="description">, which the
 	// wrapper uses as the channel's description.
 	metaDescription string
-	block           []node // the nodes newNode has still to give
-	// kids is a block of child slots: an element's first children take
-	// kidSlots of them, so that most elements (one to four children)
-	// need no slice of their own.
-	kids []*node
 	// attrs are every element's attributes, undecoded, when the tree
 	// keeps them (for selectors).
 	attrs map[*node][]html.Attribute
@@ -185,9 +276,6 @@ type treeBuilder struct {
 // nothing from keeping those.
 const maxLooks = 4096
 
-// kidSlots is how many children an element gets room for at its first.
-const kidSlots = 4
-
 // annotationComment is an annotation comment already in the page.
 type annotationComment struct {
 	start, end int
@@ -200,10 +288,13 @@ type annotationComment struct {
 // and the suggester does not.
 func buildTree(text string, seed maphash.Seed, readComment func(body string) []existingTag, keepAttrs bool) *treeBuilder {
 	b := &treeBuilder{text: text, seed: seed, open: map[string]int{}}
+	b.t = newTables(text)
 	if keepAttrs {
 		b.attrs = map[*node][]html.Attribute{}
 	}
-	b.root = &node{look: rootLook, close: int32(len(text)), end: int32(len(text))}
+	b.root = b.newNode()
+	b.root.lookID, b.root.up = rootLook.index, -1
+	b.root.close, b.root.end = int32(len(text)), int32(len(text))
 	b.stack = []*node{b.root}
 	// Every node but text starts at a '<', and text lies between tags, so
 	// the count of '<' sizes the list of nodes about right: grown by
@@ -248,8 +339,10 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 				}
 			}
 			b.attrBuf = attrs
-			tag := internTag(name)
+			a := atom.Lookup(name)
+			tag := internTag(name, a)
 			n := b.newNode()
+			n.atom = a
 			n.start, n.open = int32(start), int32(end)
 			var metaName, metaContent string
 			var id, class []byte
@@ -265,7 +358,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 					class = v
 				case "href":
 					if tag == "a" {
-						n.href = inText(v, inPlace)
+						b.setHref(n, v, inPlace)
 					}
 				case "role":
 					if string(v) == "main" {
@@ -277,17 +370,18 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 					metaContent = string(v)
 				}
 			}
-			n.look = b.lookOf(tag, id, class)
+			lk := b.lookOf(tag, id, class)
+			n.lookID = lk.index
 			if tag == "meta" && strings.EqualFold(metaName, "description") && b.metaDescription == "" {
 				b.metaDescription = strings.TrimSpace(metaContent)
 			}
-			b.startTag(n, tt == html.SelfClosingTagToken)
+			b.startTag(n, lk, tt == html.SelfClosingTagToken)
 		case html.EndTagToken:
 			name, _, ok := plainTagName(raw, 2)
 			if !ok {
 				name, _ = s.tokenizer(raw).TagName()
 			}
-			b.endTag(internTag(name), start, end)
+			b.endTag(internTag(name, atom.Lookup(name)), start, end)
 		case html.CommentToken:
 			if readComment != nil && len(raw) > 7 {
 				body := string(raw[4:])
@@ -305,15 +399,26 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 	return b
 }
 
-// inText returns v as a string: when inPlace, v is a slice of the text
-// the tree is built from, which is never written, and the string shares
-// its bytes (an href per link was a copy, and one more object for the
-// collector); otherwise a copy.
-func inText(v []byte, inPlace bool) string {
-	if inPlace && len(v) > 0 {
-		return unsafe.String(&v[0], len(v))
+// newTables returns the tables of a tree of text, holding the looks
+// every tree shares.
+func newTables(text string) *tables {
+	return &tables{text: text, looks: []*look{textLook, rootLook}}
+}
+
+// setHref sets the href of n to v: when inPlace, v is a slice of the
+// text the tree is built from, and n keeps its offsets there (an href
+// per link was a copy, and one more object for the collector);
+// otherwise a copy in the tables.
+func (b *treeBuilder) setHref(n *node, v []byte, inPlace bool) {
+	switch {
+	case len(v) == 0:
+		n.hrefAt, n.hrefLen = 0, 0
+	case inPlace:
+		n.hrefAt = int32(uintptr(unsafe.Pointer(&v[0])) - uintptr(unsafe.Pointer(unsafe.StringData(b.text))))
+		n.hrefLen = int32(len(v))
+	default:
+		n.setHref(string(v))
 	}
-	return string(v)
 }
 
 // plainTagName reads the name of a start tag (from 1, after "<") or an
@@ -439,8 +544,8 @@ func skipTagSpace(raw []byte, pos, end int) int {
 // atom table knows (every HTML element's): a page names a few elements
 // over and over, and each copy would be garbage or, kept in its node,
 // one more pointer for the collector to follow.
-func internTag(name []byte) string {
-	if a := atom.Lookup(name); a != 0 {
+func internTag(name []byte, a atom.Atom) string {
+	if a != 0 {
 		return a.String()
 	}
 	return string(name)
@@ -448,58 +553,55 @@ func internTag(name []byte) string {
 
 func (b *treeBuilder) top() *node { return b.stack[len(b.stack)-1] }
 
+// appendChild makes n the last child of the innermost open element.
+// While the tree is built, an element's kidsAt is the index of its last
+// child; finish lays the children out in tables.kids.
 func (b *treeBuilder) appendChild(n *node) {
 	p := b.top()
-	n.parent = p
-	if p.children == nil {
-		if len(b.kids) < kidSlots {
-			b.kids = make([]*node, 256*kidSlots)
-		}
-		p.children, b.kids = b.kids[:0:kidSlots], b.kids[kidSlots:]
-	}
-	p.children = append(p.children, n)
+	n.up = p.idx
+	p.kidsAt = n.idx
+	p.kids++
 	b.all = append(b.all, n)
 }
 
 func (b *treeBuilder) addText(start, end int) {
 	p := b.top()
-	if k := len(p.children); k > 0 && p.children[k-1].isText() && int(p.children[k-1].end) == start {
-		last := p.children[k-1]
-		last.close, last.end = int32(end), int32(end)
-		return
+	if p.kids > 0 {
+		if last := b.t.node(p.kidsAt); last.isText() && int(last.end) == start {
+			last.close, last.end = int32(end), int32(end)
+			return
+		}
 	}
 	n := b.newNode()
-	n.look = textLook
+	n.lookID = textLook.index
 	n.start, n.open, n.close, n.end = int32(start), int32(start), int32(end), int32(end)
 	b.appendChild(n)
 }
 
-// nodeBlock is how many nodes newNode allocates at a time: as many as
-// fill 32 KiB, the largest size the allocator keeps in a class of its
-// own. A block larger than that takes whole pages of 8 KiB: 256 nodes of
-// 136 or 152 bytes took five (40 KiB) either way.
-const nodeBlock = 32 << 10 / int(unsafe.Sizeof(node{}))
-
-// newNode returns a zero node, from a block of them: a page has a node
-// per element and text, which one allocation each made slow to build.
+// newNode returns a zero node with the next index, from a slab of them:
+// a page has a node per element and text, which one allocation each made
+// slow to build. A slab larger than 32 KiB would take whole pages of 8
+// KiB: 256 nodes of 136 or 152 bytes took five (40 KiB) either way.
 func (b *treeBuilder) newNode() *node {
-	if len(b.block) == 0 {
-		b.block = make([]node, nodeBlock)
+	i := b.nodes
+	if i%nodeBlock == 0 {
+		b.t.slabs = append(b.t.slabs, &slab{t: b.t})
 	}
-	n := &b.block[0]
-	b.block = b.block[1:]
+	b.nodes++
+	n := &b.t.slabs[i/nodeBlock].nodes[i%nodeBlock]
+	n.idx = int32(i)
 	return n
 }
 
 // startTag places a start tag, first ending the elements its start ends.
-func (b *treeBuilder) startTag(n *node, selfClosing bool) {
+func (b *treeBuilder) startTag(n *node, lk *look, selfClosing bool) {
 	switch n.tag() {
 	case "html", "head", "body": // their content simply belongs to the page
 		return
 	}
-	b.implyEnds(n.tag(), n.look.endsP, int(n.start))
+	b.implyEnds(n.tag(), lk.endsP, int(n.start))
 	b.appendChild(n)
-	if n.look.void || (selfClosing && b.foreign > 0) {
+	if lk.void || (selfClosing && b.foreign > 0) {
 		n.close, n.end = n.open, n.open
 		return
 	}
@@ -636,14 +738,25 @@ func (b *treeBuilder) endTag(tag string, start, end int) {
 	}
 }
 
-// finish computes the keys and the aggregates. Nodes are in document
-// order, parents before children, so one forward pass gives the keys and
-// one backward pass sums the subtrees: no recursion, whatever the depth.
+// finish lays the children out and computes the keys and the
+// aggregates. Nodes are in document order, parents before children, so
+// one forward pass gives the keys and the children's places and one
+// backward pass sums the subtrees: no recursion, whatever the depth.
 func (b *treeBuilder) finish() {
+	t := b.t
+	// Every node but the root is a child: each node's children take the
+	// next kids slots, placed as the node is reached, and its parent's
+	// are placed before it.
+	t.kids = make([]*node, len(b.all))
+	at := b.root.kids
+	b.root.kidsAt, b.root.kids = 0, 0
 	for _, n := range b.all {
-		p := n.parent
+		p := t.node(n.up)
+		t.kids[p.kidsAt+p.kids] = n
+		p.kids++
+		n.kidsAt, n.kids, at = at, 0, at+n.kids
 		n.depth = p.depth + 1
-		lk := n.look
+		lk := t.looks[n.lookID]
 		n.pathKey = mix(b.seed, p.pathKey, lk.key)
 		n.raw, n.skip = lk.raw, lk.skip
 		n.hidden = p.hidden || lk.hide
@@ -658,10 +771,10 @@ func (b *treeBuilder) finish() {
 		switch {
 		case n.isText():
 			n.textBytes = int32(visibleBytes(b.text[n.start:n.end]))
-			if n.parent.tag() == "a" && n.parent.href != "" {
+			if p := t.node(n.up); p.tag() == "a" && p.hrefLen != 0 {
 				n.linkTextBytes = n.textBytes
 			}
-		case n.tag() == "a" && n.href != "":
+		case n.tag() == "a" && n.hrefLen != 0:
 			n.links++
 			n.linkTextBytes = n.textBytes
 		case isHeading(n.tag()):
@@ -669,9 +782,9 @@ func (b *treeBuilder) finish() {
 		case n.tag() == "img":
 			n.images++
 		}
-		p := n.parent
+		p := t.node(n.up)
 		p.textBytes += n.textBytes
-		if p.tag() != "a" || p.href == "" {
+		if p.tag() != "a" || p.hrefLen == 0 {
 			p.linkTextBytes += n.linkTextBytes
 		}
 		p.links += n.links
@@ -735,6 +848,11 @@ func (b *treeBuilder) lookOf(tag string, id, class []byte) *look {
 			b.numbered[string(b.zeroKey)] = lk
 		}
 	}
+	if b.t == nil {
+		b.t = newTables("")
+	}
+	lk.index = int32(len(b.t.looks))
+	b.t.looks = append(b.t.looks, lk)
 	if len(b.looks) < maxLooks {
 		b.looks[string(b.lookKey)] = lk
 	}
