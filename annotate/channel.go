@@ -23,7 +23,7 @@ func channelSpans(p *page, t *treeBuilder, list *candidate, ex *existing, g *gua
 	var notes []string
 	var titleAt *node // the element annotated as the channel's title
 	title := ""
-	for _, n := range t.all {
+	for n := range t.all {
 		if n.tag() == "title" {
 			title = p.textOf(n)
 			break
@@ -96,13 +96,13 @@ func findChannelElement(p *page, t *treeBuilder, hints []string, minRunes, maxRu
 		k := utf8.RuneCountInString(p.textOf(n))
 		return k >= minRunes && k <= maxRunes
 	}
-	for _, n := range t.all {
+	for n := range t.all {
 		if !n.isText() && hasHint(n, hints) && fits(n) {
 			return narrow(n)
 		}
 	}
 	if h1 {
-		for _, n := range t.all {
+		for n := range t.all {
 			if n.tag() == "h1" && fits(n) {
 				return narrow(n)
 			}

@@ -122,11 +122,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 	// copied from groups: one allocation for many candidates, where most
 	// have two or three records.
 	var arena []record
-	for i := -1; i < len(t.all); i++ {
-		p := t.root
-		if i >= 0 {
-			p = t.all[i]
-		}
+	for p := range t.withRoot {
 		if p.isText() || p.hidden || p.raw || len(p.children()) == 0 {
 			continue
 		}

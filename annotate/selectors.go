@@ -331,7 +331,7 @@ func domOf(p *page, t *treeBuilder) (*nethtml.Node, map[*nethtml.Node]*node, map
 	back := map[*nethtml.Node]*node{}
 	made := map[*node]*nethtml.Node{}
 	inBody := false
-	for _, n := range t.all {
+	for n := range t.all {
 		var hn *nethtml.Node
 		if n.isText() {
 			raw := p.decode(p.text[n.start:n.end])

@@ -240,11 +240,11 @@ var tableParts = map[string]bool{
 type treeBuilder struct {
 	text    string
 	t       *tables
-	nodes   int // the nodes made (newNode)
+	made    int // the nodes made (newNode)
+	inTree  int // of which in the tree, the root left out (appendChild)
 	root    *node
 	stack   []*node
-	all     []*node // every node, in document order
-	foreign int     // open svg and math elements
+	foreign int // open svg and math elements
 	// open counts the open elements by name, so that looking for one that
 	// is not open costs nothing however deep the page nests.
 	open map[string]int
@@ -296,11 +296,6 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 	b.root.lookID, b.root.up = rootLook.index, -1
 	b.root.close, b.root.end = int32(len(text)), int32(len(text))
 	b.stack = []*node{b.root}
-	// Every node but text starts at a '<', and text lies between tags, so
-	// the count of '<' sizes the list of nodes about right: grown by
-	// append instead, it was copied a dozen times on a long page. A page
-	// of '<' alone is kept from asking for more than twice its size.
-	b.all = make([]*node, 0, min(strings.Count(text, "<"), len(text)/4)+1)
 	// The scanner reads the text in place: src is never written.
 	src := unsafe.Slice(unsafe.StringData(text), len(text))
 	s := newScanner(src, keepAttrs)
@@ -561,7 +556,7 @@ func (b *treeBuilder) appendChild(n *node) {
 	n.up = p.idx
 	p.kidsAt = n.idx
 	p.kids++
-	b.all = append(b.all, n)
+	b.inTree++
 }
 
 func (b *treeBuilder) addText(start, end int) {
@@ -583,14 +578,41 @@ func (b *treeBuilder) addText(start, end int) {
 // slow to build. A slab larger than 32 KiB would take whole pages of 8
 // KiB: 256 nodes of 136 or 152 bytes took five (40 KiB) either way.
 func (b *treeBuilder) newNode() *node {
-	i := b.nodes
+	i := b.made
 	if i%nodeBlock == 0 {
 		b.t.slabs = append(b.t.slabs, &slab{t: b.t})
 	}
-	b.nodes++
+	b.made++
 	n := &b.t.slabs[i/nodeBlock].nodes[i%nodeBlock]
-	n.idx = int32(i)
+	n.idx, n.up = int32(i), notInTree
 	return n
+}
+
+// notInTree is the parent index of a node made and left out of the tree
+// (html, head and body, whose content belongs to the page).
+const notInTree = -2
+
+// all yields every node of the tree but the root, in document order:
+// the order they were made in, which appendChild follows.
+func (b *treeBuilder) all(yield func(*node) bool) {
+	b.each(0, yield)
+}
+
+// withRoot yields the root, then every node of the tree as all does.
+func (b *treeBuilder) withRoot(yield func(*node) bool) {
+	b.each(-1, yield)
+}
+
+// each yields the nodes made whose parent index is at least minUp.
+func (b *treeBuilder) each(minUp int32, yield func(*node) bool) {
+	for i, s := range b.t.slabs {
+		nodes := s.nodes[:min(nodeBlock, b.made-i*nodeBlock)]
+		for j := range nodes {
+			if n := &nodes[j]; n.up >= minUp && !yield(n) {
+				return
+			}
+		}
+	}
 }
 
 // startTag places a start tag, first ending the elements its start ends.
@@ -747,10 +769,10 @@ func (b *treeBuilder) finish() {
 	// Every node but the root is a child: each node's children take the
 	// next kids slots, placed as the node is reached, and its parent's
 	// are placed before it.
-	t.kids = make([]*node, len(b.all))
+	t.kids = make([]*node, b.inTree)
 	at := b.root.kids
 	b.root.kidsAt, b.root.kids = 0, 0
-	for _, n := range b.all {
+	for n := range b.all {
 		p := t.node(n.up)
 		t.kids[p.kidsAt+p.kids] = n
 		p.kids++
@@ -763,9 +785,9 @@ func (b *treeBuilder) finish() {
 		n.inNav = p.inNav || lk.nav
 		n.inMain = n.inMain || p.inMain || lk.mainish
 	}
-	for i := len(b.all) - 1; i >= 0; i-- {
-		n := b.all[i]
-		if n.hidden {
+	for i := b.made - 1; i > 0; i-- {
+		n := t.node(int32(i))
+		if n.up < 0 || n.hidden {
 			continue
 		}
 		switch {
