@@ -26,7 +26,9 @@ func FuzzPrunedLinks(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, c := range findCandidates(p.tree(nil, false)) {
+		tree := p.tree(nil, false)
+		checkSlabs(t, tree)
+		for _, c := range findCandidates(tree) {
 			if want := sumsOf(c.records); c.sums != want {
 				t.Fatalf("%s: sums kept %+v; of its records %+v", c.describe(), c.sums, want)
 			}
@@ -42,6 +44,33 @@ func FuzzPrunedLinks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkSlabs checks what node.tables' pointer arithmetic relies on: every
+// node of the tree, the root, its children and their parents included,
+// lies in a slab of the tree's tables at its own index.
+func checkSlabs(t *testing.T, b *treeBuilder) {
+	t.Helper()
+	check := func(n *node) {
+		if n.tables() != b.t || b.t.node(n.idx) != n {
+			t.Fatalf("node %d (%s) is not in its tree's slab at its index", n.idx, n.tag())
+		}
+	}
+	check(b.root)
+	var walk func(n *node)
+	walk = func(n *node) {
+		for _, c := range n.children() {
+			check(c)
+			if c.parent() != n {
+				t.Fatalf("node %d (%s): parent is not the node it is a child of", c.idx, c.tag())
+			}
+			walk(c)
+		}
+	}
+	walk(b.root)
+	for n := range b.all {
+		check(n)
+	}
 }
 
 // allLongLinks is longLinks walking every node.
