@@ -247,7 +247,7 @@ type treeBuilder struct {
 	foreign int // open svg and math elements
 	// open counts the open elements by name, so that looking for one that
 	// is not open costs nothing however deep the page nests.
-	open map[string]int
+	open openCounts
 	seed maphash.Seed
 	// comments are the comments holding annotation tags, for pages
 	// annotated in part.
@@ -287,7 +287,7 @@ type annotationComment struct {
 // keepAttrs keeps every attribute of every element, which selectors need
 // and the suggester does not.
 func buildTree(text string, seed maphash.Seed, readComment func(body string) []existingTag, keepAttrs bool) *treeBuilder {
-	b := &treeBuilder{text: text, seed: seed, open: map[string]int{}}
+	b := &treeBuilder{text: text, seed: seed}
 	b.t = newTables(text)
 	if keepAttrs {
 		b.attrs = map[*node][]html.Attribute{}
@@ -376,7 +376,8 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 			if !ok {
 				name, _ = s.tokenizer(raw).TagName()
 			}
-			b.endTag(internTag(name, atom.Lookup(name)), start, end)
+			a := atom.Lookup(name)
+			b.endTag(internTag(name, a), a, start, end)
 		case html.CommentToken:
 			if readComment != nil && len(raw) > 7 {
 				body := string(raw[4:])
@@ -631,7 +632,7 @@ func (b *treeBuilder) startTag(n *node, lk *look, selfClosing bool) {
 		b.foreign++
 	}
 	b.stack = append(b.stack, n)
-	b.open[n.tag()]++
+	b.open.add(n.atom, n.tag(), 1)
 }
 
 // implyEnds ends the open elements that the start tag of tag ends; endsP
@@ -641,19 +642,19 @@ func (b *treeBuilder) implyEnds(tag string, endsP bool, at int) {
 		return
 	}
 	if endsP {
-		b.closeIfOpen(at, pStops, "p")
+		b.closeIfOpen(at, pStops, atom.P)
 	}
 	switch tag {
 	case "li":
-		b.closeIfOpen(at, liStops, "li")
+		b.closeIfOpen(at, liStops, atom.Li)
 	case "dt", "dd":
-		b.closeIfOpen(at, dlStops, "dt", "dd")
+		b.closeIfOpen(at, dlStops, atom.Dt, atom.Dd)
 	case "tr":
-		b.closeIfOpen(at, tableStops, "tr")
+		b.closeIfOpen(at, tableStops, atom.Tr)
 	case "td", "th":
-		b.closeIfOpen(at, rowStops, "td", "th")
+		b.closeIfOpen(at, rowStops, atom.Td, atom.Th)
 	case "tbody", "thead", "tfoot":
-		b.closeIfOpen(at, tableStops, "tbody", "thead", "tfoot", "tr")
+		b.closeIfOpen(at, tableStops, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr)
 	case "option":
 		if b.top().tag() == "option" {
 			b.pop(at)
@@ -663,7 +664,7 @@ func (b *treeBuilder) implyEnds(tag string, endsP bool, at int) {
 			b.pop(at)
 		}
 	case "a":
-		b.closeIfOpen(at, scopeBoundaries, "a")
+		b.closeIfOpen(at, scopeBoundaries, atom.A)
 	}
 }
 
@@ -687,30 +688,85 @@ func withScope(tags ...string) map[string]bool {
 	return m
 }
 
-// closeIfOpen ends the innermost open element named one of tags, and
-// everything open inside it, unless one of stops comes first.
-func (b *treeBuilder) closeIfOpen(at int, stops map[string]bool, tags ...string) {
+// closeIfOpen ends the innermost open element named one of tags (tags
+// the atom table knows: an element is named one only when its atom is
+// it), and everything open inside it, unless one of stops comes first.
+func (b *treeBuilder) closeIfOpen(at int, stops map[string]bool, tags ...atom.Atom) {
 	anyOpen := false
 	for _, t := range tags {
-		anyOpen = anyOpen || b.open[t] > 0
+		anyOpen = anyOpen || b.open.count(t, "") > 0
 	}
 	if !anyOpen {
 		return
 	}
 	for i := len(b.stack) - 1; i > 0; i-- {
-		t := b.stack[i].tag()
+		n := b.stack[i]
 		for _, want := range tags {
-			if t == want {
+			if n.atom == want {
 				for len(b.stack) > i {
 					b.pop(at)
 				}
 				return
 			}
 		}
-		if stops[t] {
+		if stops[n.tag()] {
 			return
 		}
 	}
+}
+
+// openCounts counts the open elements by tag: those whose tag the atom
+// table knows in a table of their own keyed by the atom (open addressing;
+// a string-keyed map hashed the name at each start and end tag), the
+// others (custom elements…) in a map by name.
+type openCounts struct {
+	slots [openSlots]struct {
+		a atom.Atom // 0: free
+		n int32
+	}
+	names map[string]int
+}
+
+// openSlots is the size of openCounts' table: a power of two more than
+// twice the atoms there are, so that it never fills and a probe is short.
+const openSlots = 1 << 10
+
+// slot returns the count of the elements of atom a (not 0), taking a free
+// slot for it when it has none.
+func (o *openCounts) slot(a atom.Atom) *int32 {
+	i := uint32(a) * 0x9e3779b1 >> (32 - 10)
+	for {
+		s := &o.slots[i]
+		if s.a == a {
+			return &s.n
+		}
+		if s.a == 0 {
+			s.a = a
+			return &s.n
+		}
+		i = (i + 1) % openSlots
+	}
+}
+
+// count returns how many elements named tag, of atom a (0 when the atom
+// table does not know it), are open.
+func (o *openCounts) count(a atom.Atom, tag string) int {
+	if a != 0 {
+		return int(*o.slot(a))
+	}
+	return o.names[tag]
+}
+
+// add adds d to the count of the open elements named tag, of atom a.
+func (o *openCounts) add(a atom.Atom, tag string, d int) {
+	if a != 0 {
+		*o.slot(a) += int32(d)
+		return
+	}
+	if o.names == nil {
+		o.names = map[string]int{}
+	}
+	o.names[tag] += d
 }
 
 // pop ends the innermost open element at offset at, without an end tag.
@@ -718,20 +774,21 @@ func (b *treeBuilder) pop(at int) {
 	n := b.top()
 	n.close, n.end = int32(at), int32(at)
 	b.stack = b.stack[:len(b.stack)-1]
-	b.open[n.tag()]--
+	b.open.add(n.atom, n.tag(), -1)
 	if n.tag() == "svg" || n.tag() == "math" {
 		b.foreign--
 	}
 }
 
 // endTag closes the element an end tag names, and the elements open inside
-// it; an end tag with no such element open is ignored, as in HTML.
-func (b *treeBuilder) endTag(tag string, start, end int) {
+// it; an end tag with no such element open is ignored, as in HTML. a is
+// the tag's atom (0 when the atom table does not know it).
+func (b *treeBuilder) endTag(tag string, a atom.Atom, start, end int) {
 	switch tag {
 	case "html", "head", "body", "br":
 		return
 	}
-	if b.open[tag] == 0 {
+	if b.open.count(a, tag) == 0 {
 		return
 	}
 	for i := len(b.stack) - 1; i > 0; i-- {
@@ -742,7 +799,7 @@ func (b *treeBuilder) endTag(tag string, start, end int) {
 			}
 			n.close, n.end = int32(start), int32(end)
 			b.stack = b.stack[:i]
-			b.open[tag]--
+			b.open.add(a, tag, -1)
 			if tag == "svg" || tag == "math" {
 				b.foreign--
 			}
