@@ -133,6 +133,11 @@ func (p *page) encode(s string) []byte {
 // decode returns a stretch of the text as UTF-8.
 func (p *page) decode(s string) string {
 	if p.enc == nil {
+		// ToValidUTF8 returns valid text as it is, but finds it valid
+		// rune by rune; ValidString reads ASCII eight bytes at a time.
+		if utf8.ValidString(s) {
+			return s
+		}
 		return strings.ToValidUTF8(s, "\uFFFD")
 	}
 	if p.single['a'] != 0 {
