@@ -447,3 +447,15 @@ func (r *Replicated) PutSetting(ctx context.Context, key, value string) error {
 func (r *Replicated) DeleteSetting(ctx context.Context, key string) error {
 	return r.wrote(ctx, r.Store.DeleteSetting(ctx, key))
 }
+
+// A subscription's writes raise the floor too: a source's summary, read
+// from a replica, tells whether its hub pushes (Summary.PushedUntil), which
+// they change. The other WebSub reads and writes stay on the primary.
+
+func (r *Replicated) PutSubscription(ctx context.Context, sub *dynamo.Subscription) error {
+	return r.wrote(ctx, r.Store.PutSubscription(ctx, sub))
+}
+
+func (r *Replicated) DeleteSubscription(ctx context.Context, sourceID string) error {
+	return r.wrote(ctx, r.Store.DeleteSubscription(ctx, sourceID))
+}
