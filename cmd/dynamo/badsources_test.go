@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/opml"
 	"github.com/dynamo-feeds/dynamo/storage"
 )
@@ -80,8 +81,8 @@ func TestBadSourcesAreRefusedByEveryEntryPoint(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	bases := map[string]string{
-		"all": startServe(t, serveConfig{db: migratedDB(t, dir, "all.db"), role: "all"}),
-		"api": startServe(t, serveConfig{db: migratedDB(t, dir, "api.db"), role: "api"}),
+		"all": startServe(t, serveConfig{db: sqlitetest.Path(t, dir, "all.db"), role: "all"}),
+		"api": startServe(t, serveConfig{db: sqlitetest.Path(t, dir, "api.db"), role: "api"}),
 	}
 	good := badSource(map[string]any{"id": "good", "policy": "flat"})
 	// The source the entry points that change sources change.
@@ -364,7 +365,7 @@ func serveSourcesFile(t *testing.T, src map[string]any) (string, bool) {
 	if err := os.WriteFile(file, []byte("sources:\n  - "+string(entry)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db := migratedDB(t, t.TempDir(), "dynamo.db")
+	db := sqlitetest.Path(t, t.TempDir(), "dynamo.db")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ready := make(chan string, 1)
@@ -391,7 +392,7 @@ func importWithCLI(t *testing.T, src map[string]any) (string, bool) {
 	if err := os.WriteFile(file, []byte(opmlFile(t, src)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db := migratedDB(t, t.TempDir(), "dynamo.db")
+	db := sqlitetest.Path(t, t.TempDir(), "dynamo.db")
 	code, stdout, stderr := run(t, "", "sources", "import", "--db", db, file)
 	st, err := storage.Open(context.Background(), db)
 	if err != nil {

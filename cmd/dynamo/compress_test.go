@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 )
 
 // TestServeCompresses: the web interface's HTML, the admin API's JSON and
@@ -14,7 +16,7 @@ import (
 // double encoding where the API's cache compressed already).
 func TestServeCompresses(t *testing.T) {
 	t.Parallel()
-	base := startServe(t, serveConfig{db: migratedDB(t, t.TempDir(), "dynamo.db"), demo: true})
+	base := startServe(t, serveConfig{db: sqlitetest.Path(t, t.TempDir(), "dynamo.db"), demo: true})
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	for path, want := range map[string]string{
 		"/ui/":                       "<html",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/examples"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/internal/verify"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
@@ -93,7 +94,7 @@ func TestDemoWireFeedCarriesTheLiveStories(t *testing.T) {
 }
 
 func TestServeDemoStoresNewVersionsWhileTheUserWatches(t *testing.T) {
-	db := migratedDB(t, t.TempDir(), "dynamo.db")
+	db := sqlitetest.Path(t, t.TempDir(), "dynamo.db")
 	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true, demoEvery: time.Second, demoPoll: time.Second, hostGap: -1})
 	deadline := time.Now().Add(8 * time.Second)
 	var news dynamo.Source
@@ -166,7 +167,7 @@ func titles(items []dynamo.Item) string {
 // other example pages) points at a port that no longer answers and no
 // title appears twice in a latest version or an archive.
 func TestServeDemoSurvivesRestarts(t *testing.T) {
-	db := migratedDB(t, t.TempDir(), "dynamo.db")
+	db := sqlitetest.Path(t, t.TempDir(), "dynamo.db")
 	cfg := serveConfig{db: db, demo: true, allowPrivate: true, demoEvery: time.Second, demoPoll: time.Second, hostGap: -1}
 	run := func(minVersions int) (origin string, stop func()) {
 		t.Helper()

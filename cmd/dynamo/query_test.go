@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/storage"
 )
 
@@ -15,7 +16,7 @@ import (
 // with one item, in category wires.
 func queryStore(t *testing.T) string {
 	t.Helper()
-	db := migratedDB(t, t.TempDir(), "dynamo.db")
+	db := sqlitetest.Path(t, t.TempDir(), "dynamo.db")
 	ctx := context.Background()
 	st, err := storage.Open(ctx, db)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/api"
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/examples"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/robots"
 	"github.com/dynamo-feeds/dynamo/sources"
@@ -189,7 +190,7 @@ func TestSourceResolverDomainMemory(t *testing.T) {
 	t.Parallel()
 	site := newAutoSite(t)
 	site.indexFeed.Store(true)
-	db := migratedDB(t, t.TempDir(), "dynamo.db")
+	db := sqlitetest.Path(t, t.TempDir(), "dynamo.db")
 	resolve := func(path string) (*dynamo.Source, int) {
 		t.Helper()
 		store, err := storage.Open(context.Background(), db)
@@ -221,7 +222,7 @@ func TestSourceResolverDomainMemory(t *testing.T) {
 func TestKindAutoThroughTheAPI(t *testing.T) {
 	t.Parallel()
 	site := newAutoSite(t)
-	store, err := storage.Open(context.Background(), migratedDB(t, t.TempDir(), "dynamo.db"))
+	store, err := storage.Open(context.Background(), sqlitetest.Path(t, t.TempDir(), "dynamo.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

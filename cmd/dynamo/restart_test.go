@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/storage"
 )
 
@@ -100,7 +101,7 @@ func TestRestartedProcessTakesBackItsLeases(t *testing.T) {
 	defer origin.Close()
 	defer close(release)
 
-	db := migratedDB(t, t.TempDir(), "dynamo.db")
+	db := sqlitetest.Path(t, t.TempDir(), "dynamo.db")
 	st, err := storage.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)

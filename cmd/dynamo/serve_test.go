@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/internal/verify"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/sources"
@@ -81,7 +82,7 @@ func getJSON(t *testing.T, url string, v any) {
 
 func TestServeDemoPollsEveryExampleAndFindsTheWireCopies(t *testing.T) {
 	t.Parallel()
-	db := migratedDB(t, t.TempDir(), "dynamo.db")
+	db := sqlitetest.Path(t, t.TempDir(), "dynamo.db")
 	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true, hostGap: -1})
 	var stats dynamo.Stats
 	deadline := time.Now().Add(30 * time.Second)
@@ -128,7 +129,7 @@ func TestServeDemoPollsEveryExampleAndFindsTheWireCopies(t *testing.T) {
 func TestServeAppliesSourcesFileAndShutsDownCleanly(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := migratedDB(t, dir, "dynamo.db")
+	db := sqlitetest.Path(t, dir, "dynamo.db")
 	file := filepath.Join(dir, "sources.yaml")
 	os.WriteFile(file, []byte("sources:\n  - id: one\n    url: http://feeds.example.org/one\n    kind: html\n    interval: 2h\n    category: town\n"), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -201,7 +202,7 @@ func get(t *testing.T, rawURL string) (*http.Response, string) {
 
 func TestServeMountsTheWebInterfaceBesideTheAPI(t *testing.T) {
 	t.Parallel()
-	db := migratedDB(t, t.TempDir(), "dynamo.db")
+	db := sqlitetest.Path(t, t.TempDir(), "dynamo.db")
 	base := startServe(t, serveConfig{db: db, demo: true, allowPrivate: true, hostGap: -1})
 
 	resp, _ := get(t, base+"/")
@@ -281,7 +282,7 @@ func TestServeRolesAndTheWebInterface(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sources.yaml")
 	os.WriteFile(file, []byte("- {id: one, url: 'http://feeds.example.org/one', kind: html}\n"), 0o644)
-	db := migratedDB(t, dir, "dynamo.db")
+	db := sqlitetest.Path(t, dir, "dynamo.db")
 
 	// An API-only process serves the pages, says it does not poll, and its
 	// playground fetches through the guard that refuses loopback.
@@ -309,7 +310,7 @@ func TestServeRolesAndTheWebInterface(t *testing.T) {
 	}
 
 	// A poller-only process serves no pages.
-	base = startServe(t, serveConfig{db: migratedDB(t, dir, "poller.db"), role: "poller"})
+	base = startServe(t, serveConfig{db: sqlitetest.Path(t, dir, "poller.db"), role: "poller"})
 	for path, want := range map[string]int{"/": http.StatusNotFound, "/ui/": http.StatusNotFound, "/healthz": http.StatusOK} {
 		if resp, _ := get(t, base+path); resp.StatusCode != want {
 			t.Errorf("role poller GET %s: %s, want %d", path, resp.Status, want)
@@ -322,7 +323,7 @@ func TestServeWebInterfaceNeedsTheAdminTokenWhenOneIsSet(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sources.yaml")
 	os.WriteFile(file, []byte("- {id: one, url: 'http://feeds.example.org/one', kind: html}\n"), 0o644)
-	base := startServe(t, serveConfig{db: migratedDB(t, dir, "dynamo.db"), sourcesFile: file})
+	base := startServe(t, serveConfig{db: sqlitetest.Path(t, dir, "dynamo.db"), sourcesFile: file})
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 )
 
 // Readers on loopback get cached answers. Without an admin token every
@@ -22,7 +24,7 @@ func TestServeCachesLoopbackReadersWithoutReplicas(t *testing.T) {
 </body></html>`))
 	}))
 	defer origin.Close()
-	base := startServe(t, serveConfig{db: migratedDB(t, t.TempDir(), "dynamo.db"), allowPrivate: true, hostGap: -1})
+	base := startServe(t, serveConfig{db: sqlitetest.Path(t, t.TempDir(), "dynamo.db"), allowPrivate: true, hostGap: -1})
 	post := func(path, body string) {
 		t.Helper()
 		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dynamo-feeds/dynamo/internal/buildinfo"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 )
 
 // syncWriter is a log's output, written by serve's goroutines.
@@ -34,7 +35,7 @@ func (w *syncWriter) String() string {
 // is answered, and returns what it logged.
 func serveLogged(t *testing.T, args ...string) string {
 	t.Helper()
-	cfg, ok := parseServeArgs(append([]string{"--addr", "127.0.0.1:0", "--db", migratedDB(t, t.TempDir(), "dynamo.db")}, args...), io.Discard)
+	cfg, ok := parseServeArgs(append([]string{"--addr", "127.0.0.1:0", "--db", sqlitetest.Path(t, t.TempDir(), "dynamo.db")}, args...), io.Discard)
 	if !ok {
 		t.Fatalf("flags %q refused", args)
 	}

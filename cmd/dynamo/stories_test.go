@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dynamo-feeds/dynamo/internal/pgtest"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 )
 
 // feedOf is an RSS 2.0 feed of one item.
@@ -58,7 +59,7 @@ func (it aggregateItem) first(name string) string {
 // and the club's congratulations to its under-12 team are two.
 func TestAggregateRegressionStories(t *testing.T) {
 	stores := map[string]string{
-		"sqlite":   migratedDB(t, t.TempDir(), "dynamo.db"),
+		"sqlite":   sqlitetest.Path(t, t.TempDir(), "dynamo.db"),
 		"postgres": pgtest.DSN(t),
 	}
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

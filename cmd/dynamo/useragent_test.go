@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/storage"
 )
 
@@ -48,7 +49,7 @@ func TestServeSendsTheUserAgentContact(t *testing.T) {
 		fmt.Fprint(w, `<html><body><!-- <item:title> -->Bridge reopens<!-- </item:title> --></body></html>`)
 	}))
 	defer origin.Close()
-	db := migratedDB(t, t.TempDir(), "dynamo.db")
+	db := sqlitetest.Path(t, t.TempDir(), "dynamo.db")
 	st, err := storage.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)

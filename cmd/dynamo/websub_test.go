@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo/internal/pgtest"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/websub"
 )
 
@@ -124,7 +125,7 @@ func TestServeWebSubHubDeliversNewVersions(t *testing.T) {
 	t.Setenv("DYNAMO_ADMIN_TOKEN", token)
 	addr := freeAddr(t)
 	base := "http://" + addr
-	startServe(t, serveConfig{addr: addr, publicURL: base, allowPrivate: true, hostGap: -1, db: migratedDB(t, t.TempDir(), "dynamo.db")})
+	startServe(t, serveConfig{addr: addr, publicURL: base, allowPrivate: true, hostGap: -1, db: sqlitetest.Path(t, t.TempDir(), "dynamo.db")})
 	origin := newWireOrigin(t, "a", "b")
 	admin(t, http.MethodPost, base+"/api/sources", token, fmt.Sprintf(`{"id":"wire","url":%q,"kind":"feed"}`, origin.srv.URL))
 	admin(t, http.MethodPost, base+"/api/sources/wire/poll", token, "")
@@ -204,8 +205,8 @@ func TestServeWebSubDynamoToDynamo(t *testing.T) {
 	t.Setenv("DYNAMO_ADMIN_TOKEN", token)
 	addrA, addrB := freeAddr(t), freeAddr(t)
 	a, b := "http://"+addrA, "http://"+addrB
-	startServe(t, serveConfig{addr: addrA, publicURL: a, allowPrivate: true, hostGap: -1, db: migratedDB(t, t.TempDir(), "a.db")})
-	startServe(t, serveConfig{addr: addrB, publicURL: b, allowPrivate: true, hostGap: -1, db: migratedDB(t, t.TempDir(), "b.db")})
+	startServe(t, serveConfig{addr: addrA, publicURL: a, allowPrivate: true, hostGap: -1, db: sqlitetest.Path(t, t.TempDir(), "a.db")})
+	startServe(t, serveConfig{addr: addrB, publicURL: b, allowPrivate: true, hostGap: -1, db: sqlitetest.Path(t, t.TempDir(), "b.db")})
 	origin := newWireOrigin(t, "a", "b")
 	admin(t, http.MethodPost, a+"/api/sources", token, fmt.Sprintf(`{"id":"wire","url":%q,"kind":"feed"}`, origin.srv.URL))
 	admin(t, http.MethodPost, a+"/api/sources/wire/poll", token, "")
