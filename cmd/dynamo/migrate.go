@@ -13,9 +13,16 @@ func init() {
 	register("migrate", "apply the store's schema migrations", runMigrate)
 }
 
-// defaultDSN is the store used without --db: $DATABASE_URL, else an
-// embedded SQLite file in the working directory.
-func defaultDSN() string {
+// storeDSN is the store a command opens: its --db when given, else
+// $DATABASE_URL, else an embedded SQLite file in the working directory.
+// The --db flags default to "" and are resolved here, after parsing,
+// rather than taking $DATABASE_URL as their default value: the flag
+// package prints a default in --help, and a postgres:// URL may hold a
+// password.
+func storeDSN(db string) string {
+	if db != "" {
+		return db
+	}
 	if dsn := os.Getenv("DATABASE_URL"); dsn != "" {
 		return dsn
 	}
@@ -27,7 +34,7 @@ func defaultDSN() string {
 func runMigrate(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(s.err)
-	db := fs.String("db", defaultDSN(), "store: a postgres:// URL, sqlite:PATH or a file path (default $DATABASE_URL, else dynamo.db)")
+	db := fs.String("db", "", "store: a postgres:// URL, sqlite:PATH or a file path (default $DATABASE_URL, else dynamo.db)")
 	positional, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
@@ -36,7 +43,7 @@ func runMigrate(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "dynamo migrate: unexpected arguments %q\n", positional)
 		return 2
 	}
-	store, err := storage.Open(ctx, *db)
+	store, err := storage.Open(ctx, storeDSN(*db))
 	if err != nil {
 		fmt.Fprintf(s.err, "dynamo migrate: %v\n", err)
 		return 1

@@ -44,7 +44,7 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	fs.SetOutput(s.err)
 	fs.Usage = func() { fmt.Fprint(s.err, queryUsage+"\nflags:\n"); fs.PrintDefaults() }
-	db := fs.String("db", defaultDSN(), "store: a postgres:// URL or a file for the embedded store (default $DATABASE_URL, else dynamo.db)")
+	db := fs.String("db", "", "store: a postgres:// URL or a file for the embedded store (default $DATABASE_URL, else dynamo.db)")
 	all := fs.Bool("all", false, "query every source, as /aggregate does, rather than one collection")
 	positional, code, ok := parseInterspersed(fs, args)
 	if !ok {
@@ -77,7 +77,7 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	for _, name := range q.Ignored { // as the feed URLs ignore them; a typo shows here
 		fmt.Fprintf(s.err, "dynamo query: ignoring %q, which is no query parameter\n", name)
 	}
-	store, err := storage.Open(ctx, *db)
+	store, err := storage.Open(ctx, storeDSN(*db))
 	if err != nil {
 		fmt.Fprintf(s.err, "dynamo query: %v\n", err)
 		return 1

@@ -248,12 +248,7 @@ func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
 			return cfg, false
 		}
 	}
-	if cfg.db == "" {
-		cfg.db = os.Getenv("DATABASE_URL")
-	}
-	if cfg.db == "" {
-		cfg.db = "dynamo.db"
-	}
+	cfg.db = storeDSN(cfg.db)
 	if len(cfg.replicas) > 0 && cfg.role == "poller" {
 		fmt.Fprintln(errOut, "dynamo serve: --db-replica answers reads, and a poller reads from the primary: use it with --role api or all")
 		return cfg, false

@@ -65,7 +65,7 @@ func sourcesFlags(name string, errOut io.Writer) (*flag.FlagSet, *string) {
 		fmt.Fprint(errOut, sourcesUsage+"\nflags:\n")
 		fs.PrintDefaults()
 	}
-	db := fs.String("db", defaultDSN(), "store: a postgres:// URL or a file for the embedded store (default $DATABASE_URL, else dynamo.db)")
+	db := fs.String("db", "", "store: a postgres:// URL or a file for the embedded store (default $DATABASE_URL, else dynamo.db)")
 	return fs, db
 }
 
@@ -98,7 +98,7 @@ func runSourcesImport(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "dynamo sources import: %s: %v; nothing was registered\n", name, err)
 		return 1
 	}
-	store, err := storage.Open(ctx, *db)
+	store, err := storage.Open(ctx, storeDSN(*db))
 	if err != nil {
 		fmt.Fprintf(s.err, "dynamo sources import: %v\n", err)
 		return 1
@@ -167,7 +167,7 @@ func runSourcesExport(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "dynamo sources export: --base %q is not an http or https URL\n", *base)
 		return 2
 	}
-	store, err := storage.Open(ctx, *db)
+	store, err := storage.Open(ctx, storeDSN(*db))
 	if err != nil {
 		fmt.Fprintf(s.err, "dynamo sources export: %v\n", err)
 		return 1
