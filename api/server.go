@@ -285,7 +285,7 @@ func unrouted(mux *http.ServeMux, write func(w http.ResponseWriter, status int, 
 }
 
 // allowedMethods lists the methods for which mux has a route of r's path
-// other than a catch-all one (a pattern without a method).
+// other than a catch-all one (a pattern without a method), and HEAD with GET.
 func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
 	var allow []string
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
@@ -296,6 +296,11 @@ func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
 		probe.Method = m
 		if _, pattern := mux.Handler(probe); strings.HasPrefix(pattern, m+" ") {
 			allow = append(allow, m)
+			if m == http.MethodGet {
+				// ServeMux answers HEAD with a GET route, so HEAD is allowed
+				// wherever GET is (a HEAD request never gets here then).
+				allow = append(allow, http.MethodHead)
+			}
 		}
 	}
 	return allow
