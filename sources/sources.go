@@ -133,9 +133,25 @@ func (s *Service) Change(ctx context.Context, src *dynamo.Source, before *dynamo
 // Apply registers src, or changes the source of its id to src's
 // configuration (keeping its archive and polling state), after checking
 // it and resolving kind auto: what a sources file does at start.
+//
+// An entry of kind auto whose source is already stored with the same URL
+// keeps the kind it was resolved to rather than being fetched again: the
+// file is applied at every start, and a site that is down then (or a file
+// of many such entries) must not keep serve from starting. An entry whose
+// URL discovery replaced by its feed's cannot be matched so, and is
+// resolved again.
 func (s *Service) Apply(ctx context.Context, src *dynamo.Source) error {
 	if err := s.Check(src); err != nil {
 		return err
+	}
+	if src.Kind == dynamo.KindAuto {
+		stored, err := s.Store.Source(ctx, src.ID)
+		switch {
+		case err == nil && stored.URL == src.URL && stored.Kind != dynamo.KindAuto:
+			src.Kind = stored.Kind
+		case err != nil && !errors.Is(err, dynamo.ErrNotFound):
+			return fmt.Errorf("source %s: %w", src.ID, err)
+		}
 	}
 	if _, err := s.resolve(ctx, src); err != nil {
 		return err

@@ -155,3 +155,39 @@ func TestImport(t *testing.T) {
 		t.Errorf("imported %+v (%v)", s, err)
 	}
 }
+
+// TestApplyKeepsResolvedKind: a sources file is applied at every start,
+// and an entry of kind auto (the default) already registered with its URL
+// keeps the kind it was resolved to without a fetch, so that a site down
+// at a restart does not keep serve from starting. A changed URL is
+// resolved again.
+func TestApplyKeepsResolvedKind(t *testing.T) {
+	svc := newService(t)
+	ctx := context.Background()
+	fetches, down := 0, false
+	svc.Resolve = func(_ context.Context, s *dynamo.Source) (*discovery.Result, error) {
+		if s.Kind != dynamo.KindAuto {
+			return nil, nil
+		}
+		fetches++
+		if down {
+			return nil, dynamo.Invalidf("kind auto: cannot read %s: connection refused", s.URL)
+		}
+		s.Kind = dynamo.KindFeed
+		return nil, nil
+	}
+	entry := func(url string) *dynamo.Source { return dynamo.NewSource("wire", url) } // kind auto
+	if err := svc.Apply(ctx, entry("http://example.org/feed.xml")); err != nil {
+		t.Fatal(err)
+	}
+	down = true
+	if err := svc.Apply(ctx, entry("http://example.org/feed.xml")); err != nil {
+		t.Fatalf("the same entry applied again while its site is down: %v", err)
+	}
+	if s, err := svc.Store.Source(ctx, "wire"); err != nil || s.Kind != dynamo.KindFeed || fetches != 1 {
+		t.Errorf("after the second Apply: %+v (%v), %d fetches; want kind feed, 1 fetch", s, err, fetches)
+	}
+	if err := svc.Apply(ctx, entry("http://example.org/other.xml")); err == nil || fetches != 2 {
+		t.Errorf("a changed URL while its site is down: %v after %d fetches; want it resolved again, and refused", err, fetches)
+	}
+}
