@@ -38,3 +38,12 @@ func TestStoreDSN(t *testing.T) {
 		t.Errorf("--db other.db: %q, want other.db", got)
 	}
 }
+
+// TestMigrateUsage: migrate's help is written like every other command's,
+// a usage line first, rather than the flag package's "Usage of migrate:".
+func TestMigrateUsage(t *testing.T) {
+	code, _, stderr := run(t, "", "migrate", "--help")
+	if code != 0 || !strings.HasPrefix(stderr, "usage: dynamo migrate [--db DSN]\n") {
+		t.Errorf("dynamo migrate --help: exit %d, stderr %q; want 0 and the usage line first", code, stderr)
+	}
+}

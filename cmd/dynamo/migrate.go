@@ -29,11 +29,20 @@ func storeDSN(db string) string {
 	return "dynamo.db"
 }
 
+const migrateUsage = `usage: dynamo migrate [--db DSN]
+
+Applies the store's schema migrations that it lacks (serve applies them on
+start too) and prints "applied NAME" for each, or "up to date: no migration
+to apply" (docs/STORAGE.md "Migrations"). The exit code is 1 when the store
+cannot be opened or migrated, 2 for a mistake on the command line.
+`
+
 // runMigrate opens the store, which applies the migrations it lacks, and
 // prints which ones it applied.
 func runMigrate(ctx context.Context, args []string, s stdio) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(s.err)
+	fs.Usage = func() { fmt.Fprint(s.err, migrateUsage+"\nflags:\n"); fs.PrintDefaults() }
 	db := fs.String("db", "", "store: a postgres:// URL, sqlite:PATH or a file path (default $DATABASE_URL, else dynamo.db)")
 	positional, code, ok := parseInterspersed(fs, args)
 	if !ok {
