@@ -138,7 +138,9 @@ type allocatedFeed struct {
 func runAllocate(args []string, s stdio) int {
 	fs := schedFlagSet("policy allocate", s.err)
 	name := fs.String("policy", "", "uniform, min-delay or min-missing")
-	budget := fs.Int("budget", -1, "polls per period shared by the feeds")
+	// Required, so its default is no value to print in --help: whether it
+	// was given is asked of the flag set after parsing.
+	budget := fs.Int("budget", 0, "polls per period shared by the feeds (required; 0 or more)")
 	var feeds feedList
 	fs.Var(&feeds, "feed", "a feed as RATE:CAPACITY[:WEIGHT] (repeat for each feed)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -149,8 +151,13 @@ func runAllocate(args []string, s stdio) int {
 	if *name == "" {
 		problems = append(problems, "--policy is required")
 	}
-	if *budget < 0 {
+	budgetSet := false
+	fs.Visit(func(f *flag.Flag) { budgetSet = budgetSet || f.Name == "budget" })
+	switch {
+	case !budgetSet:
 		problems = append(problems, "--budget is required (a whole number of polls, 0 or more)")
+	case *budget < 0:
+		problems = append(problems, fmt.Sprintf("--budget must be a whole number of polls, 0 or more, not %d", *budget))
 	}
 	if len(feeds) == 0 {
 		problems = append(problems, "at least one --feed is required")

@@ -98,13 +98,18 @@ func TestPolicyAllocateErrors(t *testing.T) {
 		{[]string{"--policy", "uniform", "--budget", "5", "--feed", "-1:1"}, "feed 1: rate -1"},
 		{[]string{"--policy", "min-delay", "--budget", "5", "--feed", "1:1", "--feed", "1:0:4"}, "feed 2: capacity 0"},
 		{[]string{"--policy", "uniform", "--budget", "5", "--feed", "1:1", "extra"}, `unexpected argument "extra"`},
-		{[]string{"--policy", "uniform", "--budget", "-2", "--feed", "1:1"}, "--budget is required"},
+		{[]string{"--policy", "uniform", "--budget", "-2", "--feed", "1:1"}, "--budget must be a whole number of polls, 0 or more, not -2"},
 	}
 	for _, tt := range tests {
 		code, out, errOut := schedRun(t, "", append([]string{"policy", "allocate"}, tt.args...)...)
 		if code != 2 || out != "" || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, out, errOut, tt.want)
 		}
+	}
+	// A required flag shows no default in the help (it showed the sentinel
+	// "(default -1)").
+	if code, _, errOut := schedRun(t, "", "policy", "allocate", "--help"); code != 0 || strings.Contains(errOut, "default -1") {
+		t.Errorf("policy allocate --help: exit %d, %q", code, errOut)
 	}
 	if code, _, errOut := schedRun(t, "", "policy", "juggle"); code != 2 || !strings.Contains(errOut, `unknown subcommand "juggle"`) {
 		t.Errorf("unknown subcommand: exit %d, %q", code, errOut)
