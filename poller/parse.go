@@ -38,7 +38,7 @@ func (p *Poller) parse(src *dynamo.Source, resp *fetch.Response, at time.Time) (
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("read feed %s: %w", resp.URL, err)
 		}
-		doc, ttl = res.Resource, res.TTL
+		doc, ttl, warnings = res.Resource, res.TTL, res.Warnings
 	case dynamo.KindSelectors:
 		c, err := annotate.SourceSelectors(src).Compile()
 		if err != nil {

@@ -95,6 +95,31 @@ func TestHTMLSourceKeepsWarnings(t *testing.T) {
 	}
 }
 
+// TestFeedSourceKeepsWarnings: a native feed's repairs (docs/NATIVE_FEEDS.md
+// "Repairs before parsing") are kept as the source's warnings, as a page's
+// are, so that an operator sees what was wrong with the feed; a repaired
+// feed loses them.
+func TestFeedSourceKeepsWarnings(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	o := newOrigin(t)
+	const broken = `<rss version="2.0"><channel><title>T</title><link>http://example.org/</link><description>d</description>` +
+		`<item><title>AT&T</title><link>http://example.org/a</link></item></channel></rss>`
+	o.set("/feed.xml", page{body: broken, contentType: "application/rss+xml"})
+	addSource(t, st, "wire", o.URL+"/feed.xml", dynamo.KindFeed)
+	p := newPoller(t, st)
+	pollNow(t, p, "wire")
+	src, _ := st.Source(ctx, "wire")
+	if len(src.State.Warnings) != 1 || !strings.Contains(src.State.Warnings[0].Message, "bare ampersands") {
+		t.Fatalf("warnings %v, want the bare ampersand's repair", src.State.Warnings)
+	}
+	o.set("/feed.xml", page{body: strings.Replace(broken, "AT&T", "AT&amp;T", 1), contentType: "application/rss+xml"})
+	pollNow(t, p, "wire")
+	if src, _ = st.Source(ctx, "wire"); len(src.State.Warnings) != 0 {
+		t.Errorf("warnings after the fix: %v", src.State.Warnings)
+	}
+}
+
 // TestCorpusSelectorSources: every corpus page, followed by a selectors
 // source made of the suggester's selectors (dynamo annotate --selectors)
 // and polled over loopback, archives the items that annotating the page

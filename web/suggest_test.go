@@ -167,6 +167,31 @@ func TestSourceWarningsShown(t *testing.T) {
 	}
 }
 
+// A feed source's repairs are shown on its page as a page's warnings are,
+// without lines to link: a feed has no playground.
+func TestFeedSourceWarningsShown(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	feed := `<rss version="2.0"><channel><title>Wire</title><link>http://example.org/</link><description>d</description>` +
+		`<item><title>AT&T</title><link>http://example.org/a</link></item></channel></rss>`
+	e.site.mu.Lock()
+	e.site.pages["/wire.xml"] = sitePage{[]byte(feed), "application/rss+xml"}
+	e.site.mu.Unlock()
+	ctx := context.Background()
+	if err := e.store.CreateSource(ctx, &dynamo.Source{ID: "wire", URL: e.site.URL + "/wire.xml", Kind: dynamo.KindFeed, Interval: dynamo.DefaultInterval}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.poller.PollNow(ctx, "wire"); err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, client(t), e.srv.URL+"/ui/sources/wire")
+	if warnings := texts(t, body, "ul", "warnings"); len(warnings) != 1 || !strings.Contains(warnings[0], "bare ampersands") {
+		t.Errorf("source page warnings %q", warnings)
+	}
+	if !strings.Contains(body, "1 warning in the feed read last") || strings.Contains(body, "/ui/playground?source=wire") {
+		t.Error("the feed source's page does not head its warnings as the feed's, or links the playground")
+	}
+}
+
 // A selectors source opens in the playground read through its selectors.
 func TestPlaygroundFollowsSelectorsSource(t *testing.T) {
 	e := newEnv(t, envOptions{})
