@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -245,14 +246,16 @@ func writeUpdate(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, at time
 	if logAt.IsZero() {
 		logAt = at
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, rec.SourceID, dbTime(logAt), status, int64(upd.Log.Duration), upd.Log.NewItems,
+	// id: 1, or after the polls of the source logged at the same instant
+	// (migration 0019).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO poll_log (source_id, at, id, status, duration_ns, new_items, error, http_status, bytes)
+		VALUES (?1, ?2, (SELECT coalesce(max(id), 0) + 1 FROM poll_log WHERE source_id = ?1 AND at = ?2), ?3, ?4, ?5, ?6, ?7, ?8)`, rec.SourceID, dbTime(logAt), status, int64(upd.Log.Duration), upd.Log.NewItems,
 		upd.Log.Error, upd.Log.HTTPStatus, upd.Log.Bytes); err != nil {
 		return fmt.Errorf("log poll: %w", err)
 	}
 	if archive.TrimPollLog() {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM poll_log WHERE source_id = ?1 AND id IN (
-			SELECT id FROM poll_log WHERE source_id = ?1 ORDER BY at DESC, id DESC LIMIT -1 OFFSET ?2)`,
+		if _, err := tx.ExecContext(ctx, `DELETE FROM poll_log WHERE source_id = ?1 AND (at, id) IN (
+			SELECT at, id FROM poll_log WHERE source_id = ?1 ORDER BY at DESC, id DESC LIMIT -1 OFFSET ?2)`,
 			rec.SourceID, archive.PollLogLimit); err != nil {
 			return fmt.Errorf("trim poll log: %w", err)
 		}
@@ -378,7 +381,7 @@ func (w *versionTx) Revisions(ctx context.Context, keys []string, hashes [][]byt
 
 // InsertRevisions implements archive.VersionTx.
 func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision, ids map[string]int64) error {
-	insert, err := w.tx.PrepareContext(ctx, `INSERT INTO item_revisions (source_id, item_key, rhash, doc_id, title,
+	insert, err := w.tx.PrepareContext(ctx, `INSERT INTO item_revisions (source_id, key, rhash, doc_id, title,
 			link, markup_ops, plain_text, image, extensions, id_from_content, title_f, link_f, text_f,
 			first_seen, first_pos, first_index, latest, media)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -392,7 +395,7 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		if it.ID != r.Key {
 			docID = it.ID
 		}
-		res, err := insert.ExecContext(ctx, w.source, r.Key, r.Hash, docID, it.Title, it.Link, packMarkup(it.Description, it.Text), it.Text,
+		res, err := insert.ExecContext(ctx, w.source, storedKey(r.Key), r.Hash, docID, it.Title, it.Link, packMarkup(it.Description, it.Text), it.Text,
 			nullable(archive.JSON(it.Image != nil, it.Image)), nullable(archive.JSON(len(it.Extensions) > 0, it.Extensions)),
 			boolInt(it.IDFromContent), folded(it.Title), folded(it.Link), folded(it.Text),
 			dbTime(r.FirstSeen), r.FirstPos, r.FirstIndex, boolInt(r.Latest), nullable(archive.MediaJSON(it)))
@@ -404,6 +407,21 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		}
 	}
 	return nil
+}
+
+// storedKey is an item key as item_revisions stores it (migration 0018):
+// the 16 bytes that dynamo.ItemID's 32 lower-case hex digits spell, any
+// other key as its text. The virtual column item_key spells the bytes
+// again with lower(hex(key)).
+func storedKey(key string) any {
+	if len(key) != 32 || strings.ToLower(key) != key {
+		return key
+	}
+	b, err := hex.DecodeString(key)
+	if err != nil {
+		return key
+	}
+	return b
 }
 
 // nullable is a value that may be SQL NULL as database/sql takes it.

@@ -918,7 +918,8 @@ func TestRevisionKeysMigration(t *testing.T) {
 		"DROP INDEX item_revisions_key",
 		"CREATE UNIQUE INDEX item_revisions_unique ON item_revisions (source_id, item_key, rhash)",
 		"DELETE FROM schema_migrations WHERE version = 15",
-	), "0015_revision_keys.sql", "0016_numbers_on_revisions.sql")
+		"DELETE FROM schema_migrations WHERE version = 18",
+	), "0015_revision_keys.sql", "0016_numbers_on_revisions.sql", "0018_binary_item_keys.sql")
 	if got := read(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -1158,5 +1159,169 @@ func TestVersionHeadsMigration(t *testing.T) {
 			t.Errorf("head of version %d: %s %s %s %q %q; stored %s %s %s %q", ver.Seq, doc.URL, doc.RSSID, doc.Timestamp, doc.Channel.Title,
 				ver.Title, d.URL, d.RSSID, d.Timestamp, d.Channel.Title)
 		}
+	}
+}
+
+// TestBinaryItemKeysMigration stores versions, puts the revisions' item
+// keys back as text as before 0018 and renames one item to a key that is
+// not 32 hex digits (a key 0018 keeps as text), reopens, and checks that
+// every revision reads the same key, that hex keys are stored as their 16
+// bytes, that the archive and a version read back as stored, that the file
+// is sound, and that a poll finds the stored revisions by their keys.
+func TestBinaryItemKeysMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	addSource(t, s, "a")
+	for v := 1; v <= 3; v++ {
+		store(t, s, "a", storetest.SizePage("a", v, v == 2))
+	}
+	ctx := context.Background()
+	read := func(s *Store) []string {
+		t.Helper()
+		var out []string
+		for _, q := range []dynamo.ItemQuery{{SourceID: "a"}, {SourceID: "a", Version: 1}} {
+			items, err := s.Items(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range items {
+				out = append(out, it.Item.ID+": "+it.Item.Title+" | "+it.Item.Description)
+			}
+		}
+		return out
+	}
+	// Item 1 is only on version 1; it gets a key of another form.
+	old := storetest.SizePage("a", 1, false).Items[49].ID
+	legacy := "urn:legacy:" + old
+	stored := read(s)
+	for i := range stored {
+		stored[i] = strings.Replace(stored[i], old+": ", legacy+": ", 1)
+	}
+	for _, q := range []string{
+		`CREATE TABLE item_revisions_old (
+			rev_id INTEGER PRIMARY KEY, source_id TEXT NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+			item_key TEXT NOT NULL, rhash BLOB NOT NULL, doc_id TEXT, title TEXT NOT NULL, link TEXT NOT NULL,
+			plain_text TEXT NOT NULL, image TEXT, extensions TEXT, id_from_content INTEGER NOT NULL, title_f TEXT,
+			link_f TEXT, text_f TEXT, first_seen INTEGER NOT NULL, first_pos INTEGER NOT NULL,
+			first_index INTEGER NOT NULL, latest INTEGER NOT NULL, media TEXT, markup_ops BLOB NOT NULL DEFAULT x'',
+			description TEXT GENERATED ALWAYS AS (dynamo_markup(markup_ops, plain_text)) VIRTUAL,
+			arch_seq INTEGER, agg_seq INTEGER) STRICT`,
+		`INSERT INTO item_revisions_old (rev_id, source_id, item_key, rhash, doc_id, title, link, plain_text, image,
+			extensions, id_from_content, title_f, link_f, text_f, first_seen, first_pos, first_index, latest, media,
+			markup_ops, arch_seq, agg_seq)
+		SELECT rev_id, source_id, item_key, rhash, doc_id, title, link, plain_text, image,
+			extensions, id_from_content, title_f, link_f, text_f, first_seen, first_pos, first_index, latest, media,
+			markup_ops, arch_seq, agg_seq FROM item_revisions`,
+		"DROP TABLE item_revisions",
+		"ALTER TABLE item_revisions_old RENAME TO item_revisions",
+		"UPDATE item_revisions SET item_key = '" + legacy + "' WHERE item_key = '" + old + "'",
+		"UPDATE items SET item_id = '" + legacy + "' WHERE item_id = '" + old + "'",
+		"CREATE INDEX item_revisions_archive ON item_revisions (source_id, first_seen DESC, first_pos) WHERE latest",
+		"CREATE INDEX item_revisions_recent ON item_revisions (first_seen DESC) WHERE latest",
+		"CREATE INDEX item_revisions_title ON item_revisions (source_id, dynamo_title_key(title))",
+		"CREATE INDEX item_revisions_key ON item_revisions (source_id, dynamo_title_key(item_key))",
+		"CREATE UNIQUE INDEX item_revisions_arch_seq ON item_revisions (source_id, arch_seq) WHERE arch_seq IS NOT NULL",
+		"CREATE UNIQUE INDEX item_revisions_agg_seq ON item_revisions (agg_seq) WHERE agg_seq IS NOT NULL",
+		"CREATE INDEX item_revisions_unnumbered ON item_revisions (source_id) WHERE arch_seq IS NOT NULL AND agg_seq IS NULL",
+		"DELETE FROM schema_migrations WHERE version = 18",
+	} {
+		if _, err := s.w.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	const keys = "SELECT rev_id || ' ' || item_key FROM item_revisions ORDER BY rev_id"
+	before := lines(t, s, keys)
+	upgraded := undoMigration(t, s, path, nil, "0018_binary_item_keys.sql")
+	if got := lines(t, upgraded, keys); !slices.Equal(got, before) {
+		t.Errorf("keys after the migration:\n%v\nbefore:\n%v", got, before)
+	}
+	if got := lines(t, upgraded, `SELECT count(*) FILTER (WHERE typeof(key) = 'text' AND key = '`+legacy+`') || ' ' ||
+			count(*) FILTER (WHERE typeof(key) = 'blob' AND length(key) = 16) || ' ' || count(*) FROM item_revisions`); got[0] != fmt.Sprintf("1 %d %d", len(before)-1, len(before)) {
+		t.Errorf("keys as text, as 16 bytes, all: %s; want the other key as text, every hex key as its bytes", got[0])
+	}
+	if got := read(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
+		t.Errorf("integrity_check: %v", got)
+	}
+	revisions := func() int {
+		n, err := strconv.Atoi(lines(t, upgraded, "SELECT count(*) FROM item_revisions")[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	n := revisions()
+	d := storetest.SizePage("a", 4, false)
+	d.Items[1].Title += " (updated)"
+	if res := store(t, upgraded, "a", d); len(res.NewItems) != 1 {
+		t.Errorf("%d new items in a poll with one, want 1", len(res.NewItems))
+	}
+	if got := revisions(); got != n+2 {
+		t.Errorf("%d revisions after a poll with a changed and a new item, want %d", got, n+2)
+	}
+	if got := lines(t, upgraded, "SELECT count(*) FROM item_revisions WHERE latest GROUP BY item_key HAVING count(*) > 1"); len(got) > 0 {
+		t.Errorf("items with more than one shown revision: %v", got)
+	}
+}
+
+// TestPollLogMigration logs polls, two of them at the same instant, puts
+// the poll log back as it was before 0019 (a rowid table and its index),
+// reopens, and checks that the polls read back in the same order, that
+// the file is sound, and that a poll at an instant already logged is
+// logged after the one there.
+func TestPollLogMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	addSource(t, s, "a")
+	for v := 1; v <= 3; v++ {
+		d := storetest.SizePage("a", v, false)
+		store(t, s, "a", d)
+		store(t, s, "a", d) // unchanged, logged at the same instant
+	}
+	ctx := context.Background()
+	read := func(s *Store) []string {
+		t.Helper()
+		polls, err := s.Polls(ctx, "a", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range polls {
+			out = append(out, fmt.Sprintf("%s %s %d", p.At.Format(time.RFC3339Nano), p.Status, p.NewItems))
+		}
+		return out
+	}
+	stored := read(s)
+	if len(stored) != 6 {
+		t.Fatalf("%d polls logged, want 6", len(stored))
+	}
+	upgraded := undoMigration(t, s, path, []string{
+		`CREATE TABLE poll_log_old (id INTEGER PRIMARY KEY, source_id TEXT NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
+			at INTEGER NOT NULL, status TEXT NOT NULL, duration_ns INTEGER NOT NULL, new_items INTEGER NOT NULL,
+			error TEXT NOT NULL, http_status INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0) STRICT`,
+		`INSERT INTO poll_log_old (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
+			SELECT source_id, at, status, duration_ns, new_items, error, http_status, bytes FROM poll_log ORDER BY source_id, at, id`,
+		"DROP TABLE poll_log",
+		"ALTER TABLE poll_log_old RENAME TO poll_log",
+		"CREATE INDEX poll_log_source ON poll_log (source_id, at DESC, id DESC)",
+		"DELETE FROM schema_migrations WHERE version = 19",
+	}, "0019_poll_log_by_source.sql")
+	if got := read(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	if got := lines(t, upgraded, "SELECT group_concat(id, ' ') FROM (SELECT id FROM poll_log ORDER BY at, id)"); got[0] != "1 2 1 2 1 2" {
+		t.Errorf("ids after the migration: %s, want 1 2 for each instant", got[0])
+	}
+	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
+		t.Errorf("integrity_check: %v", got)
+	}
+	if got := lines(t, upgraded, "SELECT count(*) FROM sqlite_schema WHERE name = 'poll_log_source'"); got[0] != "0" {
+		t.Errorf("poll_log_source is still there")
+	}
+	store(t, upgraded, "a", storetest.SizePage("a", 3, false))
+	if got := read(upgraded); len(got) != 7 || got[0] != stored[0] || !slices.Equal(got[1:], stored) {
+		t.Errorf("after one more poll at the newest instant:\n%v\nbefore:\n%v", got, stored)
 	}
 }
