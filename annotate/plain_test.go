@@ -174,7 +174,7 @@ func FuzzPlainTagName(f *testing.F) {
 				continue
 			}
 			raw := slices.Clone(z.Raw())
-			name, after, ok := plainTagName(raw, from)
+			name, after, _, ok := plainTagName(raw, from, nil)
 			want, hasAttr := z.TagName()
 			if !ok {
 				continue
@@ -194,7 +194,7 @@ func FuzzPlainTagName(f *testing.F) {
 func FuzzRawAttrs(f *testing.F) {
 	for _, s := range []string{
 		`<a href="/x" class='y z' id=w>t</a>`, `<p a=/>`, `<div =b ==c d= e f = "g" h/ i / j=k/>`, `<a href=x href=y HREF=z>`,
-		`<img src=a.png alt="a > b">`, `<a title="x&amp;y">`, "<p\tid=a\nclass=b\fx>", `<a b="c`, `<a b='c' d="e'f">`, `<br/>`, `<x-y z>`,
+		`<img src=a.png alt="a > b">`, `<a title="x&amp;y">`, `<A HREF="p?a=1&amp;b=2&amp" Title=x&amp;amp;>`, `<TD VALIGN=top><FONT FACE="Verdana" face=x>`, "<p\tid=a\nclass=b\fx>", `<a b="c`, `<a b='c' d="e'f">`, `<br/>`, `<x-y z>`,
 		`<a b c d e f g h i j k l m n o p q r s t u v w x y z aa bb cc dd ee ff gg hh>`,
 	} {
 		f.Add(s)
@@ -211,11 +211,11 @@ func FuzzRawAttrs(f *testing.F) {
 				continue
 			}
 			raw := slices.Clone(z.Raw())
-			_, after, ok := plainTagName(raw, 1)
+			_, after, _, ok := plainTagName(raw, 1, nil)
 			if !ok {
 				continue
 			}
-			got, ok = readRawAttrs(got[:0], raw, after)
+			got, _, _, ok = readRawAttrs(got[:0], raw, after, nil)
 			_, more := z.TagName()
 			var want []rawAttr
 			for more {

@@ -268,6 +268,10 @@ type treeBuilder struct {
 	numbered map[string]*look
 	zeroKey  []byte
 	attrBuf  []rawAttr // the attributes of the tag read last
+	// nameBuf and attrBytes hold the tag name and the attribute keys
+	// and values of the tag read last that are not as the page writes
+	// them: lower-cased (<TD VALIGN=top>) or decoded (href="?a=1&amp;b=2").
+	nameBuf, attrBytes []byte
 }
 
 // maxLooks bounds the looks kept, and the numbered looks: a page whose
@@ -314,15 +318,18 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 			// "<p>" has no attribute to read; most other tags' are read
 			// from their raw text, without the copies TagAttr makes.
 			attrs := b.attrBuf[:0]
-			name, after, plain := plainTagName(raw, 1)
+			var name []byte
+			var after int
+			var plain, copied bool
+			name, after, b.nameBuf, plain = plainTagName(raw, 1, b.nameBuf)
 			read := plain && raw[after] == '>'
 			if plain && !read && !keepAttrs {
-				attrs, read = readRawAttrs(attrs, raw, after)
+				attrs, b.attrBytes, copied, read = readRawAttrs(attrs, raw, after, b.attrBytes)
 			}
 			// The attributes are slices of text when read from a tag the
 			// scanner read in place (the tokenizer's tags are in its
-			// buffer).
-			inPlace := read && s.z == nil
+			// buffer) and none was decoded.
+			inPlace := read && s.z == nil && !copied
 			if !read {
 				z := s.tokenizer(raw)
 				var hasAttr bool
@@ -372,7 +379,9 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 			}
 			b.startTag(n, lk, tt == html.SelfClosingTagToken)
 		case html.EndTagToken:
-			name, _, ok := plainTagName(raw, 2)
+			var name []byte
+			var ok bool
+			name, _, b.nameBuf, ok = plainTagName(raw, 2, b.nameBuf)
 			if !ok {
 				name, _ = s.tokenizer(raw).TagName()
 			}
@@ -420,22 +429,43 @@ func (b *treeBuilder) setHref(n *node, v []byte, inPlace bool) {
 // plainTagName reads the name of a start tag (from 1, after "<") or an
 // end tag (from 2, after "</") from the tag's raw text, where the tokenizer
 // would end it (at white space, '/' or '>'), and returns it with the offset
-// after it. It says ok only when the name is plain, lower-case ASCII
-// letters and digits as nearly every tag's is: then it is what the
-// tokenizer's TagName gives, without the copy TagName makes of every name
-// (it replaces NULs and lower-cases into a new slice). Otherwise the caller
-// asks TagName. FuzzPlainTagName checks it against TagName.
-func plainTagName(raw []byte, from int) (name []byte, after int, ok bool) {
+// after it. It says ok only when the name is plain, ASCII letters and
+// digits as nearly every tag's is: then it is what the tokenizer's TagName
+// gives, without the copy TagName makes of every name (it replaces NULs
+// and lower-cases into a new slice). A name written in lower case is a
+// slice of raw; one with capitals (<TD>, legacy pages' way) is lower-cased
+// into buf, which is returned for the next call. Otherwise the caller asks
+// TagName. FuzzPlainTagName checks it against TagName.
+func plainTagName(raw []byte, from int, buf []byte) (name []byte, after int, _ []byte, ok bool) {
+	upper := false
 	for i := from; i < len(raw); i++ {
 		switch c := raw[i]; {
 		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case 'A' <= c && c <= 'Z':
+			upper = true
 		case c == ' ', c == '\n', c == '\r', c == '\t', c == '\f', c == '/', c == '>':
-			return raw[from:i], i, i > from
+			if !upper {
+				return raw[from:i], i, buf, i > from
+			}
+			buf = appendLower(buf[:0], raw[from:i])
+			return buf, i, buf, true
 		default:
-			return nil, 0, false
+			return nil, 0, buf, false
 		}
 	}
-	return nil, 0, false
+	return nil, 0, buf, false
+}
+
+// appendLower appends b to dst with its ASCII capitals lower-cased, as the
+// tokenizer lower-cases names and keys.
+func appendLower(dst, b []byte) []byte {
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // rawAttr is an attribute as TagAttr gives it: its key lower-cased, its
@@ -450,16 +480,26 @@ const maxRawAttrs = 32
 // the tag's raw text from offset at (after its name) as the tokenizer reads
 // them (readTag, readTagAttrKey and readTagAttrVal in golang.org/x/net/html):
 // a key repeated is dropped, and so is an empty one. It reads in place what
-// TagAttr copies, and says ok only when what it read is what TagAttr gives:
-// when the tag holds no NUL (TagAttr replaces it), '&' (it decodes entities)
-// or '\r' (it converts newlines), no key holds an upper-case letter (it
-// lower-cases them), and the tag has at most maxRawAttrs attributes.
-// Otherwise the caller asks TagAttr. FuzzRawAttrs checks it against
-// TagAttr.
-func readRawAttrs(attrs []rawAttr, raw []byte, at int) (_ []rawAttr, ok bool) {
-	if bytes.ContainsAny(raw, "\x00&\r") {
-		return attrs, false
+// TagAttr copies, but for keys written with capitals, which it lower-cases
+// as TagAttr does, and values holding "&amp;" (a link's query string), which
+// it decodes: those are written into buf (returned for the next call), and
+// copied says so. It says ok only when what it read is what TagAttr gives:
+// when the tag holds no NUL (TagAttr replaces it) or '\r' (it converts
+// newlines), no '&' but in a value's "&amp;" (it decodes the other
+// entities, by rules of its own in attributes), and at most maxRawAttrs
+// attributes. Otherwise the caller asks TagAttr. FuzzRawAttrs checks it
+// against TagAttr.
+func readRawAttrs(attrs []rawAttr, raw []byte, at int, buf []byte) (_ []rawAttr, _ []byte, copied, ok bool) {
+	if bytes.ContainsAny(raw, "\x00\r") {
+		return attrs, buf, false, false
 	}
+	amp := bytes.IndexByte(raw, '&') >= 0
+	// What is written into buf is never longer than raw: sized once, it
+	// is never moved, and the slices of it stay valid.
+	if cap(buf) < len(raw) {
+		buf = make([]byte, 0, max(len(raw), 256))
+	}
+	buf = buf[:0]
 	first := len(attrs)
 	// The tag ends at its last byte, '>': the tokenizer gives no start tag
 	// that the input ends in.
@@ -491,7 +531,7 @@ func readRawAttrs(attrs []rawAttr, raw []byte, at int) (_ []rawAttr, ok bool) {
 			case '"', '\'':
 				i := bytes.IndexByte(raw[pos+1:end], q)
 				if i < 0 { // the tag ends within the quotes: no such start tag
-					return attrs[:first], false
+					return attrs[:first], buf, false, false
 				}
 				val, pos = raw[pos+1:pos+1+i], pos+2+i
 			default:
@@ -506,10 +546,24 @@ func readRawAttrs(attrs []rawAttr, raw []byte, at int) (_ []rawAttr, ok bool) {
 			}
 		}
 		if len(key) > 0 {
+			if amp && bytes.IndexByte(key, '&') >= 0 {
+				return attrs[:first], buf, false, false
+			}
 			for _, c := range key {
 				if 'A' <= c && c <= 'Z' {
-					return attrs[:first], false
+					from := len(buf)
+					buf = appendLower(buf, key)
+					key = buf[from:]
+					break
 				}
+			}
+			if amp && bytes.IndexByte(val, '&') >= 0 {
+				from := len(buf)
+				var ok bool
+				if buf, ok = appendAmpDecoded(buf, val); !ok {
+					return attrs[:first], buf[:0], false, false
+				}
+				val, copied = buf[from:], true
 			}
 			seen := false
 			for _, a := range attrs[first:] {
@@ -517,14 +571,31 @@ func readRawAttrs(attrs []rawAttr, raw []byte, at int) (_ []rawAttr, ok bool) {
 			}
 			if !seen {
 				if len(attrs)-first == maxRawAttrs {
-					return attrs[:first], false
+					return attrs[:first], buf, false, false
 				}
 				attrs = append(attrs, rawAttr{key, val})
 			}
 		}
 		pos = skipTagSpace(raw, pos, end)
 	}
-	return attrs, true
+	return attrs, buf, copied, true
+}
+
+// appendAmpDecoded appends val to dst with each "&amp;" read as '&', and
+// says ok when every '&' in val starts one: the tokenizer decodes "&amp;"
+// in a value always, the other entities by rules this does not mirror.
+func appendAmpDecoded(dst, val []byte) (_ []byte, ok bool) {
+	for {
+		i := bytes.IndexByte(val, '&')
+		if i < 0 {
+			return append(dst, val...), true
+		}
+		if !bytes.HasPrefix(val[i:], []byte("&amp;")) {
+			return dst, false
+		}
+		dst = append(append(dst, val[:i]...), '&')
+		val = val[i+len("&amp;"):]
+	}
 }
 
 // skipTagSpace returns the offset of the first byte from pos on, up to
