@@ -737,7 +737,8 @@ func parsedUsable(href string) bool {
 
 // plainLink reports whether href is a path ("/2024/03/post/",
 // "news.php?id=12", "/12/#comments") or an http(s) URL with a plain host,
-// made of ASCII letters, digits and "/._-~?=#" alone: such a link always
+// made of ASCII letters, digits and "/._-~?=#&" alone (no '&' starting
+// an entity): such a link always
 // leads to a page, and most links of most pages are such, so usableHref
 // need not parse them. A path starting "//" names a host, and is parsed;
 // one starting "#" is an anchor on this page.
@@ -765,12 +766,18 @@ func plainLink(href string) bool {
 	} else if rest == "" || rest[0] == '#' || strings.HasPrefix(rest, "//") {
 		return false
 	}
+	amp := false
 	for i := 0; i < len(rest); i++ {
-		if c := rest[i]; !isASCIILetter(c) && !isDigit(c) && !strings.ContainsRune("/._-~?=#", rune(c)) {
+		if c := rest[i]; !isASCIILetter(c) && !isDigit(c) && !strings.ContainsRune("/._-~?=#&", rune(c)) {
 			return false
+		} else if c == '&' {
+			amp = true
 		}
 	}
-	return true
+	// A '&' separates a query's parameters ("viewtopic.php?f=2&t=10",
+	// as the page's "&amp;" reads), unless it starts an entity that
+	// parsedUsable's unescaping reads ("&copy=1" holds "©").
+	return !amp || html.UnescapeString(href) == href
 }
 
 // linkBase stands for the page's URL in usableHref: what it refuses is in
@@ -975,7 +982,7 @@ func (ch *chooser) isDate(s string) bool {
 			other++
 		}
 	}
-	if digits == 0 || 6*digits < digits+other {
+	if digits == 0 || 6*digits < digits+other || !mayBeDate(s) {
 		return false
 	}
 	if ok, known := ch.dates[s]; known {
@@ -987,6 +994,40 @@ func (ch *chooser) isDate(s string) bool {
 	}
 	ch.dates[s] = ok
 	return ok
+}
+
+// mayBeDate reports whether dates.Parse may read s: false only when it
+// cannot. Every layout Parse ends with has a day and a year, two numbers
+// with something between them, and the numbers it reads come from runs of
+// ASCII digits in s (rewritten, reordered, split off as a zone, never
+// split in two); the one form with a single number, a year ("2003", or
+// ISO 8601:2000's "031231"), is the whole of s in digits and dashes. So a
+// text with one run of digits and anything else ("Budget 2024", a title
+// with its number) is no date, which Parse finds out only after trying
+// every layout it has (each failure an error value): for such titles it
+// was a sixth of a long list's suggestion. FuzzMayBeDate checks it
+// against dates.Parse.
+func mayBeDate(s string) bool {
+	runs, inRun := 0, false
+	for i := 0; i < len(s); i++ {
+		digit := '0' <= s[i] && s[i] <= '9'
+		if digit && !inRun {
+			if runs++; runs == 2 {
+				return true
+			}
+		}
+		inRun = digit
+	}
+	if runs == 0 {
+		return false
+	}
+	t := strings.TrimSpace(s) // as Parse reads it
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // boilerplate is link and label text that is never a title.

@@ -123,7 +123,7 @@ func TestKeepsText(t *testing.T) {
 // FuzzPlainLink checks that every link plainLink passes is one usableHref
 // passes when it parses it.
 func FuzzPlainLink(f *testing.F) {
-	for _, s := range []string{"/2024/03/post-1/", "news-12.html", "https://www.example.com/a_b~c", "http://x", "//host/p", "https:///x", "", "#top", "a b", "HTTPS://X.ORG"} {
+	for _, s := range []string{"/2024/03/post-1/", "news-12.html", "https://www.example.com/a_b~c", "http://x", "//host/p", "https:///x", "", "#top", "a b", "HTTPS://X.ORG", "viewtopic.php?f=2&t=10", "/p?a=1&copy=2", "/p?x&amp;y&lt;", "javascript&#58alert"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, href string) {
