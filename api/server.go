@@ -26,6 +26,7 @@ import (
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/auth"
 	"github.com/dynamo-feeds/dynamo/httpcompress"
+	"github.com/dynamo-feeds/dynamo/internal/allow"
 	"github.com/dynamo-feeds/dynamo/internal/buildinfo"
 	"github.com/dynamo-feeds/dynamo/limits"
 	"github.com/dynamo-feeds/dynamo/metrics"
@@ -271,39 +272,16 @@ func MountProbes(mux *http.ServeMux, store dynamo.Store, m *metrics.Metrics, log
 }
 
 // unrouted answers a request that no route of mux matches: 405 with an
-// Allow header when the path has routes for other methods, else 404 with
-// msg, both written by write.
+// Allow header when the path has routes for other methods (the rule of
+// internal/allow, which the web pages share), else 404 with msg, both
+// written by write.
 func unrouted(mux *http.ServeMux, write func(w http.ResponseWriter, status int, msg string), msg string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if allow := allowedMethods(mux, r); len(allow) > 0 {
-			w.Header().Set("Allow", strings.Join(allow, ", "))
-			write(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path))
+		if allow.Refuse(mux, w, r, func(status int, m string) { write(w, status, m) }) {
 			return
 		}
 		write(w, http.StatusNotFound, msg)
 	})
-}
-
-// allowedMethods lists the methods for which mux has a route of r's path
-// other than a catch-all one (a pattern without a method), and HEAD with GET.
-func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
-	var allow []string
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		if m == r.Method {
-			continue
-		}
-		probe := r.Clone(r.Context())
-		probe.Method = m
-		if _, pattern := mux.Handler(probe); strings.HasPrefix(pattern, m+" ") {
-			allow = append(allow, m)
-			if m == http.MethodGet {
-				// ServeMux answers HEAD with a GET route, so HEAD is allowed
-				// wherever GET is (a HEAD request never gets here then).
-				allow = append(allow, http.MethodHead)
-			}
-		}
-	}
-	return allow
 }
 
 // Run watches the store's changes and drops the cached answers they make

@@ -33,6 +33,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/auth"
+	"github.com/dynamo-feeds/dynamo/internal/allow"
 	"github.com/dynamo-feeds/dynamo/limits"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/sanitize"
@@ -178,9 +179,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	h.mux = http.NewServeMux()
 	h.Mount(h.mux)
-	h.mux.Handle("/", h.page(func(w http.ResponseWriter, r *http.Request) {
-		h.fail(w, r, http.StatusNotFound, "There is no page here. The sources are listed at /ui/.")
-	}))
+	h.mux.Handle("/", h.page(h.unrouted(h.mux)))
 	return h, nil
 }
 
@@ -222,9 +221,20 @@ func (h *Server) Mount(mux *http.ServeMux) {
 	handle("GET /ui/login", h.loginPage)
 	handle("POST /ui/login", h.loginSubmit)
 	handle("POST /ui/logout", h.logout)
-	handle("/ui/", func(w http.ResponseWriter, r *http.Request) {
+	handle("/ui/", h.unrouted(mux))
+}
+
+// unrouted answers a request no route of mux matches: the error page with
+// 405 and an Allow header when the path has routes for other methods (the
+// rule of internal/allow, which the API shares; GET of a form's action, say),
+// else the 404 page.
+func (h *Server) unrouted(mux *http.ServeMux) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if allow.Refuse(mux, w, r, func(status int, msg string) { h.fail(w, r, status, msg+".") }) {
+			return
+		}
 		h.fail(w, r, http.StatusNotFound, "There is no page here. The sources are listed at /ui/.")
-	})
+	}
 }
 
 // ServeHTTP answers one request.
