@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -14,6 +15,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/dynamo-feeds/dynamo/internal/editdist"
 )
 
 // The bounds of a source's configuration, which Validate enforces.
@@ -288,15 +291,46 @@ func (s *Source) ApplyJSON(data []byte) error {
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return err
 	}
-	for name := range fields {
+	for _, name := range slices.Sorted(maps.Keys(fields)) { // the same error every time
 		if keptFields[name] {
 			return Invalidf("unknown field %q: %s is kept by Dynamo and cannot be set", name, name)
+		}
+		if _, ok := configIndex[name]; !ok {
+			// Named here rather than by the decoder below, whose
+			// "json: unknown field" confuses a YAML file's author.
+			e := &UnknownFieldError{Field: name}
+			if guess, near := editdist.Nearest(name, configFields); near {
+				e.Suggest = guess
+			}
+			return e
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	return dec.Decode(s)
 }
+
+// UnknownFieldError is a field a source has no setting of (a typo, most
+// often), with the nearest one when it is near enough to be what was meant.
+// It wraps ErrInvalid.
+type UnknownFieldError struct {
+	Field   string
+	Suggest string // "" when no field is near
+}
+
+func (e *UnknownFieldError) Error() string {
+	return fmt.Sprintf("%v: unknown field %q: %s", ErrInvalid, e.Field, e.Hint())
+}
+
+// Hint says which field was meant, or lists them all when none is near.
+func (e *UnknownFieldError) Hint() string {
+	if e.Suggest != "" {
+		return fmt.Sprintf("did you mean %q?", e.Suggest)
+	}
+	return "a source's fields are " + strings.Join(configFields, ", ")
+}
+
+func (e *UnknownFieldError) Unwrap() error { return ErrInvalid }
 
 // SetConfigText sets one configuration field, named by its JSON name, from
 // text as attributes and form fields carry it: strings as they are, whole

@@ -89,7 +89,9 @@ func TestSourceNormalizeAndApplyJSON(t *testing.T) {
 		t.Errorf("after ApplyJSON and Normalize: %+v, want %+v", *s, want)
 	}
 	for body, mention := range map[string]string{
-		`{"colour":"red"}`:            `unknown field "colour"`,
+		`{"colour":"red"}`:            `unknown field "colour": a source's fields are id, url,`,
+		`{"intervall":"1h"}`:          `unknown field "intervall": did you mean "interval"?`,
+		`{"titel_prefix":"A: "}`:      `unknown field "titel_prefix": did you mean "title_prefix"?`,
 		`{"state":{}}`:                "state is kept by Dynamo",
 		`{"created_at":"2020-01-01"}`: "created_at is kept by Dynamo",
 		`{"interval":"soon"}`:         "want e.g. 90s, 15m, 2h",
@@ -98,6 +100,12 @@ func TestSourceNormalizeAndApplyJSON(t *testing.T) {
 		if err := s.ApplyJSON([]byte(body)); err == nil || !strings.Contains(err.Error(), mention) {
 			t.Errorf("ApplyJSON(%s) = %v, want an error saying %q", body, err, mention)
 		}
+	}
+	// A sources file names the field as its own format does (a YAML key),
+	// from the error's parts.
+	var unknown *dynamo.UnknownFieldError
+	if err := s.ApplyJSON([]byte(`{"url":"http://x/","intervall":"1h"}`)); !errors.As(err, &unknown) || unknown.Field != "intervall" || unknown.Suggest != "interval" || !errors.Is(err, dynamo.ErrInvalid) {
+		t.Errorf("ApplyJSON with intervall = %#v, want an *UnknownFieldError suggesting interval, wrapping ErrInvalid", err)
 	}
 }
 

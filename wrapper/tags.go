@@ -3,6 +3,8 @@ package wrapper
 import (
 	"html"
 	"strings"
+
+	"github.com/dynamo-feeds/dynamo/internal/editdist"
 )
 
 // tagKind tells opening, closing and empty-element annotation tags apart.
@@ -186,13 +188,7 @@ func nearestName(name string) (guess string, near bool) {
 			name = name[:i] + ":" + name[i+1:]
 		}
 	}
-	best := 3
-	for _, n := range annotationNames {
-		if d := editDistance(name, n, 2); d < best {
-			best, guess = d, n
-		}
-	}
-	return guess, best <= 2 && 4*best <= len(name)
+	return editdist.Nearest(name, annotationNames)
 }
 
 // reportUnknown warns about a tag that is nearly an annotation, once per
@@ -344,37 +340,6 @@ func (p *tagParser) keep(t *tag, a attr) {
 	p.attrs = append(p.attrs, a)
 	n := len(p.attrs)
 	t.attrs = p.attrs[n-len(t.attrs)-1 : n : n]
-}
-
-// editDistance is the optimal string alignment distance between a and b
-// (Levenshtein's, with the swap of two neighbouring letters as one edit),
-// or limit+1 when it exceeds limit (or when the lengths alone tell it
-// would).
-func editDistance(a, b string, limit int) int {
-	if len(a)-len(b) > limit || len(b)-len(a) > limit {
-		return limit + 1
-	}
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return min(prev[len(b)], limit+1)
 }
 
 func slashOf(kind tagKind) string {

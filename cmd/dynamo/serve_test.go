@@ -401,3 +401,25 @@ func TestServePublicURL(t *testing.T) {
 		t.Errorf("links under --public-url:\n%s", body)
 	}
 }
+
+// TestSourcesFileNamesUnknownKey: a mistyped key of a YAML sources file is
+// named as a YAML key, with its entry, its line and the key meant, not as
+// encoding/json's "json: unknown field" of the entry's JSON form; a JSON
+// file's says field, with the entry and the field meant.
+func TestSourcesFileNamesUnknownKey(t *testing.T) {
+	for _, tc := range []struct{ name, file, want string }{
+		{"yaml", "sources:\n  - id: a\n    url: http://a/\n  - id: b\n    url: http://b/\n    intervall: 1h\n",
+			`entry 2, line 6: unknown key "intervall": did you mean "interval"?`},
+		{"yaml whole", "- &x {id: a, url: 'http://a/'}\n- id: b\n  url: http://b/\n  colour: red\n",
+			`entry 2, line 4: unknown key "colour": a source's fields are id, url,`},
+		{"json", `[{"id":"a","url":"http://a/","intervall":"1h"}]`,
+			`entry 1: invalid: unknown field "intervall": did you mean "interval"?`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseSourcesFile([]byte(tc.file), &sources.Service{Policies: policy.Names()})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "json:") || strings.HasSuffix(err.Error(), ": invalid") {
+				t.Fatalf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}

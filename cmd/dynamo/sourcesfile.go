@@ -48,10 +48,17 @@ func applySourcesFile(ctx context.Context, svc *sources.Service, path string, lo
 func eachFileSource(data []byte, svc *sources.Service, fn func(*dynamo.Source) error) error {
 	seen := map[string]bool{}
 	n := 0
+	isJSON := json.Valid(data)
 	add := func(raw []byte) error {
 		n++
 		var src dynamo.Source
 		if err := readFileSource(raw, &src, svc); err != nil {
+			var unknown *dynamo.UnknownFieldError
+			if !isJSON && errors.As(err, &unknown) {
+				// The entry's JSON form is what was refused; its author
+				// wrote a YAML key, on a line of the file.
+				return fmt.Errorf("entry %d%s: unknown key %q: %s", n, yamlKeyLine(data, n, unknown.Field), unknown.Field, unknown.Hint())
+			}
 			return fmt.Errorf("entry %d: %w", n, err)
 		}
 		if seen[src.ID] {
@@ -60,10 +67,44 @@ func eachFileSource(data []byte, svc *sources.Service, fn func(*dynamo.Source) e
 		seen[src.ID] = true
 		return fn(&src)
 	}
-	if json.Valid(data) {
+	if isJSON {
 		return eachJSONEntry(data, add)
 	}
 	return eachYAMLEntry(data, add)
+}
+
+// yamlKeyLine finds the line of key in the nth entry of a YAML sources
+// file, as ", line 7", or "" when the file does not say (which it does
+// whenever it decoded). Only a refused file is decoded a second time so.
+func yamlKeyLine(data []byte, n int, key string) string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) != 1 {
+		return ""
+	}
+	list := doc.Content[0]
+	if list.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(list.Content); i += 2 {
+			if list.Content[i].Value == "sources" {
+				list = list.Content[i+1]
+			}
+		}
+	}
+	if list.Kind != yaml.SequenceNode || n < 1 || n > len(list.Content) {
+		return ""
+	}
+	entry := list.Content[n-1]
+	for entry.Kind == yaml.AliasNode && entry.Alias != nil {
+		entry = entry.Alias
+	}
+	if entry.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(entry.Content); i += 2 {
+		if entry.Content[i].Value == key {
+			return fmt.Sprintf(", line %d", entry.Content[i].Line)
+		}
+	}
+	return fmt.Sprintf(", line %d", entry.Line)
 }
 
 // errNotAList is a sources file whose top level is neither form.
