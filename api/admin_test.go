@@ -276,7 +276,7 @@ func TestWrapPlayground(t *testing.T) {
 			t.Errorf("%s: %s, want a message about %s", tc.query, r.body, tc.mention)
 		}
 	}
-	e.do(http.MethodPost, "/api/wrap", bytes.Repeat([]byte("x"), api.MaxWrapBody+1), "Content-Type", "text/html").must(t, 400, "huge page")
+	e.do(http.MethodPost, "/api/wrap", bytes.Repeat([]byte("x"), dynamo.MaxAnnotatedPageBytes+1), "Content-Type", "text/html").must(t, 400, "huge page")
 }
 
 func TestAuthorization(t *testing.T) {

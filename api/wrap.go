@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,9 +13,6 @@ import (
 	"github.com/dynamo-feeds/dynamo/transform"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
-
-// MaxWrapBody bounds a page sent to /api/wrap, in bytes.
-const MaxWrapBody = 5 << 20
 
 // wrapAnswer is what the playground shows: the document, the feed, the
 // warnings and where each annotation is.
@@ -53,9 +51,16 @@ func (s *Server) wrap(w http.ResponseWriter, r *http.Request) {
 		s.writeAdminError(w, r, err)
 		return
 	}
-	page, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxWrapBody))
+	// A page is read as the poller reads it: up to the size of a page at
+	// the limit with its annotations (docs/WRAPPER.md, "Size cap").
+	page, err := io.ReadAll(http.MaxBytesReader(w, r.Body, dynamo.MaxAnnotatedPageBytes))
 	if err != nil {
-		s.writeAdminError(w, r, invalid("the page must be at most %d bytes", MaxWrapBody))
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			s.writeAdminError(w, r, invalid("the page must be at most %d bytes (%d MiB)", dynamo.MaxAnnotatedPageBytes, dynamo.MaxAnnotatedPageBytes>>20))
+			return
+		}
+		s.writeAdminError(w, r, invalid("the page could not be read: %v", err))
 		return
 	}
 	opts.ContentType = r.Header.Get("Content-Type")

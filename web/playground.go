@@ -16,8 +16,11 @@ import (
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
-// MaxPageBytes bounds a page pasted into the playground.
-const MaxPageBytes = 1 << 20
+// maxPlaygroundForm bounds the playground's form: the page, up to
+// dynamo.MaxAnnotatedPageBytes (docs/WRAPPER.md, "Size cap"), takes up to
+// three bytes a byte once URL-encoded (%XX), and the other fields are
+// short.
+const maxPlaygroundForm = 3*dynamo.MaxAnnotatedPageBytes + maxFormBytes
 
 // exampleHost is where the playground pretends the example pages live, so
 // that their relative links resolve as they would on a real site.
@@ -91,9 +94,9 @@ func (h *Server) playgroundPage(w http.ResponseWriter, r *http.Request) {
 	do := "show"
 	switch q := r.URL.Query(); {
 	case r.Method == http.MethodPost:
-		r.Body = http.MaxBytesReader(w, r.Body, 2*MaxPageBytes+maxFormBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, maxPlaygroundForm)
 		if err := r.ParseForm(); err != nil {
-			d.Error = fmt.Sprintf("The form could not be read (a page may have at most %d bytes).", MaxPageBytes)
+			d.Error = fmt.Sprintf("The form could not be read (a page may have at most %d bytes, %d MiB).", dynamo.MaxAnnotatedPageBytes, dynamo.MaxAnnotatedPageBytes>>20)
 			h.render(w, r, http.StatusRequestEntityTooLarge, "playground.html", view{Title: "Annotation playground", Section: "playground", Data: d})
 			return
 		}
@@ -121,10 +124,11 @@ func (h *Server) playgroundPage(w http.ResponseWriter, r *http.Request) {
 	if page != nil && d.Error == "" {
 		switch do {
 		case "download":
-			if h.download(w, page, opts) {
+			err := h.download(w, page, opts)
+			if err == nil {
 				return
 			}
-			d.Error = "Dynamo found no list of items on this page, so there is no annotated page to download."
+			d.Error = "There is no annotated page to download: " + err.Error() + "."
 		case "suggest":
 			h.suggest(page, opts, source, &d)
 		default:
@@ -149,8 +153,9 @@ func pastedPage(r *http.Request, d *playgroundData) ([]byte, wrapper.Options, st
 	if strings.TrimSpace(d.Page) == "" {
 		return nil, opts, "", fmt.Errorf("paste a page into the text box first")
 	}
-	if len(d.Page) > MaxPageBytes {
-		return nil, opts, "", fmt.Errorf("the page has %d bytes; the playground takes at most %d", len(d.Page), MaxPageBytes)
+	if len(d.Page) > dynamo.MaxAnnotatedPageBytes {
+		return nil, opts, "", fmt.Errorf("the page has %d bytes; Dynamo reads pages of at most %d (%d MiB, a page of %d MiB with its annotations)",
+			len(d.Page), dynamo.MaxAnnotatedPageBytes, dynamo.MaxAnnotatedPageBytes>>20, dynamo.MaxPageBytes>>20)
 	}
 	opts.URL = exampleHost + "/"
 	if d.URL != "" {

@@ -49,7 +49,7 @@ type diffLine struct {
 // suggest runs the suggester on a page and prepares what the playground
 // shows: the suggestion, and what the wrapper makes of the annotated page.
 func (h *Server) suggest(page []byte, opts wrapper.Options, source string, d *playgroundData) {
-	res, err := annotate.Suggest(page, annotate.Options{URL: opts.URL, ContentType: opts.ContentType, Location: opts.Location})
+	res, err := suggestion(page, opts)
 	if err != nil {
 		d.Error = "Dynamo could not suggest annotations for this page: " + err.Error() + "."
 		return
@@ -170,12 +170,30 @@ func insertedComment(s string) int {
 	return 0
 }
 
-// download answers the annotated page as a file, in the page's own bytes
-// and encoding; false when there is none (no list was found).
-func (h *Server) download(w http.ResponseWriter, page []byte, opts wrapper.Options) bool {
+// suggestion runs the suggester on a page within the size rule every
+// reader of pages follows (docs/WRAPPER.md, "Size cap"): a page of at
+// most dynamo.MaxPageBytes, whose annotated copy Dynamo reads everywhere.
+func suggestion(page []byte, opts wrapper.Options) (*annotate.Result, error) {
+	if err := dynamo.CheckPage(len(page)); err != nil {
+		return nil, err
+	}
 	res, err := annotate.Suggest(page, annotate.Options{URL: opts.URL, ContentType: opts.ContentType, Location: opts.Location})
 	if err != nil {
-		return false
+		return nil, err
+	}
+	if err := dynamo.CheckAnnotated(len(page), len(res.Page)); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// download answers the annotated page as a file, in the page's own bytes
+// and encoding; it says why when there is none (no list was found, or the
+// page is too large).
+func (h *Server) download(w http.ResponseWriter, page []byte, opts wrapper.Options) error {
+	res, err := suggestion(page, opts)
+	if err != nil {
+		return err
 	}
 	ct := opts.ContentType
 	if ct == "" {
@@ -196,7 +214,7 @@ func (h *Server) download(w http.ResponseWriter, page []byte, opts wrapper.Optio
 	}, name)))
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(res.Page)
-	return true
+	return nil
 }
 
 // sourceInput fetches a source's page for the playground, as the poller

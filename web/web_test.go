@@ -470,7 +470,7 @@ func TestPlaygroundRefusesBadInput(t *testing.T) {
 			checkSafe(t, body)
 		})
 	}
-	resp, _ := post(t, c, e.srv.URL+"/ui/playground", url.Values{"page": {strings.Repeat("x", 3*web.MaxPageBytes)}})
+	resp, _ := post(t, c, e.srv.URL+"/ui/playground", url.Values{"page": {strings.Repeat("x", 3*dynamo.MaxAnnotatedPageBytes+1<<20)}})
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("an oversized page: status %d, want 413", resp.StatusCode)
 	}

@@ -44,8 +44,8 @@ type SubscriberConfig struct {
 	// Lease is the lease asked of hubs (hub.lease_seconds); default 10
 	// days, which hubs may shorten or lengthen.
 	Lease time.Duration
-	// MaxBody bounds a pushed body, like a fetched one (default the
-	// fetcher's, 10 MiB).
+	// MaxBody bounds a pushed body, like a fetched one (default
+	// dynamo.MaxAnnotatedPageBytes, the fetcher's, 20 MiB).
 	MaxBody int64
 	// VerifyWait is how long a request may wait for its verification
 	// before it is sent again (default 10 minutes).
@@ -82,7 +82,7 @@ func NewSubscriber(cfg SubscriberConfig) (*Subscriber, error) {
 		cfg.Lease = 10 * 24 * time.Hour
 	}
 	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = 10 << 20
+		cfg.MaxBody = dynamo.MaxAnnotatedPageBytes
 	}
 	if cfg.VerifyWait <= 0 {
 		cfg.VerifyWait = 10 * time.Minute

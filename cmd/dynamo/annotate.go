@@ -73,6 +73,10 @@ func runAnnotate(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "%s: %s\n", in.name, w)
 	}
 	out := res.Page
+	if err := dynamo.CheckAnnotated(len(in.page), len(out)); err != nil && !cfg.selectors {
+		fmt.Fprintf(s.err, "dynamo annotate: %s: %v\n", in.name, err)
+		return 1
+	}
 	if cfg.selectors {
 		if out, err = selectorsSource(res, base, in.name, s.err); err != nil {
 			fmt.Fprintf(s.err, "dynamo annotate: %s: %v\n", in.name, err)
@@ -153,6 +157,7 @@ func parseAnnotateArgs(args []string, errOut io.Writer) (cfg annotateConfig, cod
 		return cfg, 2, false
 	}
 	cfg.input = positional[0]
+	cfg.limit = annotateCap
 	var err error
 	if cfg.loc, err = time.LoadLocation(strings.TrimSpace(*tz)); err != nil || strings.TrimSpace(*tz) == "" {
 		fmt.Fprintf(errOut, "dynamo annotate: --tz: %q is not a time zone; use an IANA name such as Europe/Paris, or UTC\n", *tz)

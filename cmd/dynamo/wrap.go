@@ -24,10 +24,20 @@ func init() {
 	register("wrap", "print the feed extracted from an annotated page (a file, a URL or -)", runWrap)
 }
 
-// maxPageSize bounds what wrap reads, from a file, a URL or standard input:
-// no annotated page comes near it, and a bound keeps a mistaken argument
-// (a disk image, an endless response) from exhausting memory.
-const maxPageSize = 10 << 20
+// pageCap bounds what a command reads, from a file, a URL or standard
+// input (docs/WRAPPER.md, "Size cap"): a bound keeps a mistaken argument (a
+// disk image, an endless response) from exhausting memory.
+type pageCap struct {
+	bytes int
+	what  string // what the bound is, for the error past it
+}
+
+// wrap reads any page Dynamo reads; annotate reads pages whose annotated
+// copy wrap, the poller and the API still read.
+var (
+	wrapCap     = pageCap{dynamo.MaxAnnotatedPageBytes, "the most Dynamo reads of a page, annotations included"}
+	annotateCap = pageCap{dynamo.MaxPageBytes, "the most a page may have for its annotations to be suggested"}
+)
 
 // maxRedirects bounds the redirects followed when fetching a URL.
 const maxRedirects = 10
@@ -63,6 +73,7 @@ type wrapConfig struct {
 	loc     *time.Location
 	timeout time.Duration
 	input   string
+	limit   pageCap
 }
 
 // runWrap reads the page, wraps it, and prints the document and then the
@@ -129,6 +140,7 @@ func parseWrapArgs(args []string, errOut io.Writer) (cfg wrapConfig, code int, o
 		return cfg, 2, false
 	}
 	cfg.input = positional[0]
+	cfg.limit = wrapCap
 
 	var err error
 	if cfg.format, err = transform.ParseFormat(*typ); err != nil {
@@ -166,7 +178,7 @@ type input struct {
 func readInput(ctx context.Context, cfg wrapConfig, stdin io.Reader) (*input, error) {
 	arg := cfg.input
 	if arg == "-" {
-		page, err := readCapped(stdin, "standard input")
+		page, err := readCapped(stdin, "standard input", cfg.limit)
 		if err != nil {
 			return nil, err
 		}
@@ -179,24 +191,24 @@ func readInput(ctx context.Context, cfg wrapConfig, stdin io.Reader) (*input, er
 	if u, err := url.Parse(arg); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
 		switch strings.ToLower(u.Scheme) {
 		case "http", "https":
-			return fetch(ctx, u, cfg.timeout)
+			return fetch(ctx, u, cfg.timeout, cfg.limit)
 		case "file":
 			if u.Host != "" && u.Host != "localhost" {
 				return nil, fmt.Errorf("%s: a file: URL must name a local file", arg)
 			}
-			return readFile(u.Path)
+			return readFile(u.Path, cfg.limit)
 		default:
 			if strings.Contains(arg, "://") {
 				return nil, fmt.Errorf("%s: cannot read %s: URLs; give an http or https URL, a file or -", arg, u.Scheme)
 			}
 		}
 	}
-	return readFile(arg)
+	return readFile(arg, cfg.limit)
 }
 
 // readFile reads a page from a file; its URL is file:// of its absolute
 // path, so relative links resolve to the files beside it.
-func readFile(path string) (*input, error) {
+func readFile(path string, limit pageCap) (*input, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err // *PathError says which file and why
@@ -205,7 +217,7 @@ func readFile(path string) (*input, error) {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a page", path)
 	}
-	page, err := readCapped(f, path)
+	page, err := readCapped(f, path, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -216,22 +228,22 @@ func readFile(path string) (*input, error) {
 	return in, nil
 }
 
-// readCapped reads all of r, failing beyond maxPageSize.
-func readCapped(r io.Reader, name string) ([]byte, error) {
-	page, err := io.ReadAll(io.LimitReader(r, maxPageSize+1))
+// readCapped reads all of r, failing beyond limit.
+func readCapped(r io.Reader, name string, limit pageCap) ([]byte, error) {
+	page, err := io.ReadAll(io.LimitReader(r, int64(limit.bytes)+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
-	if len(page) > maxPageSize {
-		return nil, fmt.Errorf("%s is larger than %d MiB, more than any annotated page; not read", name, maxPageSize>>20)
+	if len(page) > limit.bytes {
+		return nil, fmt.Errorf("%s is larger than %d MiB (%d bytes), %s; not read", name, limit.bytes>>20, limit.bytes, limit.what)
 	}
 	return page, nil
 }
 
 // fetch gets a page over HTTP. The whole exchange, redirects and body
 // included, is bounded by timeout, and the body (decompressed) by
-// maxPageSize. Only a 2xx answer is a page.
-func fetch(ctx context.Context, u *url.URL, timeout time.Duration) (*input, error) {
+// limit. Only a 2xx answer is a page.
+func fetch(ctx context.Context, u *url.URL, timeout time.Duration, limit pageCap) (*input, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -264,10 +276,10 @@ func fetch(ctx context.Context, u *url.URL, timeout time.Duration) (*input, erro
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, fmt.Errorf("%s: the server answered %s", final, resp.Status)
 	}
-	if resp.ContentLength > maxPageSize {
-		return nil, fmt.Errorf("%s is larger than %d MiB (Content-Length %d), more than any annotated page; not read", final, maxPageSize>>20, resp.ContentLength)
+	if resp.ContentLength > int64(limit.bytes) {
+		return nil, fmt.Errorf("%s is larger than %d MiB (Content-Length %d), %s; not read", final, limit.bytes>>20, resp.ContentLength, limit.what)
 	}
-	page, err := readCapped(resp.Body, final)
+	page, err := readCapped(resp.Body, final, limit)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			return nil, fmt.Errorf("%s: the page did not arrive within %v", final, timeout)

@@ -353,18 +353,18 @@ func servedExamples(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/huge", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		chunk := bytes.Repeat([]byte("<p>filler</p>\n"), 1<<12)
-		for sent := 0; sent <= maxPageSize; sent += len(chunk) {
+		for sent := 0; sent <= wrapCap.bytes; sent += len(chunk) {
 			if _, err := w.Write(chunk); err != nil {
 				return
 			}
 		}
 	})
 	mux.HandleFunc("/bomb", func(w http.ResponseWriter, r *http.Request) {
-		// 11 MiB of zeros, gzipped to about 11 KB: the cap must apply to
+		// 21 MiB of zeros, gzipped to about 21 KB: the cap must apply to
 		// what is decompressed, not to what is sent.
 		var buf bytes.Buffer
 		zw := gzip.NewWriter(&buf)
-		zw.Write(make([]byte, maxPageSize+1<<20))
+		zw.Write(make([]byte, wrapCap.bytes+1<<20))
 		zw.Close()
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Encoding", "gzip")
@@ -438,8 +438,8 @@ func TestWrapUnreadableInput(t *testing.T) {
 		{"redirect loop", []string{srv.URL + "/loop"}, "more than 10 redirects"},
 		{"connection refused", []string{closedURL}, "connection refused"},
 		{"too slow", []string{"--timeout", "300ms", srv.URL + "/slow"}, "did not arrive within 300ms"},
-		{"too large", []string{srv.URL + "/huge"}, "larger than 10 MiB"},
-		{"compression bomb", []string{srv.URL + "/bomb"}, "larger than 10 MiB"},
+		{"too large", []string{srv.URL + "/huge"}, "larger than 20 MiB"},
+		{"compression bomb", []string{srv.URL + "/bomb"}, "larger than 20 MiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -454,8 +454,8 @@ func TestWrapUnreadableInput(t *testing.T) {
 	}
 
 	t.Run("standard input too large", func(t *testing.T) {
-		code, _, stderr := run(t, strings.Repeat("x", maxPageSize+1), "wrap", "-")
-		if code != 1 || !strings.Contains(stderr, "standard input is larger than 10 MiB") {
+		code, _, stderr := run(t, strings.Repeat("x", wrapCap.bytes+1), "wrap", "-")
+		if code != 1 || !strings.Contains(stderr, "standard input is larger than 20 MiB") {
 			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
 	})

@@ -55,9 +55,14 @@ func UserAgent(contact string) string {
 const (
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultTimeout        = 30 * time.Second
-	DefaultMaxBody        = 10 << 20 // bytes, after decompression
-	DefaultMaxRedirects   = 5
-	DefaultHostGap        = time.Second
+	// DefaultMaxBody is the largest page Dynamo reads, in bytes after
+	// decompression: a page of dynamo.MaxPageBytes with room for the
+	// annotations the suggester inserts (docs/WRAPPER.md, "Size cap").
+	// Feeds and every other body share it: the fetcher does not know what
+	// it fetches.
+	DefaultMaxBody      = dynamo.MaxAnnotatedPageBytes
+	DefaultMaxRedirects = 5
+	DefaultHostGap      = time.Second
 )
 
 // MaxDelay caps what an origin can impose through Retry-After,
@@ -87,7 +92,7 @@ type Options struct {
 	// context instead. Default 30s.
 	Timeout time.Duration
 	// MaxBody is the largest body accepted, counted after decompression.
-	// Default 10 MiB.
+	// Default DefaultMaxBody (20 MiB).
 	MaxBody int64
 	// MaxRedirects is the longest redirect chain followed. Default 5.
 	MaxRedirects int
