@@ -99,10 +99,19 @@ type lazyGzip struct {
 	done  atomic.Bool
 }
 
-// get returns the compressed body of body, compressing it on the first call.
+// get returns the compressed body of body, compressing it on the first call:
+// at the best level when the cache keeps the answer (put set grown before
+// the answer was first sent), to be served again; else at the fastest, for
+// the one request that gets it (the cache off, or too small for the
+// answer), where the best level cost about 1 ms of CPU more per answer of
+// 100 items.
 func (z *lazyGzip) get(body []byte) []byte {
 	z.once.Do(func() {
-		z.body = httpcompress.Gzip(body)
+		if z.grown != nil {
+			z.body = httpcompress.Gzip(body)
+		} else {
+			z.body = httpcompress.GzipFast(body)
+		}
 		z.length = []string{strconv.Itoa(len(z.body))}[:1:1]
 		z.done.Store(true)
 		if z.grown != nil {

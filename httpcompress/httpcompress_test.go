@@ -131,3 +131,26 @@ func TestHandler(t *testing.T) {
 		t.Errorf("HEAD: Content-Encoding %q", resp.Header.Get("Content-Encoding"))
 	}
 }
+
+// Gzip and GzipFast decode to their input, again with a pooled writer;
+// the fastest level makes more bytes of a repetitive body than the best.
+func TestGzipLevels(t *testing.T) {
+	body := []byte(strings.Repeat("<item><title>one title</title><link>http://127.0.0.1/a</link></item>\n", 300))
+	var sizes [2]int
+	for i, compress := range []func([]byte) []byte{httpcompress.Gzip, httpcompress.GzipFast} {
+		for range 2 {
+			z := compress(body)
+			zr, err := gzip.NewReader(bytes.NewReader(z))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plain, err := io.ReadAll(zr); err != nil || !bytes.Equal(plain, body) {
+				t.Fatalf("level %d: decodes to %d bytes (%v), want %d", i, len(plain), err, len(body))
+			}
+			sizes[i] = len(z)
+		}
+	}
+	if sizes[1] <= sizes[0] {
+		t.Errorf("fastest level %d bytes, best %d: want the fastest larger", sizes[1], sizes[0])
+	}
+}
