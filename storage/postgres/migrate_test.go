@@ -529,3 +529,60 @@ func TestIndexBytesMigration(t *testing.T) {
 		t.Errorf("the aggregate's newest item after a poll: %+v, %v", agg, err)
 	}
 }
+
+// TestSeenBrinRangesMigration stores items, puts back 0015's BRIN index
+// (128 pages a range), reopens, and checks the index's new ranges and that
+// a windowed keyword query, alone and or-joined, answers as before.
+func TestSeenBrinRangesMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	s := openDSN(t, dsn)
+	addSource(t, s, "a")
+	for v := range 4 {
+		at := t0.Add(time.Duration(v) * time.Hour)
+		var items []dynamo.Item
+		for n := 0; n <= 2*v; n++ {
+			items = append(items, item(n, fmt.Sprintf("Story %d of a", n)))
+		}
+		record(t, s, "a", at, doc("a", at, items...))
+	}
+	queries := [][]dynamo.Condition{
+		{{Field: dynamo.FieldTitle, Value: "story 2"}},
+		{{Field: dynamo.FieldTitle, Value: "story 5"}, {Or: true, Field: dynamo.FieldDescription, Value: "story 1 "}},
+	}
+	answers := func(s *Store) []string {
+		t.Helper()
+		var out []string
+		for _, conds := range queries {
+			if !windowed(conds, 2) {
+				t.Fatalf("%v: not a windowed query", conds)
+			}
+			found, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "a", Conditions: conds, Max: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, strings.Join(ids(found), " "))
+		}
+		return out
+	}
+	stored := answers(s)
+	if len(strings.Fields(stored[0])) != 1 || len(strings.Fields(stored[1])) != 2 {
+		t.Fatalf("stored %q, want one match and two", stored)
+	}
+	undo := []string{
+		"DROP INDEX item_revisions_seen",
+		"CREATE INDEX item_revisions_seen ON item_revisions USING brin (first_seen) WITH (autosummarize = on)",
+		"DELETE FROM schema_migrations WHERE version = 18",
+	}
+	upgraded := undoMigration(t, s, dsn, undo, "0018_seen_brin_ranges.sql")
+	var def string
+	if err := upgraded.pool.QueryRow(ctx, "SELECT pg_get_indexdef('item_revisions_seen'::regclass)").Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(def, "brin (first_seen)") || !strings.Contains(def, "pages_per_range='16'") {
+		t.Errorf("item_revisions_seen after the migration: %s", def)
+	}
+	if got := answers(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration: %q, stored %q", got, stored)
+	}
+}
