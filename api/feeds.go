@@ -317,10 +317,19 @@ func (s *Server) collections(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// count says n things in English, "1 item" or "2 items": listings' titles
+// and descriptions are read as they are.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func collectionItem(fr *feedRequest, index int, src *dynamo.Source) dynamo.Item {
 	title := src.DisplayTitle()
-	desc := fmt.Sprintf("<p>Collection <code>%s</code> of <a href=\"%s\">%s</a> (%s): %d versions, %d items.</p>",
-		html.EscapeString(src.ID), html.EscapeString(src.URL), html.EscapeString(src.URL), src.Kind, src.Summary.Versions, src.Summary.Items)
+	desc := fmt.Sprintf("<p>Collection <code>%s</code> of <a href=\"%s\">%s</a> (%s): %s, %s.</p>",
+		html.EscapeString(src.ID), html.EscapeString(src.URL), html.EscapeString(src.URL), src.Kind, count(src.Summary.Versions, "version"), count(src.Summary.Items, "item"))
 	it := dynamo.Item{
 		Index:       index,
 		ID:          "collection:" + src.ID,
@@ -425,7 +434,7 @@ func (s *Server) versions(ctx context.Context, fr *feedRequest, src *dynamo.Sour
 		b.doc.Items = append(b.doc.Items, dynamo.Item{
 			Index: i + 1,
 			ID:    "version:" + strconv.Itoa(v.Seq),
-			Title: fmt.Sprintf("Version %d of %s: %d items (%d new, %d gone)", v.Seq, title, v.Items, v.Added, v.Removed),
+			Title: fmt.Sprintf("Version %d of %s: %s (%d new, %d gone)", v.Seq, title, count(v.Items, "item"), v.Added, v.Removed),
 			Link:  fr.link("/resources/"+url.PathEscape(src.ID), url.Values{"index": {strconv.Itoa(v.Index)}}),
 			Description: fmt.Sprintf("<p>Seen %s. Read it at <code>?index=%d</code>; its number stays %d.</p>",
 				v.SeenAt.UTC().Format(time.RFC1123), v.Index, v.Seq),
