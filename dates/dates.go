@@ -87,6 +87,9 @@ func monthFirst(loc *time.Location) bool {
 // reads beyond its layout's shape (a fractional second), the others.
 // Trying all 68 layouts on every value cost more than the rest of Parse.
 func parseFields(v string, loc *time.Location) (time.Time, bool) {
+	if !mayMatchLayout(v) {
+		return time.Time{}, false
+	}
 	var buf [64]byte
 	likely := layoutsByShape[string(appendShape(buf[:0], v))]
 	for _, layout := range likely {
@@ -103,6 +106,52 @@ func parseFields(v string, loc *time.Location) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// mayMatchLayout reports whether any layout may read v: false only when
+// none can. Every layout has a day and a year, numbers that time.Parse
+// reads each from at least one ASCII digit (a two-digit year may carry a
+// sign), with a literal that is no digit between them: so v needs two runs
+// of digits. And every layout names its month ("Jan", matched without
+// regard to ASCII case) or is numeric with '-' between the numbers. Text
+// that is no date ("Posted by 5 readers") failed all 68 layouts, each
+// failure an error value. FuzzMayMatchLayout checks it against every
+// layout.
+func mayMatchLayout(v string) bool {
+	runs, inRun, dash, month := 0, false, false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		digit := '0' <= c && c <= '9'
+		if digit && !inRun {
+			runs++
+		}
+		inRun = digit
+		if c == '-' {
+			dash = true
+		}
+		if !month && i+3 <= len(v) && isMonthAbbr(v[i:i+3]) {
+			month = true
+		}
+	}
+	return runs >= 2 && (dash || month)
+}
+
+// isMonthAbbr reports whether s (three bytes) is an English month
+// abbreviation in any ASCII case, as time.Parse's "Jan" reads it.
+func isMonthAbbr(s string) bool {
+	var b [3]byte
+	for i := range b {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	switch string(b[:]) {
+	case "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec":
+		return true
+	}
+	return false
 }
 
 // rfc2822Year moves a two-digit year that time.Parse read as 2050–2068

@@ -14,8 +14,20 @@ func parseISO(s string, loc *time.Location) (time.Time, bool) {
 	if len(s) < 8 || !isDigit(s[0]) {
 		return time.Time{}, false
 	}
-	v := strings.ToUpper(threeDigitMonth.ReplaceAllString(s, "$1-$2-"))
+	v := s
+	if len(s) >= 9 && s[4] == '-' && s[5] == '0' { // what threeDigitMonth needs
+		v = threeDigitMonth.ReplaceAllString(s, "$1-$2-")
+	}
+	v = strings.ToUpper(v)
+	// A layout's literal 'T' must be in the value, so without one only the
+	// bare date can match: trying the others on every "2005-12-08" cost
+	// seven failed parses, each an error value. FuzzISOLayoutsNeedT checks
+	// this against every layout.
+	hasT := strings.IndexByte(v, 'T') >= 0
 	for _, layout := range isoLayouts {
+		if !hasT && strings.IndexByte(layout, 'T') >= 0 {
+			continue
+		}
 		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
 			return t, true
 		}
