@@ -274,7 +274,7 @@ func pollStrip(polls []dynamo.PollLogEntry) strip {
 		p := polls[len(polls)-1-i]
 		label := when(p.At) + ": " + outcomeLabel(p.Status)
 		if p.NewItems > 0 {
-			label += fmt.Sprintf(", %d new items", p.NewItems)
+			label += ", " + newItems(p.NewItems)
 		}
 		if p.Error != "" {
 			label += ": " + p.Error

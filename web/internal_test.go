@@ -277,3 +277,16 @@ func TestExcerpt(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeOutcomeCountsInTheSingular: the poll-now flash says "1 new
+// item", as the API's listings do.
+func TestDescribeOutcomeCountsInTheSingular(t *testing.T) {
+	for n, want := range map[int]string{
+		1: "Polled news: changed, stored version 3 with 1 new item.",
+		2: "Polled news: changed, stored version 3 with 2 new items.",
+	} {
+		if got := describeOutcome("news", dynamo.PollOutcome{Status: dynamo.StatusChanged, Version: 3, NewItems: n}); got != want {
+			t.Errorf("%d new: %q, want %q", n, got, want)
+		}
+	}
+}

@@ -614,11 +614,19 @@ func (h *Server) pollAction(w http.ResponseWriter, r *http.Request) {
 	h.done(w, r, describeOutcome(id, out))
 }
 
+// newItems says "1 new item" or "n new items".
+func newItems(n int) string {
+	if n == 1 {
+		return "1 new item"
+	}
+	return fmt.Sprintf("%d new items", n)
+}
+
 // describeOutcome says what a poll found, in a sentence.
 func describeOutcome(id string, out dynamo.PollOutcome) string {
 	switch out.Status {
 	case dynamo.StatusChanged:
-		return fmt.Sprintf("Polled %s: changed, stored version %d with %d new items.", id, out.Version, out.NewItems)
+		return fmt.Sprintf("Polled %s: changed, stored version %d with %s.", id, out.Version, newItems(out.NewItems))
 	case dynamo.StatusUnchanged:
 		return fmt.Sprintf("Polled %s: unchanged since the last version.", id)
 	case dynamo.StatusNotModified:
