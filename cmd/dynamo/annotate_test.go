@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -120,5 +121,32 @@ func TestAnnotateSelectors(t *testing.T) {
 	}
 	if items := f.Wrapped.Resource.Items; len(items) != 7 || items[6].Title != "Governor names new State Parks director" {
 		t.Errorf("items %+v", items)
+	}
+}
+
+// TestCollectLaterRestores checks that the collector, off while commands
+// run, is back to its setting when the last of two overlapping commands
+// ends, whatever order they end in.
+func TestCollectLaterRestores(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: collectLater leaves the collector alone")
+	}
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	first := collectLater()
+	second := collectLater()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("collector on during a command: GOGC %d", got)
+	}
+	first()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("collector on while the second command runs: GOGC %d", got)
+	}
+	second()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("after both commands GOGC is %d, want 100", got)
+	}
+	if limit := debug.SetMemoryLimit(-1); limit == suggestionMemoryLimit {
+		t.Errorf("the suggestion's memory limit was left in place")
 	}
 }
