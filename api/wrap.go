@@ -51,6 +51,16 @@ func (s *Server) wrap(w http.ResponseWriter, r *http.Request) {
 		s.writeAdminError(w, r, err)
 		return
 	}
+	// A page may have 20 MiB and its wrapping takes several times that:
+	// the wraps share the slots of the expensive reads, taken before the
+	// body is read, so that concurrent big pages cannot take the memory
+	// past --heavy-reads of them (docs/RELIABILITY.md, "Security", issue
+	// 23); the others are refused with 503 and Retry-After.
+	release, ok := s.enterHeavy(r.Context(), w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	// A page is read as the poller reads it: up to the size of a page at
 	// the limit with its annotations (docs/WRAPPER.md, "Size cap").
 	page, err := io.ReadAll(http.MaxBytesReader(w, r.Body, dynamo.MaxAnnotatedPageBytes))
