@@ -342,6 +342,20 @@ func TestBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, "playground-pasted")
 		audit(t, ctx, "playground-pasted")
+
+		// A page longer than the line view: its first 5,000 lines are
+		// drawn, and the note above them says how many there are.
+		long := page + strings.Repeat("\nx", 20000)
+		step(t, ctx, "paste a long page",
+			chromedp.SetValue(chromedp.ID("page"), long),
+			chromedp.Click(chromedp.CSS(`form.stack button[type="submit"]`)),
+			chromedp.WaitVisible(chromedp.CSS("p.ok-box")))
+		rows := value(t, ctx, "count the lines drawn", chromedp.Evaluate[int](`document.querySelectorAll('table.code tr[id^="L"]').length`))
+		note := value(t, ctx, "read the note", chromedp.Text(chromedp.CSS("#source-h ~ p.note")))
+		if rows != 5000 || !strings.Contains(note, "Showing lines 1–5000 of 20004") {
+			t.Errorf("the long page: %d lines drawn, note %q; want 5000 and the note", rows, note)
+		}
+		audit(t, ctx, "playground-long")
 	})
 
 	t.Run("login and error pages", func(t *testing.T) {

@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/examples"
@@ -50,9 +52,19 @@ type playResult struct {
 	PageWarnings []dynamo.Warning // those with no line of their own
 	Annotations  []annotationRow
 	Lines        []lineView
-	XMLData      string
-	Feeds        []feedView
-	pageText     string // the page decoded, for the text box
+	// The page has TotalLines lines, of which Lines are shown, and
+	// AnnotationCount annotations and WarningCount warnings, of which
+	// Annotations and Warnings are listed: each list stops at a bound
+	// (maxShownLines, maxShownBytes, maxShownRows) so that a page of
+	// millions of lines or annotations is answered in bounded work.
+	TotalLines      int
+	LinesCut        bool // Lines stop before the end of the page
+	AnnotationCount int
+	WarningCount    int
+	ItemsCut        bool // Items are the first maxShownRows
+	XMLData         string
+	Feeds           []feedView
+	pageText        string // the page decoded, for the text box
 }
 
 // itemView is an item with the index its annotations were written with,
@@ -92,7 +104,23 @@ func (h *Server) playgroundPage(w http.ResponseWriter, r *http.Request) {
 		follow *dynamo.Source // a selectors source to read the page through
 	)
 	do := "show"
-	switch q := r.URL.Query(); {
+	q := r.URL.Query()
+	if r.Method == http.MethodPost || q.Get("example") != "" || q.Get("source") != "" {
+		// A page of up to 20 MiB (60 MiB of form) is read, wrapped or
+		// annotated, which takes several times its size: page work shares
+		// the slots of the expensive reads (api.Config.Heavy), taken before
+		// the form is read, so that concurrent big pages cannot take the
+		// memory past --heavy-reads of them (docs/RELIABILITY.md,
+		// "Security", issue 23).
+		release, busy := h.cfg.Heavy.Enter(r.Context())
+		if busy != nil {
+			w.Header().Set("Retry-After", strconv.Itoa(h.cfg.Heavy.RetryAfter()))
+			h.fail(w, r, http.StatusServiceUnavailable, "Too many pages and other expensive reads are being worked on: try again in a moment.")
+			return
+		}
+		defer release()
+	}
+	switch {
 	case r.Method == http.MethodPost:
 		r.Body = http.MaxBytesReader(w, r.Body, maxPlaygroundForm)
 		if err := r.ParseForm(); err != nil {
@@ -237,24 +265,30 @@ func play(page []byte, opts wrapper.Options, source string, extra []dynamo.Warni
 		warnings = append(append([]dynamo.Warning(nil), extra...), warnings...)
 		sort.SliceStable(warnings, func(i, j int) bool { return warnings[i].Line < warnings[j].Line })
 	}
+	shown := shownPrefix(res.Text)
 	out := &playResult{
-		Source:      source,
-		Charset:     res.Charset,
-		CharsetFrom: res.CharsetFrom,
-		Resource:    res.Resource,
-		Warnings:    warnings,
-		Lines:       highlight(res.Text, res.Annotations, warnings),
-		pageText:    res.Text,
+		Source:          source,
+		Charset:         res.Charset,
+		CharsetFrom:     res.CharsetFrom,
+		Resource:        res.Resource,
+		Warnings:        warnings[:min(len(warnings), maxShownRows)],
+		Lines:           highlight(res.Text[:shown], res.Annotations, warnings),
+		TotalLines:      strings.Count(res.Text, "\n") + 1,
+		LinesCut:        shown < len(res.Text),
+		AnnotationCount: len(res.Annotations),
+		WarningCount:    len(warnings),
+		ItemsCut:        len(res.Resource.Items) > maxShownRows,
+		pageText:        res.Text,
 	}
-	for i, it := range res.Resource.Items {
+	for i, it := range res.Resource.Items[:min(len(res.Resource.Items), maxShownRows)] {
 		out.Items = append(out.Items, itemView{Item: it, Written: res.Indexes[i]})
 	}
-	for _, w := range warnings {
-		if w.Line <= 0 || w.Line > len(out.Lines) {
+	for _, w := range out.Warnings {
+		if w.Line <= 0 || w.Line > out.TotalLines {
 			out.PageWarnings = append(out.PageWarnings, w)
 		}
 	}
-	for _, a := range res.Annotations {
+	for _, a := range res.Annotations[:min(len(res.Annotations), maxShownRows)] {
 		idx := ""
 		if a.Index > 0 {
 			idx = fmt.Sprint(a.Index)
@@ -277,6 +311,42 @@ func play(page []byte, opts wrapper.Options, source string, extra []dynamo.Warni
 		out.Feeds = append(out.Feeds, feedView{Label: formatLabel(f), Type: string(f), Body: buf.String()})
 	}
 	return out
+}
+
+// What the playground lists of one page: the page's first maxShownLines
+// lines, at most maxShownBytes of it, and the first maxShownRows
+// annotations, items, warnings and changed lines. Drawing a row costs
+// per row: a 20 MiB page of ten million empty lines took 89 s to draw
+// whole. The download of the annotated page and the feeds are whole.
+const (
+	maxShownLines = 5000
+	maxShownBytes = 1 << 20
+	maxShownRows  = 2000
+)
+
+// shownPrefix is the length of the start of text that the line view
+// shows: maxShownLines lines, cut at maxShownBytes (on a rune's start).
+func shownPrefix(text string) int {
+	end, lines := 0, 0
+	for end < len(text) && lines < maxShownLines {
+		i := strings.IndexByte(text[end:], '\n')
+		if i < 0 {
+			end = len(text)
+			break
+		}
+		end += i + 1
+		lines++
+	}
+	if lines == maxShownLines {
+		end-- // the line view ends with line maxShownLines, not an empty one after it
+	}
+	if end > maxShownBytes {
+		end = maxShownBytes
+		for end > 0 && !utf8.RuneStart(text[end]) {
+			end--
+		}
+	}
+	return end
 }
 
 // lineView is one line of the page, cut into runs that are plain text or

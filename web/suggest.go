@@ -24,7 +24,8 @@ type suggestView struct {
 	Channel  []string
 	Explain  string
 	Diff     []diffLine
-	Inserted int // comments inserted
+	DiffCut  bool // Diff is the first maxShownRows changed lines
+	Inserted int  // comments inserted
 
 	Selectors     []selectorRow
 	SelectorNote  string
@@ -64,6 +65,7 @@ func (h *Server) suggest(page []byte, opts wrapper.Options, source string, d *pl
 	}
 	before := wrapper.Wrap(page, opts).Text
 	sv.Diff = diffLines(before, d.Result.pageText)
+	sv.DiffCut = len(sv.Diff) == maxShownRows
 	sel, note, err := res.Selectors()
 	switch {
 	case err != nil:
@@ -110,16 +112,24 @@ func (h *Server) describeSelectors(page []byte, opts wrapper.Options, sel annota
 // diffLines compares a page with its annotated copy line by line: the
 // suggester only inserts comments, never a line break, so line n of one is
 // line n of the other.
+// It lists the first maxShownRows changed lines, walking the two pages
+// without splitting them (a page of ten million lines would cost 320 MB
+// of slices).
 func diffLines(before, after string) []diffLine {
-	old, cur := strings.Split(before, "\n"), strings.Split(after, "\n")
-	if len(old) != len(cur) {
+	if strings.Count(before, "\n") != strings.Count(after, "\n") {
 		return nil
 	}
 	var out []diffLine
-	for i := range old {
-		if old[i] != cur[i] {
-			out = append(out, diffLine{N: i + 1, Old: old[i], New: markInserted(old[i], cur[i])})
+	for n := 1; len(out) < maxShownRows; n++ {
+		old, restOld, more := strings.Cut(before, "\n")
+		cur, restCur, _ := strings.Cut(after, "\n")
+		if old != cur {
+			out = append(out, diffLine{N: n, Old: old, New: markInserted(old, cur)})
 		}
+		if !more {
+			break
+		}
+		before, after = restOld, restCur
 	}
 	return out
 }
