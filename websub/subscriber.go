@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/limits"
 )
 
 // CallbackPrefix is where hubs reach Dynamo's subscriptions: the callback
@@ -47,6 +48,13 @@ type SubscriberConfig struct {
 	// MaxBody bounds a pushed body, like a fetched one (default
 	// dynamo.MaxAnnotatedPageBytes, the fetcher's, 20 MiB).
 	MaxBody int64
+	// Heavy is the gate of expensive work that a push takes a slot of
+	// before its body is read (serve passes its --heavy-reads gate, the
+	// one POST /api/wrap and the playground take), so that concurrent
+	// pushes of up to MaxBody cannot take the memory past that many; a
+	// push that gets no slot is answered 503 with Retry-After, which a hub
+	// retries (§7). Nil leaves pushes ungated.
+	Heavy *limits.Gate
 	// VerifyWait is how long a request may wait for its verification
 	// before it is sent again (default 10 minutes).
 	VerifyWait time.Duration
@@ -532,6 +540,18 @@ func (s *Subscriber) servePush(w http.ResponseWriter, r *http.Request) {
 		log.Warn("websub: push for a subscription that is not active refused", "state", sub.State)
 		plain(w, http.StatusGone, "this subscription is not active")
 		return
+	}
+	// Anyone may POST here and a body may have MaxBody bytes: the slot is
+	// taken before the body is read (docs/WEBSUB.md, "Content
+	// distribution").
+	if s.cfg.Heavy != nil {
+		release, err := s.cfg.Heavy.Enter(ctx)
+		if err != nil {
+			w.Header().Set("Retry-After", strconv.Itoa(s.cfg.Heavy.RetryAfter()))
+			plain(w, http.StatusServiceUnavailable, "busy; retry shortly")
+			return
+		}
+		defer release()
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	if err != nil {

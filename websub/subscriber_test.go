@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/limits"
 	"github.com/dynamo-feeds/dynamo/poller"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
@@ -545,5 +547,60 @@ func TestSubscriberHubGone(t *testing.T) {
 	d.pollNow(t, "wire")
 	if ev := hub.next(t); ev.mode != "unsubscribe" || !ev.verified {
 		t.Fatalf("the hub saw %+v, want a verified unsubscribe", ev)
+	}
+}
+
+// countingBody is a request body of n bytes that counts what was read of
+// it.
+type countingBody struct {
+	n, read int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	if b.read >= b.n {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), b.n-b.read)
+	clear(p[:k])
+	b.read += k
+	return int(k), nil
+}
+
+func (b *countingBody) Close() error { return nil }
+
+// Anyone may POST to a callback, with up to 20 MiB: a push takes a slot of
+// the gate of expensive work before its body is read (docs/WEBSUB.md,
+// "Content distribution"). While the slot is held, a 20 MiB push is
+// answered 503 with Retry-After and none of its body is read; once the
+// slot is free, a signed push is stored.
+func TestSubscriberPushTakesAHeavySlot(t *testing.T) {
+	gate := limits.NewGate(1, 1, 50*time.Millisecond)
+	hub := newTestHub(t, 3600)
+	origin := newFeedOrigin(t, hub.srv.URL, "a")
+	d := newDynamoSide(t, func(c *websub.SubscriberConfig) { c.Heavy = gate })
+	d.addSource(t, "wire", origin.url())
+	sub := d.subscribed(t, hub, "wire")
+	release, err := gate.Enter(context.Background()) // the crowd holds the one slot
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := &countingBody{n: dynamo.MaxAnnotatedPageBytes}
+	req := httptest.NewRequest(http.MethodPost, websub.CallbackPrefix+sub.Token, body)
+	req.Header.Set("Content-Type", "application/rss+xml")
+	rec := httptest.NewRecorder()
+	d.srv.Config.Handler.ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("20 MiB push while the slot is held: %d, Retry-After %q, %.200s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+	}
+	if body.read != 0 {
+		t.Errorf("%d bytes of the refused push read, want 0", body.read)
+	}
+	release()
+	origin.set(hub.srv.URL, "b", "a")
+	if got := hub.publish(t, origin.url(), "application/rss+xml", []byte(origin.feed()), nil); got[0] != http.StatusNoContent {
+		t.Fatalf("push once the slot is free: %v, want 204", got)
+	}
+	if n := versions(t, d.store, "wire"); n != 2 {
+		t.Fatalf("%d versions, want 2", n)
 	}
 }

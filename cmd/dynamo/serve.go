@@ -24,6 +24,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/discovery"
 	"github.com/dynamo-feeds/dynamo/httpcompress"
 	"github.com/dynamo-feeds/dynamo/internal/buildinfo"
+	"github.com/dynamo-feeds/dynamo/limits"
 	"github.com/dynamo-feeds/dynamo/metrics"
 	"github.com/dynamo-feeds/dynamo/poller"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
@@ -343,6 +344,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 	defer cancel()
 	errs := make(chan error, 3)
 	ws := newWebSub(cfg, store, client, m, log)
+	heavy := heavyGate(cfg)
 	if cfg.role != "api" {
 		p, err = newServePoller(runCtx, store, client, robotsTxt, m, cfg, pollerOwner(ln.Addr()), log, ws)
 		if err != nil {
@@ -360,7 +362,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 				return err
 			}
 		}
-		if err := ws.subscribe(runCtx, pusher, &wg); err != nil {
+		if err := ws.subscribe(runCtx, pusher, heavy, &wg); err != nil {
 			ln.Close()
 			return err
 		}
@@ -374,7 +376,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 			}
 		}()
 	}
-	handler, err := serveHandler(runCtx, cfg, svc, p, client, m, log, &wg, ws)
+	handler, err := serveHandler(runCtx, cfg, svc, p, client, m, log, &wg, ws, heavy)
 	if err != nil {
 		ln.Close()
 		return err
@@ -516,21 +518,16 @@ func newServePoller(ctx context.Context, store dynamo.Store, client *pollfetch.C
 // interface on one ServeMux, or for a poller-only process just /healthz and
 // /metrics; every request is counted in the metrics under the route
 // pattern it matched.
-func serveHandler(ctx context.Context, cfg serveConfig, svc *sources.Service, p *poller.Poller, client *pollfetch.Client, m *metrics.Metrics, log *slog.Logger, wg *sync.WaitGroup, ws *webSub) (http.Handler, error) {
+func serveHandler(ctx context.Context, cfg serveConfig, svc *sources.Service, p *poller.Poller, client *pollfetch.Client, m *metrics.Metrics, log *slog.Logger, wg *sync.WaitGroup, ws *webSub, heavy *limits.Gate) (http.Handler, error) {
 	mux := http.NewServeMux()
 	if cfg.role == "poller" {
 		api.MountProbes(mux, svc.Store, m, log)
 		return m.Observe(httpcompress.Handler(mux)), nil
 	}
 	token := os.Getenv("DYNAMO_ADMIN_TOKEN")
-	// One count of wrong tokens per client for the API and the forms, and
-	// one gate of expensive reads for the API's and the pages' searches.
+	// One count of wrong tokens per client for the API and the forms; the
+	// gate of expensive reads is serve's (heavyGate).
 	failures := auth.NewFailures()
-	heavyReads := cfg.budgets.heavyReads
-	if heavyReads == 0 {
-		heavyReads = api.DefaultHeavyReads()
-	}
-	heavy := api.NewHeavyGate(heavyReads)
 	apiCfg := api.Config{
 		Store:          svc.Store,
 		Policies:       svc.Policies,
@@ -606,6 +603,17 @@ func serveHandler(ctx context.Context, cfg serveConfig, svc *sources.Service, p 
 }
 
 // storeKind names the store for the start-up log without its credentials.
+// heavyGate is the process's one gate of expensive work (--heavy-reads):
+// the API's and the pages' expensive reads, wraps, the playground and
+// WebSub pushes take its slots.
+func heavyGate(cfg serveConfig) *limits.Gate {
+	n := cfg.budgets.heavyReads
+	if n == 0 {
+		n = api.DefaultHeavyReads()
+	}
+	return api.NewHeavyGate(n)
+}
+
 func storeKind(dsn string) string {
 	if len(dsn) > 11 && (dsn[:11] == "postgres://" || (len(dsn) > 13 && dsn[:13] == "postgresql://")) {
 		return "postgresql"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/limits"
 	"github.com/dynamo-feeds/dynamo/metrics"
 	pollfetch "github.com/dynamo-feeds/dynamo/poller/fetch"
 	"github.com/dynamo-feeds/dynamo/websub"
@@ -60,13 +61,14 @@ func (w *webSub) observe(ctx context.Context, src *dynamo.Source, resp *pollfetc
 	}
 }
 
-// subscribe starts the subscriber, pushing through pusher.
-func (w *webSub) subscribe(ctx context.Context, pusher websub.Pusher, wg *sync.WaitGroup) error {
+// subscribe starts the subscriber, pushing through pusher; a push takes a
+// slot of heavy before its body is read.
+func (w *webSub) subscribe(ctx context.Context, pusher websub.Pusher, heavy *limits.Gate, wg *sync.WaitGroup) error {
 	if w == nil {
 		return nil
 	}
 	sub, err := websub.NewSubscriber(websub.SubscriberConfig{Store: w.store, Pusher: pusher, PublicURL: w.cfg.publicURL,
-		Client: w.client, Observer: w.m, Logger: w.log})
+		Client: w.client, Observer: w.m, Logger: w.log, Heavy: heavy})
 	if err != nil {
 		return err
 	}
