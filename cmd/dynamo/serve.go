@@ -32,6 +32,7 @@ import (
 	"github.com/dynamo-feeds/dynamo/poller/robots"
 	"github.com/dynamo-feeds/dynamo/sources"
 	"github.com/dynamo-feeds/dynamo/storage"
+	"github.com/dynamo-feeds/dynamo/storage/postgres"
 	"github.com/dynamo-feeds/dynamo/web"
 )
 
@@ -308,6 +309,12 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		return fmt.Errorf("open store: %w", err)
 	}
 	defer store.Close()
+	// A store over read replicas logs each one that goes down or comes
+	// back (docs/OPERATIONS.md, "Log lines").
+	replicated, _ := store.(*postgres.Replicated)
+	if replicated != nil {
+		replicated.SetLogger(log)
+	}
 
 	client := pollfetch.New(pollfetch.Options{AllowPrivate: cfg.allowPrivate, HostGap: cfg.hostGap, UserAgent: pollfetch.UserAgent(cfg.uaContact)})
 	// One reader of robots.txt per process, shared by polls and discovery.
@@ -400,6 +407,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		}
 	}()
 	started := []any{"version", buildinfo.Read().String(), "store", storeKind(cfg.db), "addr", ln.Addr().String(), "role", cfg.role}
+	if replicated != nil {
+		started = append(started, "replicas", strings.Join(replicated.Replicas(), ","))
+	}
 	if p != nil {
 		started = append(started, "policy", p.Policy())
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +36,9 @@ type Replicated struct {
 	// unknown is set when a write's position could not be read: reads go
 	// to the primary until the floor is known again.
 	unknown atomic.Bool
+	// log tells when a replica becomes unusable or usable again (SetLogger;
+	// nil logs nothing).
+	log atomic.Pointer[slog.Logger]
 
 	// Tests only. waitReplay makes a read wait for a replica to reach the
 	// floor instead of going to the primary, and primaryReads counts the
@@ -51,11 +55,14 @@ var _ dynamo.Store = (*Replicated)(nil)
 // replica is one standby and what this process knows of it.
 type replica struct {
 	store    *Store
-	name     string       // host:port, for errors
+	name     string       // host:port/database, for errors and the log
 	replayed atomic.Int64 // the newest replay position seen
 	// downUntil (Unix nanoseconds) keeps reads off a replica that failed
 	// one, for replicaRest.
 	downUntil atomic.Int64
+	// down is set from a failure until the replica answers again, so that
+	// each change of state is logged once, not each read.
+	down atomic.Bool
 }
 
 // replicaRest is how long a replica that failed a read is left alone.
@@ -98,7 +105,7 @@ func openReplica(ctx context.Context, dsn string, system int64) (*replica, error
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse replica dsn: %w", err)
 	}
-	name := fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port)
+	name := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect to replica %s: %w", name, err)
@@ -121,6 +128,37 @@ func openReplica(ctx context.Context, dsn string, system int64) (*replica, error
 		return nil, err
 	}
 	return &replica{store: newStore(pool, nil), name: name}, nil
+}
+
+// SetLogger makes the store log each replica that becomes unusable (a
+// warning, with the reason) and usable again (info): changes of state
+// only, never a line per read (docs/OPERATIONS.md, "Log lines").
+func (r *Replicated) SetLogger(log *slog.Logger) { r.log.Store(log) }
+
+// Replicas names the replicas, host:port/database (no credentials), for
+// the start-up log.
+func (r *Replicated) Replicas() []string {
+	names := make([]string, len(r.replicas))
+	for i, rep := range r.replicas {
+		names[i] = rep.name
+	}
+	return names
+}
+
+// rest keeps reads off rep for replicaRest after it failed with err, and
+// logs when it was usable until now.
+func (r *Replicated) rest(rep *replica, err error) {
+	rep.downUntil.Store(time.Now().Add(replicaRest).UnixNano())
+	if log := r.log.Load(); rep.down.CompareAndSwap(false, true) && log != nil {
+		log.Warn("postgres: read replica unusable, its reads go to the primary", "replica", rep.name, "err", err)
+	}
+}
+
+// answered notes that rep answered, and logs when it had been unusable.
+func (r *Replicated) answered(rep *replica) {
+	if log := r.log.Load(); rep.down.CompareAndSwap(true, false) && log != nil {
+		log.Info("postgres: read replica usable again", "replica", rep.name)
+	}
 }
 
 // Close releases the connections to the replicas and the primary.
@@ -189,7 +227,7 @@ func (r *Replicated) choose(ctx context.Context) *replica {
 		}
 	}
 	// None is known to be far enough: ask one where it is now.
-	if lagging != nil && lagging.refresh(ctx) >= floor {
+	if lagging != nil && r.refresh(ctx, lagging) >= floor {
 		return lagging
 	}
 	for r.waitReplay && lagging != nil && lagging.downUntil.Load() <= time.Now().UnixNano() {
@@ -198,7 +236,7 @@ func (r *Replicated) choose(ctx context.Context) *replica {
 			return nil
 		case <-time.After(time.Millisecond):
 		}
-		if lagging.refresh(ctx) >= floor {
+		if r.refresh(ctx, lagging) >= floor {
 			return lagging
 		}
 	}
@@ -206,17 +244,18 @@ func (r *Replicated) choose(ctx context.Context) *replica {
 }
 
 // refresh reads how far the replica has replayed.
-func (rep *replica) refresh(ctx context.Context) int64 {
+func (r *Replicated) refresh(ctx context.Context, rep *replica) int64 {
 	var at int64
 	if err := rep.store.pool.QueryRow(ctx, "SELECT coalesce((pg_last_wal_replay_lsn() - '0/0')::bigint, 0)").Scan(&at); err != nil {
-		rep.rest()
+		if replicaFault(ctx, err) {
+			r.rest(rep, fmt.Errorf("replay position: %w", err))
+		}
 		return 0
 	}
+	r.answered(rep)
 	raiseTo(&rep.replayed, at)
 	return rep.replayed.Load()
 }
-
-func (rep *replica) rest() { rep.downUntil.Store(time.Now().Add(replicaRest).UnixNano()) }
 
 // read runs fn on the store pick chooses; when a replica fails for a reason
 // of its own (down, or a query cancelled by a conflict with recovery), it
@@ -228,9 +267,12 @@ func read[T any](ctx context.Context, r *Replicated, fn func(*Store) (T, error))
 	}
 	v, err := fn(rep.store)
 	if !replicaFault(ctx, err) {
+		if err == nil {
+			r.answered(rep)
+		}
 		return v, err
 	}
-	rep.rest()
+	r.rest(rep, err)
 	return fn(r.Store)
 }
 
@@ -345,9 +387,12 @@ func walk[T any](ctx context.Context, r *Replicated, each func(s *Store, fn func
 		return fn(v)
 	})
 	if called || !replicaFault(ctx, err) {
+		if err == nil {
+			r.answered(rep)
+		}
 		return err
 	}
-	rep.rest()
+	r.rest(rep, err)
 	return each(r.Store, fn)
 }
 

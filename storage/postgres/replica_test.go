@@ -3,6 +3,9 @@ package postgres
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,6 +128,8 @@ func TestReplica(t *testing.T) {
 	// primary. (Last: it stops the standby.)
 	t.Run("ReplicaDown", func(t *testing.T) {
 		r, primary := openReplicated(t, pair)
+		var logs syncBuffer
+		r.SetLogger(slog.New(slog.NewTextHandler(&logs, nil)))
 		ctx := context.Background()
 		addSource(t, r.Store, "a")
 		pair.CatchUp(t)
@@ -149,6 +154,15 @@ func TestReplica(t *testing.T) {
 		if n := r.primaryReads.Load() - onPrimary; n != 2 {
 			t.Errorf("%d reads sent to the primary while the standby rests, want 2", n)
 		}
+		// Its failure is logged once, with the reason; its name has no
+		// password.
+		rep.downUntil.Store(0) // the next read tries it again, and fails
+		if _, err := r.Source(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if got := logs.String(); strings.Count(got, "read replica unusable") != 1 || !strings.Contains(got, "replica="+rep.name) || !strings.Contains(got, "err=") || strings.Contains(got, "usable again") {
+			t.Errorf("log with the standby down, failed twice: %q, want one warning naming it, with the reason", got)
+		}
 		standby := r.replicas[0].store.pool.Config().ConnString()
 		if _, err := OpenReplicated(ctx, primary, []string{standby}); err == nil {
 			t.Error("OpenReplicated with a replica that is down: no error")
@@ -161,5 +175,32 @@ func TestReplica(t *testing.T) {
 		if _, err := r.Source(ctx, "a"); err != nil || r.primaryReads.Load() != onPrimary {
 			t.Fatalf("with the standby back: %v, %d reads on the primary, want the standby's answer", err, r.primaryReads.Load()-onPrimary)
 		}
+		if _, err := r.Source(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if got := logs.String(); strings.Count(got, "read replica usable again") != 1 || strings.Count(got, "level=") != 2 {
+			t.Errorf("log once the standby is back, read twice: %q, want the warning and one info line", got)
+		}
+		if names := r.Replicas(); len(names) != 1 || names[0] != rep.name || !strings.HasSuffix(rep.name, "/"+r.replicas[0].store.pool.Config().ConnConfig.Database) {
+			t.Errorf("Replicas() = %q, want host:port/database", names)
+		}
 	})
+}
+
+// syncBuffer is a log sink safe for the store's concurrent reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
