@@ -345,11 +345,15 @@ func TestBrowser(t *testing.T) {
 
 		// A page longer than the line view: its first 5,000 lines are
 		// drawn, and the note above them says how many there are.
+		// The pasted page before it has an ok-box too, so the wait is for
+		// the long page's own note, then for its document to be complete:
+		// rows counted while the table is still parsed fall short.
 		long := page + strings.Repeat("\nx", 20000)
 		step(t, ctx, "paste a long page",
 			chromedp.SetValue(chromedp.ID("page"), long),
 			chromedp.Click(chromedp.CSS(`form.stack button[type="submit"]`)),
-			chromedp.WaitVisible(chromedp.CSS("p.ok-box")))
+			chromedp.WaitVisible(chromedp.CSS("#source-h ~ p.note")),
+			chromedp.Poll[chromedp.Void](`document.readyState === "complete"`))
 		rows := value(t, ctx, "count the lines drawn", chromedp.Evaluate[int](`document.querySelectorAll('table.code tr[id^="L"]').length`))
 		note := value(t, ctx, "read the note", chromedp.Text(chromedp.CSS("#source-h ~ p.note")))
 		if rows != 5000 || !strings.Contains(note, "Showing lines 1–5000 of 20004") {
