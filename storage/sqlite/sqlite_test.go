@@ -898,20 +898,9 @@ func TestRevisionKeysMigration(t *testing.T) {
 	for v := 1; v <= 3; v++ {
 		store(t, s, "a", storetest.SizePage("a", v, v == 2))
 	}
-	ctx := context.Background()
 	read := func(s *Store) []string {
 		t.Helper()
-		var out []string
-		for _, q := range []dynamo.ItemQuery{{SourceID: "a"}, {SourceID: "a", Version: 2}} {
-			items, err := s.Items(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range items {
-				out = append(out, it.Item.ID+": "+it.Item.Title+" | "+it.Item.Description)
-			}
-		}
-		return out
+		return archiveAndVersion(t, s, "a", 2)
 	}
 	stored := read(s)
 	upgraded := undoMigration(t, s, path, append(slices.Clone(undoNumbersOnRevisions),
@@ -1175,20 +1164,9 @@ func TestBinaryItemKeysMigration(t *testing.T) {
 	for v := 1; v <= 3; v++ {
 		store(t, s, "a", storetest.SizePage("a", v, v == 2))
 	}
-	ctx := context.Background()
 	read := func(s *Store) []string {
 		t.Helper()
-		var out []string
-		for _, q := range []dynamo.ItemQuery{{SourceID: "a"}, {SourceID: "a", Version: 1}} {
-			items, err := s.Items(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range items {
-				out = append(out, it.Item.ID+": "+it.Item.Title+" | "+it.Item.Description)
-			}
-		}
-		return out
+		return archiveAndVersion(t, s, "a", 1)
 	}
 	// Item 1 is only on version 1; it gets a key of another form.
 	old := storetest.SizePage("a", 1, false).Items[49].ID
@@ -1324,4 +1302,22 @@ func TestPollLogMigration(t *testing.T) {
 	if got := read(upgraded); len(got) != 7 || got[0] != stored[0] || !slices.Equal(got[1:], stored) {
 		t.Errorf("after one more poll at the newest instant:\n%v\nbefore:\n%v", got, stored)
 	}
+}
+
+// archiveAndVersion reads source id's archive and its version n, an item a
+// line (key, title and description), for migration tests to compare what a
+// store reads before and after a migration.
+func archiveAndVersion(t *testing.T, s *Store, id string, n int) []string {
+	t.Helper()
+	var out []string
+	for _, q := range []dynamo.ItemQuery{{SourceID: id}, {SourceID: id, Version: n}} {
+		items, err := s.Items(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			out = append(out, it.Item.ID+": "+it.Item.Title+" | "+it.Item.Description)
+		}
+	}
+	return out
 }
