@@ -149,22 +149,32 @@ func cpuPerRequest(t *testing.T, pid int, run func() *wrkResult) (*wrkResult, fl
 	return res, float64(spent.Microseconds()) / float64(res.requests)
 }
 
-// processCPU is the user and system CPU time process pid has used, from
-// /proc/PID/stat (fields 14 and 15, in clock ticks: USER_HZ, 100 on Linux).
+// processCPU is the user and system CPU time process pid has used
+// (cpuOf); it fails the test if the process is gone.
 func processCPU(t *testing.T, pid int) time.Duration {
 	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	d, err := cpuOf(pid)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return d
+}
+
+// cpuOf is the user and system CPU time process pid has used, from
+// /proc/PID/stat (fields 14 and 15, in clock ticks: USER_HZ, 100 on Linux).
+func cpuOf(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
 	}
 	// The command name, field 2, is in parentheses and may hold spaces.
 	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
 	var utime, stime int64
 	if _, err := fmt.Sscan(fields[11], &utime); err != nil {
-		t.Fatalf("/proc/%d/stat utime %q: %v", pid, fields[11], err)
+		return 0, fmt.Errorf("/proc/%d/stat utime %q: %w", pid, fields[11], err)
 	}
 	if _, err := fmt.Sscan(fields[12], &stime); err != nil {
-		t.Fatalf("/proc/%d/stat stime %q: %v", pid, fields[12], err)
+		return 0, fmt.Errorf("/proc/%d/stat stime %q: %w", pid, fields[12], err)
 	}
-	return time.Duration(utime+stime) * 10 * time.Millisecond
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
