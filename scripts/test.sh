@@ -86,23 +86,36 @@ full_walk='^TestArchivedFeedWalk$'
 # reports in serve's process, a child of the test, are never read; run by
 # hand under -race, the tests skip saying so) and run here without it.
 streamed='^(TestServeMemoryBound|TestServeStreams(Listing|Archive)LargerThanMemory)$'
+# The page-size rule's tests at the limits (docs/WRAPPER.md, "Size cap")
+# and the playground's bound on a 20 MiB page of ten million lines are
+# left out of the -race run too: nearly all their CPU is one request at a
+# time reading, parsing and suggesting pages of 10 and 20 MiB, under the
+# detector's instrumentation of every byte (54 s of CPU for the five
+# under it, 6 s without, each run alone, 2026-11-24 22:30 UTC). Their
+# goroutines (the loopback servers and clients, the poller's one poll)
+# are those of the packages' other tests, which stay under -race with
+# small pages: the detector could find nothing in them that the page's
+# size adds. They run here without it, and so does cmd/dynamo's page too
+# dense for its annotations, which skips itself under -race (0.5 s
+# without it) and so ran nowhere.
+big_pages='^(TestWrapPagesAtTheSizeLimit|TestPollPagesAtTheSizeLimit|TestPlaygroundPagesAtTheSizeLimit|TestPlaygroundLongPagesBounded|TestPageSizeRuleCommands|TestAnnotateRefusesAPageItsReadersWouldNot)$'
 # go test's own vet step is off (-vet=off): `go vet $PKGS` above has run
 # every check it runs, and more, on the same packages and test files; left
 # on, it would vet every package again for each build (race and not).
 #
 # The tests the race run leaves out run without the detector in one `go
-# test` (the three packages side by side), beside the other packages' run:
+# test` (the five packages side by side), beside the other packages' run:
 # dedup's search uses one core, and each run waits on its slowest package.
-outside_race=$(grep -x -E 'github\.com/dynamo-feeds/dynamo/(dedup|api|cmd/dynamo)' <<<"$race_pkgs" || true)
+outside_race=$(grep -x -E 'github\.com/dynamo-feeds/dynamo/(dedup|api|cmd/dynamo|poller|web)' <<<"$race_pkgs" || true)
 status=0
 outside_status=0
 : >"$log_dir/test.log"
 if [ -n "$race_pkgs" ]; then
-  go test -vet=off -race -count=1 -timeout 20m -v -skip "$race_skip|$streamed" $race_pkgs >>"$log_dir/test.log" 2>&1 || status=$?
+  go test -vet=off -race -count=1 -timeout 20m -v -skip "$race_skip|$streamed|$big_pages" $race_pkgs >>"$log_dir/test.log" 2>&1 || status=$?
 fi
 outside_pid=
 if [ -n "$outside_race" ]; then
-  go test -vet=off -count=1 -timeout 20m -v -run "$race_skip|$full_walk|$streamed" $outside_race >"$log_dir/test-outside-race.log" 2>&1 &
+  go test -vet=off -count=1 -timeout 20m -v -run "$race_skip|$full_walk|$streamed|$big_pages" $outside_race >"$log_dir/test-outside-race.log" 2>&1 &
   outside_pid=$!
 fi
 if [ -n "$plain_pkgs" ]; then
