@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ItemID derives an item's id, which stays the same across versions of a
@@ -14,21 +16,43 @@ import (
 // id comes from its title and description, whitespace-insensitively.
 //
 // The fields are hashed from one buffer on the stack when they fit in it,
-// so that an id costs one allocation, its string (the wrapper derives one
-// per item of every page it reads).
+// and the words are copied into it without building the joined strings, so
+// that an id costs one allocation, its string (the wrapper derives one per
+// item of every page it reads, and descriptions run to a kilobyte).
 func ItemID(link string, ownLink bool, title, description string) string {
-	var room [256]byte
+	var room [2048]byte
 	b := room[:0]
 	if ownLink {
 		b = appendField(b, "link")
 		b = appendField(b, strings.TrimSpace(link))
 	} else {
 		b = appendField(b, "content")
-		b = appendField(b, strings.Join(strings.Fields(title), " "))
-		b = appendField(b, strings.Join(strings.Fields(description), " "))
+		b = appendWords(b, title)
+		b = appendWords(b, description)
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
+}
+
+// appendWords appends, as appendField would, s's words (strings.Fields)
+// joined by single spaces: s itself when it is so already, as most titles
+// and descriptions are; else the words, their length going before them
+// once it is known.
+func appendWords(b []byte, s string) []byte {
+	if wordsJoined(s) {
+		return appendField(b, s)
+	}
+	at := len(b)
+	b = binary.BigEndian.AppendUint64(b, 0)
+	start := len(b)
+	for w := range strings.FieldsSeq(s) {
+		if len(b) > start {
+			b = append(b, ' ')
+		}
+		b = append(b, w...)
+	}
+	binary.BigEndian.PutUint64(b[at:], uint64(len(b)-start))
+	return b
 }
 
 // ContentHash returns a digest of a document's informational content: the
@@ -105,4 +129,30 @@ func MatchStoredItems(items []Item, stored func(key string) bool, byTitle map[st
 		}
 	}
 	return keys, byTitleKeys
+}
+
+// wordsJoined reports whether s is its words joined by single spaces: no
+// white space (unicode.IsSpace, as strings.Fields has it) but single
+// spaces between words.
+func wordsJoined(s string) bool {
+	space := true // as if after a space, so that a leading one is refused
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			white := c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+			if white && (c != ' ' || space) {
+				return false
+			}
+			space = white
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return false
+		}
+		space = false
+		i += n
+	}
+	return !space || s == ""
 }

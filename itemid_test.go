@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -63,4 +64,49 @@ func TestMatchStoredItems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Ids stored items are found by: a change of ItemID's bytes would make
+// every item whose id comes from its content new at its next poll.
+func TestItemIDStable(t *testing.T) {
+	for _, c := range []struct {
+		link              string
+		ownLink           bool
+		title, desc, want string
+	}{
+		{"", false, "", "", "261748ec72e4145e7b863edba1583ed8"},
+		{"http://x/a ", true, "", "", "cf65e7a4faf43a7fb3b1c29dd917710d"},
+		{"http://x/a ", false, "", "", "261748ec72e4145e7b863edba1583ed8"},
+		{"", false, "  A\tb\n c ", " <p>x  y</p>\u00a0z\u2003 ", "47efc9718d127ed13580d086483f5dd7"},
+		{"", false, "", "only desc", "52f1fdbf1fcfe7c541915d302825979a"},
+		{"", false, strings.Repeat(" T\u2003t ", 300), strings.Repeat("<p>long  \n", 400), "b18a70cca537237e87579ff67eeb9799"},
+	} {
+		if got := ItemID(c.link, c.ownLink, c.title, c.desc); got != c.want {
+			t.Errorf("ItemID(%q, %v, %.20q, %.20q) = %s, want %s", c.link, c.ownLink, c.title, c.desc, got, c.want)
+		}
+	}
+}
+
+// appendWords appends what strings.Fields and strings.Join would make of
+// any text, whether it takes its shortcut (wordsJoined) or not.
+func TestAppendWordsJoinsFields(t *testing.T) {
+	for _, s := range []string{"", " ", "a", "a b", " a", "a ", "a  b", "a\tb", "a\nb", "\u00a0a", "a\u00a0b", "a\u2003", "\u0085",
+		"é b", "a’s — b", "\xff b", "a \xc2", "a\xc2\xa0b", "<p>x y</p> <p>z</p>", "\v", "a\rb", "\u3000a b"} {
+		want := appendField(nil, strings.Join(strings.Fields(s), " "))
+		if got := appendWords(nil, s); string(got) != string(want) {
+			t.Errorf("appendWords(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendWords(f *testing.F) {
+	for _, s := range []string{"", "a b", " a  b\t", "a\u00a0b", "\xff \xc2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := appendField(nil, strings.Join(strings.Fields(s), " "))
+		if got := appendWords(nil, s); string(got) != string(want) {
+			t.Errorf("appendWords(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

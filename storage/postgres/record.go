@@ -34,12 +34,13 @@ func (s *Store) RecordPoll(ctx context.Context, rec dynamo.PollRecord, decide fu
 type pollWriter struct{ s *Store }
 
 // Write implements archive.PollWriter in as few exchanges with the server
-// as the poll's reads allow: the first begins the transaction and locks
-// and reads the source's row; the writes that return nothing wait in the
-// transaction's queue and go with the statement whose answer is needed
-// next, the last of them with the COMMIT (pipeline). An error rolls the
-// transaction back.
-func (w pollWriter) Write(ctx context.Context, rec dynamo.PollRecord, fn func(archive.PollTx, archive.LeasedSource) error) error {
+// as the poll's reads allow: the first begins the transaction, locks and
+// reads the source's row and, for a document of other content than the
+// source's, reads ahead its newest version and last item number
+// (readAhead); the writes that return nothing wait in the transaction's
+// queue and go with the statement whose answer is needed next, the last of
+// them with the COMMIT (pipeline). An error rolls the transaction back.
+func (w pollWriter) Write(ctx context.Context, rec dynamo.PollRecord, hash string, fn func(archive.PollTx, archive.LeasedSource) error) error {
 	conn, err := w.s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -68,6 +69,10 @@ func (w pollWriter) Write(ctx context.Context, rec dynamo.PollRecord, fn func(ar
 		}
 		return err
 	})
+	if hash != "" {
+		p.ahead = &readAhead{}
+		p.queued.Queue(readAheadQuery, rec.SourceID, hash).QueryRow(p.ahead.scan)
+	}
 	if err = p.send(ctx); err != nil {
 		err = fmt.Errorf("begin: %w", err)
 	}
@@ -96,6 +101,39 @@ func (w pollWriter) Write(ctx context.Context, rec dynamo.PollRecord, fn func(ar
 type pipeline struct {
 	tx     txConn
 	queued pgx.Batch
+	// summary holds, once StoreVersion has run, the arguments of the
+	// source's new summary (summaryArgs), which queueUpdate writes with
+	// the poll's state: one update of the source's row, not two.
+	summary []any
+}
+
+// readAhead is what a poll's first exchange reads, with the source's row,
+// for a new version of the source when the document's content is not the
+// source's: its newest version (Previous) and its last item number
+// (LastNumber). Nothing is read when the content is the same, for the
+// source's first version (there is no newest), or while rows of a batched
+// write are staged, which DropStaged deletes first.
+type readAhead struct {
+	found  bool
+	seq    int
+	revs   []byte
+	seenAt time.Time
+	last   int64
+}
+
+// readAheadQuery reads a readAhead of a source ($1) whose content hash is
+// not $2.
+const readAheadQuery = `SELECT v.seq, v.revs, v.seen_at, (SELECT coalesce(max(arch_seq), 0) FROM items WHERE source_id = $1)
+	FROM sources s JOIN versions v ON v.source_id = s.id AND v.seq = s.last_seq
+	WHERE s.id = $1 AND s.last_hash <> $2 AND s.staging = 0`
+
+func (a *readAhead) scan(row pgx.Row) error {
+	err := row.Scan(&a.seq, &a.revs, &a.seenAt, &a.last)
+	a.found = err == nil
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	return err
 }
 
 // txConn runs the statements of a transaction: a pgx.Tx, or a pooled
@@ -169,12 +207,13 @@ func (b *batches) Batch(ctx context.Context, fn func(archive.VersionTx) error) e
 // pollTx is PostgreSQL's archive.PollTx: the poll rec's transaction.
 type pollTx struct {
 	*pipeline
-	rec dynamo.PollRecord
+	rec   dynamo.PollRecord
+	ahead *readAhead // nil when Write read none
 }
 
 // Version implements archive.PollTx: its writes join the poll's queue.
 func (p pollTx) Version(seq int, at time.Time) archive.VersionTx {
-	return &versionTx{pipeline: p.pipeline, source: p.rec.SourceID, seq: seq, at: at}
+	return &versionTx{pipeline: p.pipeline, source: p.rec.SourceID, seq: seq, at: at, ahead: p.ahead}
 }
 
 // DropStaged implements archive.PollTx.
@@ -324,7 +363,11 @@ func queueUpdate(b *pipeline, rec dynamo.PollRecord, at time.Time, result dynamo
 		b.queue("SET LOCAL synchronous_commit = off")
 	}
 	args := stateArgs(rec, at, result, upd)
-	b.queue(`UPDATE sources SET `+setState+` WHERE id = $1`, args[:14]...)
+	if b.summary != nil {
+		b.queue(`UPDATE sources SET `+setState+`, `+setSummary+` WHERE id = $1`, append(args[:14:14], b.summary...)...)
+	} else {
+		b.queue(`UPDATE sources SET `+setState+` WHERE id = $1`, args[:14]...)
+	}
 	b.queue(`INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, append([]any{args[0], args[14], args[12]}, args[15:]...)...)
 	if archive.TrimPollLog() {
@@ -396,57 +439,66 @@ type versionTx struct {
 	source string
 	seq    int
 	at     time.Time
+	ahead  *readAhead // nil when none was read
 }
 
 var _ archive.VersionTx = (*versionTx)(nil)
 
-// Known implements archive.VersionTx.
-func (w *versionTx) Known(ctx context.Context, keys []string) (map[string]archive.Known, error) {
-	rows, err := w.tx.Query(ctx, `SELECT item_id, first_seen, first_pos, first_index, latest_rev FROM items
-		WHERE source_id = $1 AND item_id = ANY($2)`, w.source, keys)
-	if err != nil {
-		return nil, fmt.Errorf("read items: %w", err)
-	}
+// Stored implements archive.VersionTx in one exchange.
+func (w *versionTx) Stored(ctx context.Context, keys, titles []string) (map[string]archive.Known, map[string][]string, error) {
 	known := map[string]archive.Known{}
-	var key string
-	var k archive.Known
-	_, err = pgx.ForEachRow(rows, []any{&key, &k.FirstSeen, &k.FirstPos, &k.FirstIndex, &k.LatestRev}, func() error {
-		known[key] = k
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read items: %w", err)
+	if len(keys) > 0 {
+		match, arg := oneOrAny(keys)
+		w.queued.Queue(`SELECT item_id, first_seen, first_pos, first_index, latest_rev FROM items
+			WHERE source_id = $1 AND item_id `+match, w.source, arg).Query(func(rows pgx.Rows) error {
+			var key string
+			var k archive.Known
+			_, err := pgx.ForEachRow(rows, []any{&key, &k.FirstSeen, &k.FirstPos, &k.FirstIndex, &k.LatestRev}, func() error {
+				known[key] = k
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("read items: %w", err)
+			}
+			return nil
+		})
 	}
-	return known, nil
+	var byTitle map[string][]string
+	if len(titles) > 0 {
+		byTitle = map[string][]string{}
+		// The titles' md5 come as an array that item_revisions_title is
+		// searched with, so that a plan kept for any titles (PostgreSQL's
+		// generic plan) still reads only theirs.
+		w.queued.Queue(`SELECT r.title, r.item_key, max(r.rev_id) AS rev FROM item_revisions r
+			WHERE r.source_id = $1 AND md5(r.title) = ANY(ARRAY(SELECT md5(t) FROM unnest($2::text[]) AS t))
+				AND r.title = ANY($2)
+			GROUP BY r.title, r.item_key ORDER BY rev DESC`, w.source, titles).Query(func(rows pgx.Rows) error {
+			var title, key string
+			var rev int64
+			_, err := pgx.ForEachRow(rows, []any{&title, &key, &rev}, func() error {
+				byTitle[title] = append(byTitle[title], key)
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("find items by title: %w", err)
+			}
+			return nil
+		})
+	}
+	if err := w.send(ctx); err != nil {
+		return nil, nil, err
+	}
+	return known, byTitle, nil
 }
 
-// ItemsByTitle implements archive.VersionTx.
-func (w *versionTx) ItemsByTitle(ctx context.Context, titles []string) (map[string][]string, error) {
-	rows, err := w.tx.Query(ctx, `SELECT t.title, r.item_key, max(r.rev_id) AS rev
-		FROM unnest($2::text[]) AS t(title)
-		JOIN item_revisions r ON r.source_id = $1 AND md5(r.title) = md5(t.title) AND r.title = t.title
-		GROUP BY t.title, r.item_key ORDER BY rev DESC`, w.source, titles)
-	if err != nil {
-		return nil, fmt.Errorf("find items by title: %w", err)
-	}
-	found := map[string][]string{}
-	var title, key string
-	var rev int64
-	_, err = pgx.ForEachRow(rows, []any{&title, &key, &rev}, func() error {
-		found[title] = append(found[title], key)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("find items by title: %w", err)
-	}
-	return found, nil
-}
-
-// Revisions implements archive.VersionTx.
+// Revisions implements archive.VersionTx. The keys and the hashes are
+// searched for as two lists in the unique index of (source_id, item_key,
+// rhash), so that a plan kept for any lists (PostgreSQL's generic plan)
+// still reads only theirs; a revision of one key with another's hash
+// comes back too, its id as true as any.
 func (w *versionTx) Revisions(ctx context.Context, keys []string, hashes [][]byte) (map[string]int64, error) {
-	rows, err := w.tx.Query(ctx, `SELECT r.item_key, r.rhash, r.rev_id FROM item_revisions r
-		JOIN unnest($2::text[], $3::bytea[]) AS p(key, rhash) ON r.item_key = p.key AND r.rhash = p.rhash
-		WHERE r.source_id = $1`, w.source, keys, hashes)
+	rows, err := w.tx.Query(ctx, `SELECT item_key, rhash, rev_id FROM item_revisions
+		WHERE source_id = $1 AND item_key = ANY($2) AND rhash = ANY($3)`, w.source, keys, hashes)
 	if err != nil {
 		return nil, fmt.Errorf("read revisions: %w", err)
 	}
@@ -512,6 +564,20 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 	return nil
 }
 
+// oneOrAny is the condition and argument ($2) that match an items row's
+// item_id against keys: "= $2" for one key, as a version mostly gains one
+// item and loses one, "= ANY($2)" for several. PostgreSQL keeps one plan
+// for all polls of the first (its generic plan costs what a plan for the
+// key at hand would), where it plans the second afresh at every poll
+// (its generic plan assumes ten keys, a plan for one is cheaper), which
+// cost more than running it.
+func oneOrAny(keys []string) (string, any) {
+	if len(keys) == 1 {
+		return "= $2", keys[0]
+	}
+	return "= ANY($2)", keys
+}
+
 // orNil is a value that may be SQL NULL as pgx takes it.
 func orNil(s string, present bool) *string {
 	if !present {
@@ -520,32 +586,51 @@ func orNil(s string, present bool) *string {
 	return &s
 }
 
-// Previous implements archive.VersionTx.
-func (w *versionTx) Previous(ctx context.Context, seq int) ([]string, time.Time, error) {
+// Previous implements archive.VersionTx: the version's row, unless Write
+// read it ahead, then its revisions.
+func (w *versionTx) Previous(ctx context.Context, seq int) ([]archive.Position, time.Time, error) {
 	var packed []byte
 	var seenAt time.Time
-	err := w.tx.QueryRow(ctx, "SELECT revs, seen_at FROM versions WHERE source_id = $1 AND seq = $2",
-		w.source, seq).Scan(&packed, &seenAt)
-	if err != nil {
+	if a := w.ahead; a != nil && a.found && a.seq == seq {
+		packed, seenAt = a.revs, a.seenAt
+	} else if err := w.tx.QueryRow(ctx, "SELECT revs, seen_at FROM versions WHERE source_id = $1 AND seq = $2",
+		w.source, seq).Scan(&packed, &seenAt); err != nil {
 		return nil, seenAt, fmt.Errorf("read previous version: %w", err)
 	}
 	revs, err := archive.UnpackRevs(packed)
 	if err != nil {
 		return nil, seenAt, fmt.Errorf("read previous version: %w", err)
 	}
-	rows, err := w.tx.Query(ctx, "SELECT item_key FROM item_revisions WHERE rev_id = ANY($1)", revs)
+	rows, err := w.tx.Query(ctx, `SELECT item_key, rhash, rev_id, first_seen, first_pos, first_index, latest
+		FROM item_revisions WHERE rev_id = ANY($1)`, revs)
 	if err != nil {
 		return nil, seenAt, fmt.Errorf("read previous version: %w", err)
 	}
-	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	byRev := make(map[int64]archive.Position, len(revs))
+	var p archive.Position
+	_, err = pgx.ForEachRow(rows, []any{&p.Key, &p.Hash, &p.Rev, &p.FirstSeen, &p.FirstPos, &p.FirstIndex, &p.Latest}, func() error {
+		byRev[p.Rev] = p
+		return nil
+	})
 	if err != nil {
 		return nil, seenAt, fmt.Errorf("read previous version: %w", err)
 	}
-	return keys, seenAt, nil
+	positions := make([]archive.Position, len(revs))
+	for i, rev := range revs {
+		var ok bool
+		if positions[i], ok = byRev[rev]; !ok {
+			return nil, seenAt, fmt.Errorf("read previous version: revision %d of position %d is not stored", rev, i+1)
+		}
+	}
+	return positions, seenAt, nil
 }
 
-// LastNumber implements archive.VersionTx, from the numbers' index.
+// LastNumber implements archive.VersionTx, from the numbers' index unless
+// Write read it ahead.
 func (w *versionTx) LastNumber(ctx context.Context) (int64, error) {
+	if a := w.ahead; a != nil && a.found && a.seq == w.seq-1 {
+		return a.last, nil
+	}
 	var n int64
 	if err := w.tx.QueryRow(ctx, "SELECT coalesce(max(arch_seq), 0) FROM items WHERE source_id = $1",
 		w.source).Scan(&n); err != nil {
@@ -585,17 +670,20 @@ func (w *versionTx) StoreItems(_ context.Context, ch archive.ItemChanges) error 
 			WHERE i.source_id = $1 AND i.item_id = c.key`, w.source, keys, revs)
 	}
 	if len(ch.Back) > 0 {
-		b.queue(`UPDATE items SET last_seen = NULL WHERE source_id = $1 AND item_id = ANY($2)`, w.source, ch.Back)
+		match, arg := oneOrAny(ch.Back)
+		b.queue(`UPDATE items SET last_seen = NULL WHERE source_id = $1 AND item_id `+match, w.source, arg)
 	}
 	if len(ch.Gone) > 0 {
-		b.queue(`UPDATE items SET last_seen = $3 WHERE source_id = $1 AND item_id = ANY($2)`, w.source, ch.Gone, ch.GoneAt)
+		match, arg := oneOrAny(ch.Gone)
+		b.queue(`UPDATE items SET last_seen = $3 WHERE source_id = $1 AND item_id `+match, w.source, arg, ch.GoneAt)
 	}
 	return nil
 }
 
-// StoreVersion implements archive.VersionTx, queued: the version row, its
-// channel (stored once per source and content, in the same statement),
-// and the source's summary.
+// StoreVersion implements archive.VersionTx, queued: the version row and
+// its channel (stored once per source and content, in the same
+// statement); the source's summary waits for the poll's state
+// (queueUpdate).
 func (w *versionTx) StoreVersion(_ context.Context, nv archive.NewVersion) error {
 	v, doc := nv.Version, nv.Doc
 	channel, key, err := archive.Channel(doc.Channel)
@@ -618,8 +706,11 @@ func (w *versionTx) StoreVersion(_ context.Context, nv archive.NewVersion) error
 		SELECT $1, $2, $3, $4, $5, $6, $7, (SELECT channel_id FROM ch LIMIT 1), $9, $10, $11, $12, $13, $14`,
 		w.source, w.seq, w.at, v.Hash, doc.URL, doc.RSSID, stamp(doc.Timestamp), channel,
 		v.Title, v.Items, v.Added, v.Removed, archive.PackRevs(nv.Revs), indexes, key)
-	w.queue(`UPDATE sources SET last_seq = $2, last_hash = $3, title = $4, item_count = item_count + $5,
-			published_rev = greatest(published_rev, $6)
-		WHERE id = $1`, w.source, w.seq, v.Hash, v.Title, nv.NewItems, nv.Published)
+	w.summary = []any{w.seq, v.Hash, v.Title, nv.NewItems, nv.Published}
 	return nil
 }
+
+// setSummary is the SET list that writes a source's summary for a new
+// version, after setState's arguments ($15 to $19: pipeline.summary).
+const setSummary = `last_seq = $15, last_hash = $16, title = $17, item_count = item_count + $18,
+	published_rev = greatest(published_rev, $19)`

@@ -32,8 +32,9 @@ type pollWriter struct {
 }
 
 // Write implements archive.PollWriter, in a group commit of the one
-// writer.
-func (w pollWriter) Write(ctx context.Context, rec dynamo.PollRecord, fn func(archive.PollTx, archive.LeasedSource) error) error {
+// writer. Its reads cost no exchange with a server, so none is read ahead
+// for the content's hash.
+func (w pollWriter) Write(ctx context.Context, rec dynamo.PollRecord, _ string, fn func(archive.PollTx, archive.LeasedSource) error) error {
 	return w.s.writeGrouped(w.wait, func(tx *sql.Tx, changed func(string)) error {
 		var (
 			src     archive.LeasedSource
@@ -297,32 +298,50 @@ type versionTx struct {
 
 var _ archive.VersionTx = (*versionTx)(nil)
 
-// Known implements archive.VersionTx.
-func (w *versionTx) Known(ctx context.Context, keys []string) (map[string]archive.Known, error) {
+// Stored implements archive.VersionTx.
+func (w *versionTx) Stored(ctx context.Context, keys, titles []string) (map[string]archive.Known, map[string][]string, error) {
+	known := map[string]archive.Known{}
+	if len(keys) > 0 {
+		if err := w.known(ctx, keys, known); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(titles) == 0 {
+		return known, nil, nil
+	}
+	titled, err := w.byTitle(ctx, titles)
+	if err != nil {
+		return nil, nil, err
+	}
+	return known, titled, nil
+}
+
+// known adds what the store holds of the source's items among keys to
+// found.
+func (w *versionTx) known(ctx context.Context, keys []string, found map[string]archive.Known) error {
 	rows, err := w.tx.QueryContext(ctx, `SELECT item_id, first_seen, first_pos, first_index, latest_rev FROM items
 		WHERE source_id = ? AND item_id IN (SELECT value FROM json_each(?))`, w.source, jsonArg(keys))
 	if err != nil {
-		return nil, fmt.Errorf("read items: %w", err)
+		return fmt.Errorf("read items: %w", err)
 	}
 	defer rows.Close()
-	known := map[string]archive.Known{}
 	for rows.Next() {
 		var key string
 		var firstSeen int64
 		var k archive.Known
 		if err := rows.Scan(&key, &firstSeen, &k.FirstPos, &k.FirstIndex, &k.LatestRev); err != nil {
-			return nil, fmt.Errorf("read items: %w", err)
+			return fmt.Errorf("read items: %w", err)
 		}
 		k.FirstSeen = goTime(firstSeen)
-		known[key] = k
+		found[key] = k
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read items: %w", err)
+		return fmt.Errorf("read items: %w", err)
 	}
-	return known, nil
+	return nil
 }
 
-// itemsByTitle is ItemsByTitle's query of a source (?1) and its titles (?2, a
+// itemsByTitle is byTitle's query of a source (?1) and its titles (?2, a
 // JSON array): it finds the titles' keys in item_revisions_title, then
 // compares the titles.
 const itemsByTitle = `SELECT r.title, r.item_key, max(r.rev_id) AS rev FROM item_revisions r
@@ -330,8 +349,9 @@ const itemsByTitle = `SELECT r.title, r.item_key, max(r.rev_id) AS rev FROM item
 		AND r.title IN (SELECT value FROM json_each(?2))
 	GROUP BY r.title, r.item_key ORDER BY rev DESC`
 
-// ItemsByTitle implements archive.VersionTx.
-func (w *versionTx) ItemsByTitle(ctx context.Context, titles []string) (map[string][]string, error) {
+// byTitle returns the keys of the source's items that ever had each
+// of titles, most recently revised first.
+func (w *versionTx) byTitle(ctx context.Context, titles []string) (map[string][]string, error) {
 	rows, err := w.tx.QueryContext(ctx, itemsByTitle, w.source, jsonArg(titles))
 	if err != nil {
 		return nil, fmt.Errorf("find items by title: %w", err)
@@ -436,7 +456,7 @@ func nullable(s string, present bool) any {
 func folded(s string) any { return nullable(archive.Folded(s)) }
 
 // Previous implements archive.VersionTx.
-func (w *versionTx) Previous(ctx context.Context, seq int) ([]string, time.Time, error) {
+func (w *versionTx) Previous(ctx context.Context, seq int) ([]archive.Position, time.Time, error) {
 	var packed []byte
 	var seenAt int64
 	err := w.tx.QueryRowContext(ctx, "SELECT revs, seen_at FROM versions WHERE source_id = ? AND seq = ?",
@@ -448,13 +468,19 @@ func (w *versionTx) Previous(ctx context.Context, seq int) ([]string, time.Time,
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("read previous version: %w", err)
 	}
-	rows, err := w.tx.QueryContext(ctx, "SELECT item_key FROM item_revisions WHERE rev_id IN (SELECT value FROM json_each(?))",
-		jsonArg(revs))
-	keys, err := collect(rows, err, archive.Value[string])
+	rows, err := w.tx.QueryContext(ctx, `SELECT r.item_key, r.rhash, r.rev_id, r.first_seen, r.first_pos, r.first_index, r.latest
+		FROM json_each(?) AS p JOIN item_revisions r ON r.rev_id = p.value ORDER BY p.key`, jsonArg(revs))
+	positions, err := collect(rows, err, func(row archive.Scanner) (archive.Position, error) {
+		var p archive.Position
+		var firstSeen int64
+		err := row.Scan(&p.Key, &p.Hash, &p.Rev, &firstSeen, &p.FirstPos, &p.FirstIndex, &p.Latest)
+		p.FirstSeen = goTime(firstSeen)
+		return p, err
+	})
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("read previous version: %w", err)
 	}
-	return keys, goTime(seenAt), nil
+	return positions, goTime(seenAt), nil
 }
 
 // LastNumber implements archive.VersionTx, from the numbers' index.

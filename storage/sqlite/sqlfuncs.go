@@ -30,7 +30,7 @@ func init() {
 // named it for that) and item_revisions_key its item's key (0015): 31 bits
 // of the text's FNV-1a hash, at most 4 bytes in an index entry where the
 // title took about sixty bytes and the item key 32 with its content hash.
-// Texts of one key are told apart by comparing them (versionTx.ItemsByTitle,
+// Texts of one key are told apart by comparing them (versionTx.byTitle,
 // versionTx.Revisions).
 const keyFunc = "dynamo_title_key"
 

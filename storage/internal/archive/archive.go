@@ -110,28 +110,38 @@ func Channel(ch dynamo.Channel) (body string, key []byte, err error) {
 }
 
 // RevisionHash digests everything an item revision stores, so that an item
-// whose content returns to an earlier state reuses that revision.
+// whose content returns to an earlier state reuses that revision. The
+// fields, each length-prefixed, are hashed from one buffer on the stack
+// when they fit in it (a store hashes every item of every changed page).
 func RevisionHash(it *dynamo.Item) []byte {
-	h := sha256.New()
-	field := func(s string) {
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
+	var room [4096]byte
+	b := room[:0]
+	for _, s := range [...]string{it.ID, it.Title, it.Link, it.Description, it.Text} {
+		b = appendField(b, s)
 	}
-	field(it.ID)
-	field(it.Title)
-	field(it.Link)
-	field(it.Description)
-	field(it.Text)
-	img, _ := json.Marshal(it.Image) // plain strings always encode
-	field(string(img))
-	ext, _ := json.Marshal(it.Extensions)
-	field(string(ext))
+	// json.Marshal of a nil pointer or slice is null; plain strings always
+	// encode.
+	img, ext := []byte("null"), []byte("null")
+	if it.Image != nil {
+		img, _ = json.Marshal(it.Image)
+	}
+	if it.Extensions != nil {
+		ext, _ = json.Marshal(it.Extensions)
+	}
 	media, _ := MediaJSON(it)
-	field(media)
-	field(strconv.FormatBool(it.IDFromContent))
-	return h.Sum(nil)[:16]
+	b = appendField(b, string(img))
+	b = appendField(b, string(ext))
+	b = appendField(b, media)
+	b = appendField(b, strconv.FormatBool(it.IDFromContent))
+	sum := sha256.Sum256(b)
+	return sum[:16]
+}
+
+// appendField appends s after its length, so that no two different
+// sequences of fields hash alike.
+func appendField(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(len(s)))
+	return append(b, s...)
 }
 
 // media is what an item revision's media column holds: its enclosures and

@@ -2,10 +2,12 @@ package archive
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/dynamo-feeds/dynamo"
 )
@@ -134,6 +136,27 @@ func TestFolded(t *testing.T) {
 		copy, kept := Folded(tc.in)
 		if copy != tc.copy || kept != tc.kept {
 			t.Errorf("Folded(%q) = %q, %v; want %q, %v", tc.in, copy, kept, tc.copy, tc.kept)
+		}
+	}
+}
+
+// The digests stored revisions are found by: a change of RevisionHash's
+// bytes would make every stored item look edited at its next poll.
+func TestRevisionHashStable(t *testing.T) {
+	for _, c := range []struct {
+		item dynamo.Item
+		want string
+	}{
+		{dynamo.Item{}, "26bbc868cb25a7557fad3b07cabe45e1"},
+		{dynamo.Item{ID: "a", Title: "x", Link: "y", Description: "<p>d</p>", Text: "d"}, "88f2b37aaeafadcd098daf6c8592c5e1"},
+		{dynamo.Item{ID: "b", Title: "é t", Image: &dynamo.Image{URL: "http://x/i.png"}, Extensions: []dynamo.Extension{},
+			IDFromContent: true}, "e9bb7b359989bd53a2fcadd8c88a447f"},
+		{dynamo.Item{ID: "c", Extensions: []dynamo.Extension{{Value: "v"}}, Enclosures: []dynamo.Enclosure{{URL: "http://x/a.mp3"}},
+			Updated: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)}, "ce6f74be7b0a8617224926bbd65b5764"},
+		{dynamo.Item{ID: "d", Description: strings.Repeat("long ", 2000)}, "431937f3c11a0ff2b255069e3682b8f4"},
+	} {
+		if got := hex.EncodeToString(RevisionHash(&c.item)); got != c.want {
+			t.Errorf("RevisionHash of item %q = %s, want %s", c.item.ID, got, c.want)
 		}
 	}
 }

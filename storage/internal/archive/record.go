@@ -17,8 +17,12 @@ type PollWriter interface {
 	// Write runs fn in a write transaction that has read the poll's
 	// source first (and, where the store can, locked its row), or fails
 	// with dynamo.ErrLeaseLost before fn when rec.Owner does not hold the
-	// source's lease or the source is removed or unknown.
-	Write(ctx context.Context, rec dynamo.PollRecord, fn func(tx PollTx, src LeasedSource) error) error
+	// source's lease or the source is removed or unknown. hash is the
+	// content hash of a document fn may store as the source's next
+	// version ("" for none): a store may read, with the source's row,
+	// what writing that version asks first when the source's content is
+	// another (VersionTx.Previous, LastNumber).
+	Write(ctx context.Context, rec dynamo.PollRecord, hash string, fn func(tx PollTx, src LeasedSource) error) error
 	// Batches are the transactions of version seq of the poll's source,
 	// staged by attempt (StageVersion).
 	Batches(rec dynamo.PollRecord, attempt int64, seq int, at time.Time) Batches
@@ -71,11 +75,15 @@ func RecordPoll(ctx context.Context, w PollWriter, batch int, rec dynamo.PollRec
 		}
 	}
 	var result dynamo.PollResult
-	err := w.Write(ctx, rec, func(tx PollTx, src LeasedSource) error {
+	var hash string
+	if rec.Document != nil {
+		hash = dynamo.ContentHash(rec.Document)
+	}
+	err := w.Write(ctx, rec, hash, func(tx PollTx, src LeasedSource) error {
 		result = dynamo.PollResult{}
 		if doc := rec.Document; doc != nil {
 			result.Seen = len(doc.Items)
-			if hash := dynamo.ContentHash(doc); src.LastSeq == 0 || hash != src.LastHash {
+			if src.LastSeq == 0 || hash != src.LastHash {
 				if err := tx.DropStaged(ctx, src.Staging); err != nil {
 					return err
 				}
@@ -105,7 +113,7 @@ func recordBatched(ctx context.Context, w PollWriter, batch int, rec dynamo.Poll
 	hash := dynamo.ContentHash(doc)
 	attempt := rand.Int64N(math.MaxInt64) + 1
 	var seq int
-	err := w.Write(ctx, rec, func(tx PollTx, src LeasedSource) error {
+	err := w.Write(ctx, rec, "", func(tx PollTx, src LeasedSource) error {
 		if src.LastSeq > 0 && hash == src.LastHash {
 			return errWriteWhole
 		}
@@ -129,7 +137,7 @@ func recordBatched(ctx context.Context, w PollWriter, batch int, rec dynamo.Poll
 		return dynamo.PollResult{}, err
 	}
 	var result dynamo.PollResult
-	err = w.Write(ctx, rec, func(tx PollTx, src LeasedSource) error {
+	err = w.Write(ctx, rec, "", func(tx PollTx, src LeasedSource) error {
 		if src.Staging != attempt || src.LastSeq != seq-1 {
 			return errWriteWhole
 		}

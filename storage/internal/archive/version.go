@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"time"
 
@@ -13,12 +14,11 @@ import (
 // poll, to store one new version of one source; WriteVersion decides what
 // to read and write.
 type VersionTx interface {
-	// Known returns what the store holds of the source's items among
-	// keys, by key.
-	Known(ctx context.Context, keys []string) (map[string]Known, error)
-	// ItemsByTitle returns the keys of the source's items that ever had
-	// each title, most recently revised first.
-	ItemsByTitle(ctx context.Context, titles []string) (map[string][]string, error)
+	// Stored returns what the store holds of the source's items among
+	// keys, by key, and the keys of the source's items that ever had each
+	// of titles, most recently revised first, by title (none asked when
+	// titles is empty). A store may ask both at once.
+	Stored(ctx context.Context, keys, titles []string) (map[string]Known, map[string][]string, error)
 	// Revisions returns the ids of the stored revisions among the pairs
 	// keys[i], hashes[i], by RevKey.
 	Revisions(ctx context.Context, keys []string, hashes [][]byte) (map[string]int64, error)
@@ -26,9 +26,9 @@ type VersionTx interface {
 	// Archive queries do not show them until the source's published
 	// revision reaches them (StoreVersion).
 	InsertRevisions(ctx context.Context, revs []Revision, ids map[string]int64) error
-	// Previous returns the keys of the items of version seq, in page
-	// order, and when it was seen.
-	Previous(ctx context.Context, seq int) (keys []string, seenAt time.Time, err error)
+	// Previous returns the positions of version seq, in page order, and
+	// when it was seen.
+	Previous(ctx context.Context, seq int) (positions []Position, seenAt time.Time, err error)
 	// LastNumber returns the source's highest item number (NewItem.Number),
 	// 0 when it has no item.
 	LastNumber(ctx context.Context) (int64, error)
@@ -49,6 +49,18 @@ type Known struct {
 	FirstPos   int // its position when first seen
 	FirstIndex int // its index attribute when first seen
 	LatestRev  int64
+}
+
+// Position is one position of a stored version: its item's key and the
+// revision shown there, with what the revision copies of its item.
+type Position struct {
+	Key        string
+	Hash       []byte // RevisionHash
+	Rev        int64
+	FirstSeen  time.Time
+	FirstPos   int
+	FirstIndex int
+	Latest     bool // the revision the item shows (its items row's latest_rev)
 }
 
 // Revision is one item content to store, named within its item by Hash.
@@ -229,10 +241,17 @@ type versionWriter struct {
 	lastNumber int64     // the source's highest item number before
 }
 
-// plan reads what the version needs of the store: the items' keys, what is
-// known of them, the revisions stored and those to insert, and the
-// previous version.
+// plan reads what the version needs of the store: the previous version,
+// the items' keys, what is known of them, the revisions stored and those
+// to insert. The previous version comes first: a page mostly holds the
+// items it held before, with the same content, so what its positions
+// tell of their items and revisions is not asked again; only the items
+// and contents it did not hold are looked up.
 func (w *versionWriter) plan(ctx context.Context, tx VersionTx) error {
+	w.known, w.ids = map[string]Known{}, map[string]int64{}
+	if err := w.loadPrevious(ctx, tx); err != nil {
+		return err
+	}
 	if err := w.resolveKeys(ctx, tx); err != nil {
 		return err
 	}
@@ -240,10 +259,8 @@ func (w *versionWriter) plan(ctx context.Context, tx VersionTx) error {
 		return err
 	}
 	var err error
-	if w.lastNumber, err = tx.LastNumber(ctx); err != nil {
-		return err
-	}
-	return w.loadPrevious(ctx, tx)
+	w.lastNumber, err = tx.LastNumber(ctx)
+	return err
 }
 
 func (w *versionWriter) resolveKeys(ctx context.Context, tx VersionTx) error {
@@ -252,36 +269,41 @@ func (w *versionWriter) resolveKeys(ctx context.Context, tx VersionTx) error {
 	for i, it := range items {
 		ids[i] = it.ID
 	}
-	w.known = map[string]Known{}
-	if err := w.loadKnown(ctx, tx, ids); err != nil {
-		return err
-	}
 	stored := func(key string) bool { _, ok := w.known[key]; return ok }
-	var byTitle map[string][]string
-	if titles := dynamo.TitlesToMatch(items, stored); len(titles) > 0 {
-		var err error
-		if byTitle, err = tx.ItemsByTitle(ctx, titles); err != nil {
-			return err
-		}
+	// The titles of the items the previous version did not hold are asked
+	// with them, before knowing which are stored (MatchStoredItems looks
+	// at the titles of those that are not).
+	byTitle, err := w.loadKnown(ctx, tx, ids, dynamo.TitlesToMatch(items, stored))
+	if err != nil {
+		return err
 	}
 	var matched []string
 	w.keys, matched = dynamo.MatchStoredItems(items, stored, byTitle)
-	return w.loadKnown(ctx, tx, matched)
+	_, err = w.loadKnown(ctx, tx, matched, nil)
+	return err
 }
 
-// loadKnown adds the stored items among keys to w.known.
-func (w *versionWriter) loadKnown(ctx context.Context, tx VersionTx, keys []string) error {
-	if len(keys) == 0 {
-		return nil
+// loadKnown adds the stored items among keys to w.known, asking only for
+// those not known yet, and returns the keys of the items that had each of
+// titles.
+func (w *versionWriter) loadKnown(ctx context.Context, tx VersionTx, keys, titles []string) (map[string][]string, error) {
+	var ask []string
+	for _, k := range keys {
+		if _, ok := w.known[k]; !ok {
+			ask = append(ask, k)
+		}
 	}
-	found, err := tx.Known(ctx, keys)
+	if len(ask) == 0 && len(titles) == 0 {
+		return nil, nil
+	}
+	found, byTitle, err := tx.Stored(ctx, ask, titles)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for k, v := range found {
 		w.known[k] = v
 	}
-	return nil
+	return byTitle, nil
 }
 
 // findRevisions finds the stored revision of each position and lists the
@@ -292,9 +314,21 @@ func (w *versionWriter) findRevisions(ctx context.Context, tx VersionTx) error {
 	for i := range items {
 		w.hashes[i] = RevisionHash(&items[i])
 	}
-	var err error
-	if w.ids, err = tx.Revisions(ctx, w.keys, w.hashes); err != nil {
-		return err
+	// Only the contents of stored items that the previous version did
+	// not show are looked up: an item not stored has no revision.
+	var keys []string
+	var hashes [][]byte
+	for i, key := range w.keys {
+		if _, ok := w.ids[RevKey(key, w.hashes[i])]; !ok && w.isKnown(key) {
+			keys, hashes = append(keys, key), append(hashes, w.hashes[i])
+		}
+	}
+	if len(keys) > 0 {
+		found, err := tx.Revisions(ctx, keys, hashes)
+		if err != nil {
+			return err
+		}
+		maps.Copy(w.ids, found)
 	}
 	queued := map[string]bool{}
 	firstPos := map[string]int{}
@@ -327,15 +361,35 @@ func (w *versionWriter) revs() []int64 {
 	return revs
 }
 
+// isKnown reports whether the source has an item of key.
+func (w *versionWriter) isKnown(key string) bool {
+	_, ok := w.known[key]
+	return ok
+}
+
 // loadPrevious reads which items the previous version held and when it
-// was seen.
+// was seen, and takes what its positions tell: the ids of their
+// revisions, and what is known of each item shown there by the revision
+// it shows (its items row's latest_rev, which the revision's latest flag
+// marks: every version's write sets both to the revision at the item's
+// first position, changes), as the store's items row would tell it.
 func (w *versionWriter) loadPrevious(ctx context.Context, tx VersionTx) error {
 	if w.seq == 1 {
 		return nil
 	}
-	var err error
-	w.prevKeys, w.prevSeenAt, err = tx.Previous(ctx, w.seq-1)
-	return err
+	positions, seenAt, err := tx.Previous(ctx, w.seq-1)
+	if err != nil {
+		return err
+	}
+	w.prevSeenAt = seenAt
+	for _, p := range positions {
+		w.prevKeys = append(w.prevKeys, p.Key)
+		w.ids[RevKey(p.Key, p.Hash)] = p.Rev
+		if p.Latest {
+			w.known[p.Key] = Known{FirstSeen: p.FirstSeen, FirstPos: p.FirstPos, FirstIndex: p.FirstIndex, LatestRev: p.Rev}
+		}
+	}
+	return nil
 }
 
 // changes lists what the version changes in the items: new ones, those
