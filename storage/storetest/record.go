@@ -371,6 +371,56 @@ func testItemWithoutOwnIDKnownByTitle(t *testing.T, s dynamo.Store) {
 	}
 }
 
+// testItemsComeBack stores versions whose items leave the page and come
+// back, and whose contents return to earlier ones, on the page and off
+// it: each version rebuilds exactly, an item back on the page is not new
+// and is seen again, and an earlier content is its earlier revision, so
+// the archive shows each item's newest content with its first sighting.
+func testItemsComeBack(t *testing.T, s dynamo.Store) {
+	ctx := context.Background()
+	addSource(t, s, "a")
+	a, b, c := item(1, "Alpha"), item(2, "Beta"), item(3, "Gamma")
+	a2 := edited(a, "Alpha, corrected")
+	docs := []*dynamo.Resource{
+		doc("a", t0, a, b),
+		doc("a", t0.Add(time.Hour), a2, c),             // a edited, b gone, c new
+		doc("a", t0.Add(2*time.Hour), b, a, a2),        // b back, a's first content again, at two positions
+		doc("a", t0.Add(3*time.Hour), c, b, a2),        // c back, a shows its second content
+		doc("a", t0.Add(4*time.Hour), c, b, a2, c, a2), // positions repeated
+	}
+	wantNew := [][]dynamo.Item{{a, b}, {c}, nil, nil, nil}
+	for i, d := range docs {
+		res := record(t, s, "a", d.Timestamp, d)
+		if res.Version == nil || res.Version.Seq != i+1 {
+			t.Fatalf("storing version %d: %+v", i+1, res.Version)
+		}
+		checkIDs(t, fmt.Sprintf("version %d new items", i+1), itemIDs(res.NewItems), idsOf(wantNew[i]...))
+	}
+	for i, want := range docs {
+		got, _, err := s.Document(ctx, "a", len(docs)-i)
+		if err != nil {
+			t.Fatalf("Document(%d): %v", len(docs)-i, err)
+		}
+		checkDocument(t, fmt.Sprintf("Document(%d)", len(docs)-i), got, want)
+	}
+	last := t0.Add(4 * time.Hour)
+	want := map[string]struct {
+		text      string
+		firstSeen time.Time
+	}{a.ID: {a2.Text, t0}, b.ID: {b.Text, t0}, c.ID: {c.Text, t0.Add(time.Hour)}}
+	archive := mustItems(t, s, dynamo.ItemQuery{SourceID: "a"})
+	if len(archive) != len(want) {
+		t.Fatalf("archive ids %v, want %d items", itemIDs(archive), len(want))
+	}
+	for _, got := range archive {
+		w := want[got.Item.ID]
+		if got.Item.Text != w.text || !got.FirstSeen.Equal(w.firstSeen) || !got.LastSeen.Equal(last) {
+			t.Errorf("archived %q: text %q, first seen %v, last seen %v; want %q, %v, %v",
+				got.Item.Title, got.Item.Text, got.FirstSeen, got.LastSeen, w.text, w.firstSeen, last)
+		}
+	}
+}
+
 // testStorageGrowsWithContentNotPolls polls one content a hundred times
 // without adding versions or items, then grows by exactly what is new.
 func testStorageGrowsWithContentNotPolls(t *testing.T, s dynamo.Store) {

@@ -83,6 +83,7 @@ var suite = []subtest{
 	{"ConcurrentWritersSameContent", testConcurrentWritersSameContent},
 	{"ConcurrentWritersManySources", testConcurrentWritersManySources},
 	{"ItemWithoutOwnIDKnownByTitle", testItemWithoutOwnIDKnownByTitle},
+	{"ItemsComeBack", testItemsComeBack},
 	{"StorageGrowsWithContentNotPolls", testStorageGrowsWithContentNotPolls},
 
 	// Reading the archive.
