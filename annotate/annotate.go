@@ -144,6 +144,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	sortCandidates(cands)
 	top := cands[:min(len(cands), maxDetailed)]
 	for _, c := range top {
+		c.strayGroups()
 		c.detailScore()
 	}
 	repeatsLinksOf(top)

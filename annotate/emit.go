@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -253,39 +254,64 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 		}
 		common[a] = shared
 	}
-	for _, positional := range []bool{false, true} {
-		for depth := 0; depth <= len(ancestors); depth++ {
-			var steps []string
-			anchored := false
-			for i := depth - 1; i >= 0; i-- {
-				a := ancestors[i]
-				st := xpathStep(a, a.look().id != "" && !strings.ContainsAny(a.look().id, "0123456789"), positional && common[a])
-				if strings.Contains(st, "@id=") {
-					steps = []string{st}
-					anchored = true
+	// The parents of records that strayGroups dropped (a line of links
+	// to the archive's other orders, in a list like the archive's) are
+	// selected by the same steps as the records' parents. When no path
+	// leaves them out otherwise, they are left out by identity (a few
+	// of them): XPath 1.0's count(. | that) = 1, that written with every
+	// position from the body, as the tree's top nodes are (the paths
+	// below start at /html/body too).
+	excludes := []string{""}
+	if n := len(r.best.strays); n > 0 && n <= 8 {
+		strays := ""
+		for _, s := range r.best.strays {
+			var path []string
+			for a := s; a != nil && a.tag() != "#root"; a = a.parent() {
+				path = append(path, xpathStep(a, false, true))
+			}
+			slices.Reverse(path)
+			strays += "[not(count(. | /html/body/" + strings.Join(path, "/") + ") = 1)]"
+		}
+		excludes = append(excludes, strays)
+	}
+	for _, exclude := range excludes {
+		for _, positional := range []bool{false, true} {
+			for depth := 0; depth <= len(ancestors); depth++ {
+				var steps []string
+				anchored := false
+				for i := depth - 1; i >= 0; i-- {
+					a := ancestors[i]
+					st := xpathStep(a, a.look().id != "" && !strings.ContainsAny(a.look().id, "0123456789"), positional && common[a])
+					if i == 0 {
+						st += exclude
+					}
+					if strings.Contains(st, "@id=") {
+						steps = []string{st}
+						anchored = true
+						continue
+					}
+					steps = append(steps, st)
+				}
+				expr := "//" + strings.Join(append(steps, step), "/")
+				if depth == len(ancestors) && !anchored {
+					expr = "/html/body/" + strings.Join(append(steps, step), "/")
+				}
+				c, err := Selectors{Syntax: SyntaxXPath, Item: expr, Title: "."}.Compile()
+				if err != nil {
+					return "", err
+				}
+				got := c.item.all(doc)
+				if len(got) != len(heads) {
 					continue
 				}
-				steps = append(steps, st)
-			}
-			expr := "//" + strings.Join(append(steps, step), "/")
-			if depth == len(ancestors) && !anchored {
-				expr = "/html/body/" + strings.Join(append(steps, step), "/")
-			}
-			c, err := Selectors{Syntax: SyntaxXPath, Item: expr, Title: "."}.Compile()
-			if err != nil {
-				return "", err
-			}
-			got := c.item.all(doc)
-			if len(got) != len(heads) {
-				continue
-			}
-			all := true
-			for _, m := range got {
-				n := back[m.node]
-				all = all && n != nil && heads[int(n.start)]
-			}
-			if all {
-				return expr, nil
+				all := true
+				for _, m := range got {
+					n := back[m.node]
+					all = all && n != nil && heads[int(n.start)]
+				}
+				if all {
+					return expr, nil
+				}
 			}
 		}
 	}

@@ -37,6 +37,7 @@ type candidate struct {
 	head    *node  // the first record's first node, naming the structure
 	parents int
 	records []record
+	strays  []*node // the parents whose records strayGroups dropped
 
 	// sums are what prescore reads of the records, summed as they are
 	// found, while their nodes are fresh in the caches: read again
@@ -452,6 +453,181 @@ func (c *candidate) detailScore() {
 	if agree := float64(top) / n; agree < 0.5 {
 		c.mul("records of different shapes", 0.5+agree)
 	}
+}
+
+// strayGroups drops from a candidate made across parents the records of
+// the parents that look like none of the others: a one-line "sorted by:
+// [thread] [subject] [author]" list above an archive, of the same tag
+// under the same path as the archive's lists, is not part of it; nor are
+// that line's links part of a list of the archive's title links, one in
+// each item.
+//
+// A parent's records are kept when one of them is kindred to the
+// records' most common shape (the elements in it, its nodes and their
+// children, counted by tag, are mostly the same) and holds about as many
+// links as most (from half to twice the median: a line of three links
+// to the archive's other orders is not an item with one title link, though
+// both hold a few elements and links), and the parent itself
+// has mostly the tags, each counted once, of the parents' most common
+// shape: lists of a month's posts differ in how many they hold, not in
+// what their items are made of. The parents dropped must hold fewer
+// records with a link and text than those kept. Those left are summed and
+// prescored again, as findCandidates and prescore would have had the
+// stray ones not been there.
+//
+// Only candidates across parents: one list split into several (by month,
+// by section) is merged on purpose, and each part holds items of the
+// list's shape; a record of one parent's list that looks unlike the
+// others is the fields' business.
+func (c *candidate) strayGroups() {
+	if c.parents < 2 || c.valid < minRecords {
+		return
+	}
+	shapes := make([][]byte, len(c.records))
+	links := make([]int, 0, len(c.records))
+	var records, parents shapeCounter
+	for i, r := range c.records {
+		s := statsOf(r)
+		if s.links == 0 || s.text < 3 {
+			continue // as detailScore, only records that may be items
+		}
+		links = append(links, s.links)
+		shapes[i] = appendShape(nil, r)
+		records.add(shapes[i])
+		if i == 0 || r.nodes[0].parent() != c.records[i-1].nodes[0].parent() {
+			parents.add(appendShape(nil, record{nodes: []*node{r.nodes[0].parent()}}))
+		}
+	}
+	wantRecord, wantParent := shapeBag(records.common, false), shapeBag(parents.common, true)
+	wantLinks := median(links)
+	// The parents' records: how many each holds, and their text.
+	type group struct{ from, to, valid, text int }
+	var groups []group
+	for i := 0; i < len(c.records); {
+		// A parent's records are consecutive: findCandidates adds each
+		// parent's at once.
+		g := group{from: i, to: i}
+		for ; g.to < len(c.records) && c.records[g.to].nodes[0].parent() == c.records[i].nodes[0].parent(); g.to++ {
+			if shapes[g.to] != nil {
+				g.valid++
+				g.text += statsOf(c.records[g.to]).text
+			}
+		}
+		groups = append(groups, g)
+		i = g.to
+	}
+	var keep []record
+	kept, dropped, kinds := 0, 0, 0
+	for gi, g := range groups {
+		alike := false
+		for j := g.from; j < g.to && !alike; j++ {
+			if shapes[j] != nil {
+				n := statsOf(c.records[j]).links
+				alike = n <= 2*wantLinks && 2*n >= wantLinks && kindred(shapeBag(string(shapes[j]), false), wantRecord)
+			}
+		}
+		parent := c.records[g.from].nodes[0].parent()
+		alike = alike && kindred(shapeBag(string(appendShape(nil, record{nodes: []*node{parent}})), true), wantParent)
+		if alike {
+			// Parents that each hold as many records (a title link in
+			// each item) and one that holds more, with less text in
+			// each (a line of short links to the archive's other
+			// orders, of the items' tags): that one is no item.
+			size, same, text, others := -1, true, 0, 0
+			for gj, h := range groups {
+				if gj == gi || h.valid == 0 {
+					continue
+				}
+				if size >= 0 && h.valid != size {
+					same = false
+				}
+				size = h.valid
+				text += h.text
+				others += h.valid
+			}
+			if same && others >= 2*minRecords && g.valid > size && 2*g.text*others < text*g.valid {
+				alike = false
+			}
+		}
+		if alike || g.valid == 0 {
+			keep = append(keep, c.records[g.from:g.to]...)
+			kept += g.valid
+			kinds++
+		} else {
+			dropped += g.valid
+		}
+	}
+	if dropped == 0 || dropped >= kept || kept < minRecords {
+		return
+	}
+	for _, g := range groups {
+		if p := c.records[g.from].nodes[0].parent(); !slices.ContainsFunc(keep, func(r record) bool { return r.nodes[0].parent() == p }) {
+			c.strays = append(c.strays, p)
+		}
+	}
+	c.records, c.parents, c.sums = keep, kinds, sumsOf(keep)
+	c.prescore()
+}
+
+// shapeCounter finds the most common of the shapes added (the first of
+// those as common).
+type shapeCounter struct {
+	count  map[string]int
+	top    int
+	common string
+}
+
+func (sc *shapeCounter) add(shape []byte) {
+	if sc.count == nil {
+		sc.count = map[string]int{}
+	}
+	k := sc.count[string(shape)] + 1
+	sc.count[string(shape)] = k
+	if k > sc.top {
+		sc.top, sc.common = k, string(shape)
+	}
+}
+
+// shapeBag counts the tags of a shape (appendShape's text): each node's
+// own, and its children's; each at most once when once is set.
+func shapeBag(shape string, once bool) map[string]int {
+	bag := map[string]int{}
+	for _, f := range strings.FieldsFunc(shape, func(r rune) bool { return r == ' ' || r == ')' }) {
+		if tag, children, ok := strings.Cut(f, "("); ok {
+			bag["/"+tag]++ // a node of the record: apart from its children's tags
+			f = children
+		}
+		if f != "" {
+			bag[f]++
+		}
+	}
+	if once {
+		for k := range bag {
+			bag[k] = 1
+		}
+	}
+	return bag
+}
+
+// kindred reports whether two records' tag counts are more than half the
+// same (the tags both have, counted at the fewer, over the tags either
+// has, counted at the more): an item with an extra <em> or without its
+// <img> is kindred to the others ("li(a em i)" to "li(a i)": 3 of 4), a
+// label and three links are not kindred to a link and an author
+// ("li(b a a a)" to "li(a i)": 2 of 7).
+func kindred(a, b map[string]int) bool {
+	shared, all := 0, 0
+	for k, x := range a {
+		y := b[k]
+		shared += min(x, y)
+		all += max(x, y)
+	}
+	for k, y := range b {
+		if _, ok := a[k]; !ok {
+			all += y
+		}
+	}
+	return 2*shared > all
 }
 
 // repeatsLinksOf penalizes the candidates whose links all appear in a
