@@ -516,37 +516,47 @@ func (c *candidate) strayGroups() {
 		groups = append(groups, g)
 		i = g.to
 	}
+	// How many parents hold each number of records, and all their text.
+	sizes := map[int]int{}
+	valid, allText := 0, 0
+	for _, g := range groups {
+		if g.valid > 0 {
+			sizes[g.valid]++
+			valid += g.valid
+			allText += g.text
+		}
+	}
+	// Whether a shape is kindred to the common one, kept: a long list
+	// has one or two shapes in thousands of parents.
+	recordKin, parentKin := map[string]bool{}, map[string]bool{}
 	var keep []record
+	var strays []*node
 	kept, dropped, kinds := 0, 0, 0
-	for gi, g := range groups {
+	for _, g := range groups {
 		alike := false
 		for j := g.from; j < g.to && !alike; j++ {
 			if shapes[j] != nil {
 				n := statsOf(c.records[j]).links
-				alike = n <= 2*wantLinks && 2*n >= wantLinks && kindred(shapeBag(string(shapes[j]), false), wantRecord)
+				alike = n <= 2*wantLinks && 2*n >= wantLinks && kin(recordKin, shapes[j], false, wantRecord)
 			}
 		}
 		parent := c.records[g.from].nodes[0].parent()
-		alike = alike && kindred(shapeBag(string(appendShape(nil, record{nodes: []*node{parent}})), true), wantParent)
-		if alike {
+		alike = alike && kin(parentKin, appendShape(nil, record{nodes: []*node{parent}}), true, wantParent)
+		if alike && g.valid > 0 {
 			// Parents that each hold as many records (a title link in
 			// each item) and one that holds more, with less text in
 			// each (a line of short links to the archive's other
 			// orders, of the items' tags): that one is no item.
-			size, same, text, others := -1, true, 0, 0
-			for gj, h := range groups {
-				if gj == gi || h.valid == 0 {
-					continue
+			if len(sizes) == 2 && sizes[g.valid] == 1 {
+				size, others, text := 0, valid-g.valid, allText-g.text
+				for k := range sizes {
+					if k != g.valid {
+						size = k
+					}
 				}
-				if size >= 0 && h.valid != size {
-					same = false
+				if others >= 2*minRecords && g.valid > size && 2*g.text*others < text*g.valid {
+					alike = false
 				}
-				size = h.valid
-				text += h.text
-				others += h.valid
-			}
-			if same && others >= 2*minRecords && g.valid > size && 2*g.text*others < text*g.valid {
-				alike = false
 			}
 		}
 		if alike || g.valid == 0 {
@@ -555,17 +565,13 @@ func (c *candidate) strayGroups() {
 			kinds++
 		} else {
 			dropped += g.valid
+			strays = append(strays, parent)
 		}
 	}
 	if dropped == 0 || dropped >= kept || kept < minRecords {
 		return
 	}
-	for _, g := range groups {
-		if p := c.records[g.from].nodes[0].parent(); !slices.ContainsFunc(keep, func(r record) bool { return r.nodes[0].parent() == p }) {
-			c.strays = append(c.strays, p)
-		}
-	}
-	c.records, c.parents, c.sums = keep, kinds, sumsOf(keep)
+	c.records, c.parents, c.sums, c.strays = keep, kinds, sumsOf(keep), strays
 	c.prescore()
 }
 
@@ -586,6 +592,16 @@ func (sc *shapeCounter) add(shape []byte) {
 	if k > sc.top {
 		sc.top, sc.common = k, string(shape)
 	}
+}
+
+// kin is kindred(shapeBag(shape, once), want), its answers kept in seen.
+func kin(seen map[string]bool, shape []byte, once bool, want map[string]int) bool {
+	k, ok := seen[string(shape)]
+	if !ok {
+		k = kindred(shapeBag(string(shape), once), want)
+		seen[string(shape)] = k
+	}
+	return k
 }
 
 // shapeBag counts the tags of a shape (appendShape's text): each node's
