@@ -55,6 +55,9 @@ type chooser struct {
 	at      place
 	levels  [2][]*node
 	scratch []scored
+	// dateIn's buffers.
+	words [][2]int
+	marks []runeMark
 }
 
 // scored is a node that may be a field of a record, with its place in the
@@ -906,8 +909,21 @@ func (ch *chooser) dateCandidates(out []scored, r record, title *node, at *place
 }
 
 // dateIn returns the byte range of a date in a text node.
+//
+// It is asked of every text of the records voted on, and a record may be
+// a whole list of tens of thousands of items (a list of lists): so a text
+// without a digit is passed over before it is decoded, and the runs of
+// words in which a date is looked for are never copied. A run is a
+// stretch of the decoded text, which is valid UTF-8 (decode makes it so),
+// and what isDate asks of it first (no more than 80 bytes, a digit, a
+// sixth of its bytes other than spaces digits) is read from counts made
+// once for the text.
 func (ch *chooser) dateIn(n *node) (int, int, bool) {
 	raw := ch.p.text[n.start:n.end]
+	if ch.p.enc == nil && !strings.ContainsAny(raw, "0123456789&") {
+		// No digit, nor an entity that may write one: no date.
+		return 0, 0, false
+	}
 	whole := joinFields(html.UnescapeString(ch.p.decode(raw)))
 	if !strings.ContainsAny(whole, "0123456789") {
 		return 0, 0, false
@@ -916,43 +932,62 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 		return int(n.start), int(n.end), true
 	}
 	decoded := ch.p.decode(raw)
-	// Words and their rune offsets.
-	type word struct{ from, to int }
-	var words []word
+	// Words, as rune offsets; and for each rune offset, where the rune
+	// starts in decoded and the digits and the other bytes before it.
+	words, marks := ch.words[:0], ch.marks[:0]
+	var m runeMark
 	r, inWord, from := 0, false, 0
-	for _, c := range decoded {
+	for i, c := range decoded {
+		m.at = int32(i)
+		marks = append(marks, m)
+		switch {
+		case c >= '0' && c <= '9':
+			m.digits++
+		case c != ' ':
+			m.other += int32(utf8.RuneLen(c))
+		}
 		space := unicode.IsSpace(c)
 		if !space && !inWord {
 			inWord, from = true, r
 		}
 		if space && inWord {
 			inWord = false
-			words = append(words, word{from, r})
+			words = append(words, [2]int{from, r})
 		}
 		r++
 	}
+	m.at = int32(len(decoded))
+	marks = append(marks, m)
 	if inWord {
-		words = append(words, word{from, r})
+		words = append(words, [2]int{from, r})
 	}
+	ch.words, ch.marks = words, marks
 	if len(words) > 40 {
 		return 0, 0, false
 	}
-	runes := []rune(decoded)
+	runeAt := func(k int) rune {
+		c, _ := utf8.DecodeRuneInString(decoded[marks[k].at:])
+		return c
+	}
 	bestFrom, bestTo := -1, -1
 	for i := range words {
 		for j := min(len(words), i+8); j > i; j-- {
-			a, b := words[i].from, words[j-1].to
-			for a < b && strings.ContainsRune("([,;|·–—-", runes[a]) {
+			a, b := words[i][0], words[j-1][1]
+			for a < b && strings.ContainsRune("([,;|·–—-", runeAt(a)) {
 				a++
 			}
-			for b > a && strings.ContainsRune(")],;:|·–—-.", runes[b-1]) {
+			for b > a && strings.ContainsRune(")],;:|·–—-.", runeAt(b-1)) {
 				b--
 			}
 			if b-a <= bestTo-bestFrom || b-a < 6 {
 				continue
 			}
-			s := string(runes[a:b])
-			if !strings.ContainsAny(s, "0123456789") || !ch.isDate(s) {
+			// isDate's first tests, from the counts.
+			digits, other := marks[b].digits-marks[a].digits, marks[b].other-marks[a].other
+			if digits == 0 || marks[b].at-marks[a].at > maxDateBytes || 6*digits < digits+other {
+				continue
+			}
+			if !ch.isDate(decoded[marks[a].at:marks[b].at]) {
 				continue
 			}
 			bestFrom, bestTo = a, b
@@ -964,10 +999,18 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 	return ch.p.byteOffsets(int(n.start), int(n.end), bestFrom, bestTo)
 }
 
+// runeMark is what dateIn knows of a rune offset in a text: where the
+// rune starts, and the digits and the bytes other than digits and spaces
+// before it.
+type runeMark struct{ at, digits, other int32 }
+
+// maxDateBytes is the longest text isDate reads.
+const maxDateBytes = 80
+
 // isDate reports whether the dates package reads s as a date with a year:
 // "Mar 14" is no date a feed can carry.
 func (ch *chooser) isDate(s string) bool {
-	if len(s) > 80 {
+	if len(s) > maxDateBytes {
 		return false
 	}
 	// Every date the dates package reads is at least a sixth digits ("3
