@@ -260,7 +260,14 @@ func get(t testing.TB, c *http.Client, u string) (int, string) {
 // post sends a form and returns the response, body read.
 func post(t testing.TB, c *http.Client, u string, form url.Values) (*http.Response, string) {
 	t.Helper()
-	resp, err := c.PostForm(u, form)
+	return postEncoded(t, c, u, form.Encode())
+}
+
+// postEncoded sends a form already encoded (application/x-www-form-urlencoded)
+// and returns the response, body read.
+func postEncoded(t testing.TB, c *http.Client, u, form string) (*http.Response, string) {
+	t.Helper()
+	resp, err := c.Post(u, "application/x-www-form-urlencoded", strings.NewReader(form))
 	if err != nil {
 		t.Fatalf("POST %s: %v", u, err)
 	}
