@@ -104,28 +104,37 @@ big_pages='^(TestWrapPagesAtTheSizeLimit|TestPollPagesAtTheSizeLimit|TestPlaygro
 # on, it would vet every package again for each build (race and not).
 #
 # The tests the race run leaves out run without the detector in one `go
-# test` (the five packages side by side), beside the other packages' run:
-# dedup's search uses one core, and each run waits on its slowest package.
+# test` (the five packages side by side), and the three runs (under the
+# race detector, the tests it leaves out, the other packages) run side by
+# side, each with its own log, gathered in that order once all are done:
+# each run waits on its slowest package and on PostgreSQL, child
+# processes and loopback peers, and dedup's search uses one core, so that
+# one after the other they left a core idle for much of the time (the
+# tests phase of 97c1b6c took 705 s on two cores, README.md, for about
+# 860 s of CPU: 405 s under -race, 318 s the other packages, 134 s the
+# tests left out, measured 2026-11-24 22:03-22:33 UTC).
 outside_race=$(grep -x -E 'github\.com/dynamo-feeds/dynamo/(dedup|api|cmd/dynamo|poller|web)' <<<"$race_pkgs" || true)
 status=0
-outside_status=0
-: >"$log_dir/test.log"
-if [ -n "$race_pkgs" ]; then
-  go test -vet=off -race -count=1 -timeout 20m -v -skip "$race_skip|$streamed|$big_pages" $race_pkgs >>"$log_dir/test.log" 2>&1 || status=$?
-fi
+race_pid=
 outside_pid=
+: >"$log_dir/test-race.log"
+: >"$log_dir/test-outside-race.log"
+: >"$log_dir/test-plain.log"
+if [ -n "$race_pkgs" ]; then
+  go test -vet=off -race -count=1 -timeout 20m -v -skip "$race_skip|$streamed|$big_pages" $race_pkgs >"$log_dir/test-race.log" 2>&1 &
+  race_pid=$!
+fi
 if [ -n "$outside_race" ]; then
   go test -vet=off -count=1 -timeout 20m -v -run "$race_skip|$full_walk|$streamed|$big_pages" $outside_race >"$log_dir/test-outside-race.log" 2>&1 &
   outside_pid=$!
 fi
 if [ -n "$plain_pkgs" ]; then
-  go test -vet=off -count=1 -timeout 20m -v $plain_pkgs >>"$log_dir/test.log" 2>&1 || status=$?
+  go test -vet=off -count=1 -timeout 20m -v $plain_pkgs >"$log_dir/test-plain.log" 2>&1 || status=$?
 fi
-if [ -n "$outside_pid" ]; then
-  wait "$outside_pid" || outside_status=$?
-  cat "$log_dir/test-outside-race.log" >>"$log_dir/test.log"
-  [ "$outside_status" = 0 ] || status=$outside_status
-fi
+for pid in $race_pid $outside_pid; do
+  wait "$pid" || status=$?
+done
+cat "$log_dir/test-race.log" "$log_dir/test-plain.log" "$log_dir/test-outside-race.log" >"$log_dir/test.log"
 # Everything but the per-test chatter of passing tests.
 grep -v -E '^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|SKIP):)' "$log_dir/test.log" \
   | grep -v -E '^\s+\S+_test\.go:[0-9]+: ' || true
