@@ -15,6 +15,7 @@
 package annotate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -148,7 +149,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 		c.detailScore()
 	}
 	repeatsLinksOf(top)
-	sortCandidates(cands)
+	resortCandidates(cands, len(top))
 	ch := &chooser{p: p, loc: loc}
 	for i := 0; i < len(cands) && i < maxChosen; i++ {
 		c := cands[i]
@@ -158,7 +159,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 		c.fields = ch.choose(c, sampleRecords)
 		c.fieldScore()
 	}
-	sortCandidates(cands)
+	resortCandidates(cands, maxChosen)
 	// The best of those whose fields were chosen: one that was not may
 	// now score above those that lost points for their fields.
 	var best *candidate
@@ -199,17 +200,63 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 type existingTag = wrapper.CommentTag
 
 // sortCandidates orders candidates best first, those that score alike in
-// the order they were found.
+// the order they were found (the order of c). It sorts the scores beside
+// their places rather than the candidates: a page of many rows has tens of
+// thousands, and a comparison that reads two of them waits for memory
+// twice.
 func sortCandidates(c []*candidate) {
-	slices.SortStableFunc(c, func(a, b *candidate) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
+	type scored struct {
+		score float64
+		at    int
+	}
+	keys := make([]scored, len(c))
+	for i, x := range c {
+		keys[i] = scored{x.score, i}
+	}
+	slices.SortFunc(keys, func(a, b scored) int {
+		if by := byScore(a.score, b.score); by != 0 {
+			return by
 		}
-		return 0
+		return cmp.Compare(a.at, b.at)
 	})
+	sorted := make([]*candidate, len(c))
+	for i, k := range keys {
+		sorted[i] = c[k.at]
+	}
+	copy(c, sorted)
+}
+
+// byScore compares two scores, the higher first.
+func byScore(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+// resortCandidates restores the order sortCandidates gives after the
+// scores of c[:k] changed and the others did not: the first k sorted
+// among themselves, then merged with the rest, already in order, the first
+// k first among equal scores. As sorting all of c again would, but it
+// reads only those the first k pass on their way down.
+func resortCandidates(c []*candidate, k int) {
+	k = min(k, len(c))
+	slices.SortStableFunc(c[:k], func(a, b *candidate) int { return byScore(a.score, b.score) })
+	head := slices.Clone(c[:k])
+	// o, where the next goes, stays below j while head is not empty: the
+	// rest moves up only into places head left.
+	for i, j, o := 0, k, 0; i < len(head); o++ {
+		if j < len(c) && c[j].score > head[i].score {
+			c[o] = c[j]
+			j++
+		} else {
+			c[o] = head[i]
+			i++
+		}
+	}
 }
 
 // fieldScore weighs a candidate by how many of its records got a title and
@@ -319,7 +366,8 @@ func others(best *candidate, cands []*candidate, notes []string) ([]Structure, [
 		if seen[string(buf)] {
 			continue
 		}
-		d := c.describe()
+		d := string(buf)
+		c.description = d // describe's, kept
 		seen[d] = true
 		s := structureOf(c, false)
 		s.Why = whyLost(best, c)

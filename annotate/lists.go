@@ -81,7 +81,11 @@ var skipRecordTags = map[string]bool{
 	"button": true, "label": true, "select": true, "textarea": true, "iframe": true, "thead": true, "caption": true,
 }
 
-// findCandidates lists the structures that may hold the items.
+// findCandidates lists the structures that may hold the items: those
+// whose records can score (recordSums.scorable). A page of table rows or
+// posts has a structure of cells or links in each, tens of thousands,
+// most of which cannot; they are left out as they are found, before any
+// is allocated or scored.
 func findCandidates(t *treeBuilder) []*candidate {
 	var out []*candidate
 	type groupKey struct {
@@ -152,7 +156,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 		for g, tag := range tags {
 			recs := groups[g]
 			sums := sumsOf(recs)
-			if len(recs) >= minRecords {
+			if sums.scorable() {
 				if cap(arena)-len(arena) < len(recs) {
 					// Blocks double up to 1,024 records: a small page
 					// needs few.
@@ -168,12 +172,14 @@ func findCandidates(t *treeBuilder) []*candidate {
 		// to the next.
 		for _, runs := range rc.runsOf(p) {
 			sums := sumsOf(runs)
-			out = append(out, &candidate{kind: "runs", head: runs[0].nodes[0], parents: 1, records: runs, sums: sums})
+			if sums.scorable() {
+				out = append(out, &candidate{kind: "runs", head: runs[0].nodes[0], parents: 1, records: runs, sums: sums})
+			}
 			addCross(groupKey{p.pathKey, true, runs[0].nodes[0].look().key}, p, runs, sums, "runs")
 		}
 	}
 	for _, k := range crossOrder {
-		if c := cross[k]; c.parents >= 2 && len(c.records) >= minRecords {
+		if c := cross[k]; c.parents >= 2 && c.sums.scorable() {
 			out = append(out, c)
 		}
 	}
@@ -358,6 +364,10 @@ func sumsOf(recs []record) recordSums {
 	return m
 }
 
+// scorable reports whether records summing to m can score above 0: a
+// list needs minRecords records with a link and text (prescore).
+func (m recordSums) scorable() bool { return m.valid >= minRecords }
+
 func (m *recordSums) add(o recordSums) {
 	m.valid += o.valid
 	m.invalid += o.invalid
@@ -378,7 +388,7 @@ func (m *recordSums) add(o recordSums) {
 func (c *candidate) prescore() {
 	c.valid, c.invalid = c.sums.valid, c.sums.invalid
 	text, links, headed := float64(c.sums.text), c.sums.links, c.sums.headed
-	if c.valid < minRecords {
+	if !c.sums.scorable() {
 		c.score = 0
 		return
 	}
@@ -815,19 +825,41 @@ func (c *candidate) appendDescription(b []byte) []byte {
 	} else {
 		b = append(b, c.head.tag()...)
 	}
-	for _, cl := range c.head.look().classes {
-		// How often the class is among the records' classes: in each
-		// record, once, to be common to them all.
-		common := 0
+	if classes := c.head.look().classes; len(classes) > 0 {
+		// How often each class is among the records' classes: in each
+		// record, once, to be common to them all. One pass over the
+		// records, which may be tens of thousands; a record whose first
+		// node looks as the head does (same) has each class as often as
+		// the head has it.
+		var counts [8]int
+		common := counts[:0]
+		if len(classes) > len(counts) {
+			common = make([]int, 0, len(classes))
+		}
+		common = common[:len(classes)]
+		same := 0
 		for _, r := range c.records {
-			for _, x := range r.nodes[0].look().classes {
-				if x == cl {
-					common++
+			if r.nodes[0].lookID == c.head.lookID {
+				same++
+				continue
+			}
+			for i, cl := range classes {
+				for _, x := range r.nodes[0].look().classes {
+					if x == cl {
+						common[i]++
+					}
 				}
 			}
 		}
-		if common == len(c.records) {
-			b = append(append(b, '.'), cl...)
+		for i, cl := range classes {
+			for _, x := range classes {
+				if x == cl {
+					common[i] += same
+				}
+			}
+			if common[i] == len(c.records) {
+				b = append(append(b, '.'), cl...)
+			}
 		}
 	}
 	if c.kind == "runs" {
