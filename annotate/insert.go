@@ -75,24 +75,24 @@ func insert(p *page, spans []span) ([]byte, []Range) {
 			size += len(in.text) // two bytes a character: comments are ASCII
 		}
 	}
-	var out bytes.Buffer
-	out.Grow(size)
+	// Made rather than grown in a bytes.Buffer, which clears what it
+	// grows by: the page is written here once.
+	out := make([]byte, 0, size)
 	inserted := make([]Range, 0, len(ins))
 	last := 0
 	for _, in := range ins {
 		at := p.toRaw(in.at)
-		out.Write(p.raw[last:at])
+		out = append(out, p.raw[last:at]...)
 		last = at
-		start := out.Len()
+		start := len(out)
 		if p.utf16 {
-			out.Write(p.encode(in.text))
+			out = append(out, p.encode(in.text)...)
 		} else {
-			out.WriteString(in.text) // ASCII, as every encoding but UTF-16 writes it
+			out = append(out, in.text...) // ASCII, as every encoding but UTF-16 writes it
 		}
-		inserted = append(inserted, Range{Start: start, End: out.Len()})
+		inserted = append(inserted, Range{Start: start, End: len(out)})
 	}
-	out.Write(p.raw[last:])
-	return out.Bytes(), inserted
+	return append(out, p.raw[last:]...), inserted
 }
 
 // Range is a stretch of bytes of the annotated page.

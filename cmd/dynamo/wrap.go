@@ -178,7 +178,7 @@ type input struct {
 func readInput(ctx context.Context, cfg wrapConfig, stdin io.Reader) (*input, error) {
 	arg := cfg.input
 	if arg == "-" {
-		page, err := readCapped(stdin, "standard input", cfg.limit)
+		page, err := readCapped(stdin, "standard input", cfg.limit, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -214,10 +214,13 @@ func readFile(path string, limit pageCap) (*input, error) {
 		return nil, err // *PathError says which file and why
 	}
 	defer f.Close()
+	var size int64
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a page", path)
+	} else if err == nil && st.Mode().IsRegular() {
+		size = st.Size()
 	}
-	page, err := readCapped(f, path, limit)
+	page, err := readCapped(f, path, limit, size)
 	if err != nil {
 		return nil, err
 	}
@@ -228,9 +231,24 @@ func readFile(path string, limit pageCap) (*input, error) {
 	return in, nil
 }
 
-// readCapped reads all of r, failing beyond limit.
-func readCapped(r io.Reader, name string, limit pageCap) ([]byte, error) {
-	page, err := io.ReadAll(io.LimitReader(r, int64(limit.bytes)+1))
+// readCapped reads all of r, failing beyond limit. size is what r should
+// hold (a file's size, from stat), 0 when unknown. Read into one buffer of
+// that size, a 10 MiB page is written to memory once, where io.ReadAll's
+// growing chunks and its final copy write it twice and clear it once:
+// each first write of memory is a page fault, and dynamo annotate, with
+// the collector off, never reuses memory.
+func readCapped(r io.Reader, name string, limit pageCap, size int64) ([]byte, error) {
+	var page []byte
+	var err error
+	if size > 0 && size <= int64(limit.bytes) {
+		// MinRead more, so that reading to the end (or past the limit,
+		// should the file have grown) needs no larger buffer.
+		buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+		_, err = buf.ReadFrom(io.LimitReader(r, int64(limit.bytes)+1))
+		page = buf.Bytes()
+	} else {
+		page, err = io.ReadAll(io.LimitReader(r, int64(limit.bytes)+1))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
@@ -279,7 +297,7 @@ func fetch(ctx context.Context, u *url.URL, timeout time.Duration, limit pageCap
 	if resp.ContentLength > int64(limit.bytes) {
 		return nil, fmt.Errorf("%s is larger than %d MiB (Content-Length %d), %s; not read", final, limit.bytes>>20, resp.ContentLength, limit.what)
 	}
-	page, err := readCapped(resp.Body, final, limit)
+	page, err := readCapped(resp.Body, final, limit, 0)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			return nil, fmt.Errorf("%s: the page did not arrive within %v", final, timeout)
