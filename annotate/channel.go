@@ -10,8 +10,8 @@ import (
 // siteNameHints and taglineHints name the elements that hold a site's name
 // and its tagline.
 var (
-	siteNameHints = []string{"site-title", "site-name", "sitename", "blog-title", "logo", "brand", "masthead", "banner-header", "site_title"}
-	taglineHints  = []string{"site-description", "tagline", "slogan", "subtitle", "site-slogan", "banner-description", "descriptionwrapper"}
+	siteNameHints = &hints{1 << 4, []string{"site-title", "site-name", "sitename", "blog-title", "logo", "brand", "masthead", "banner-header", "site_title"}}
+	taglineHints  = &hints{1 << 5, []string{"site-description", "tagline", "slogan", "subtitle", "site-slogan", "banner-description", "descriptionwrapper"}}
 )
 
 // channelSpans chooses the channel's title and description. The wrapper
@@ -88,7 +88,7 @@ func channelSpans(p *page, t *treeBuilder, list *candidate, ex *existing, g *gua
 // findChannelElement returns the first element outside the list named by
 // one of the hints, with text of a fitting length; failing one, when
 // h1 is true, the first <h1> outside the list.
-func findChannelElement(p *page, t *treeBuilder, hints []string, minRunes, maxRunes int, outside func(*node) bool, h1 bool) *node {
+func findChannelElement(p *page, t *treeBuilder, named *hints, minRunes, maxRunes int, outside func(*node) bool, h1 bool) *node {
 	fits := func(n *node) bool {
 		if n.isText() || n.textBytes == 0 || int(n.textBytes) > 4*maxRunes || !outside(n) {
 			return false
@@ -97,7 +97,7 @@ func findChannelElement(p *page, t *treeBuilder, hints []string, minRunes, maxRu
 		return k >= minRunes && k <= maxRunes
 	}
 	for n := range t.all {
-		if !n.isText() && hasHint(n, hints) && fits(n) {
+		if !n.isText() && hasHint(n, named) && fits(n) {
 			return narrow(n)
 		}
 	}

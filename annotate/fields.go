@@ -501,25 +501,55 @@ func itoa(n int) string {
 	return itoa(n/10) + string(rune('0'+n%10))
 }
 
+// hints are words in class names or ids that name a field (or, for the
+// channel, a part of the page). Each set has a bit of its own, in which
+// hasHint keeps its answer for each look (look.hintsAsked, hintsFound).
+type hints struct {
+	bit   uint8
+	words []string
+}
+
 // titleHints and descHints are words in class names that name the field.
+// The channel's sets, siteNameHints and taglineHints, take the next bits.
 var (
-	titleHints = []string{"title", "headline", "heading", "subject", "topictitle", "name", "hdr"}
-	descHints  = []string{"summary", "excerpt", "desc", "snippet", "teaser", "standfirst", "intro", "body", "content", "text", "abstract", "note"}
-	dateHints  = []string{"date", "time", "published", "posted", "created", "when", "timestamp", "age", "meta"}
-	linkHints  = []string{"permalink", "more", "readmore", "read-more", "bookmark"}
+	titleHints = &hints{1 << 0, []string{"title", "headline", "heading", "subject", "topictitle", "name", "hdr"}}
+	descHints  = &hints{1 << 1, []string{"summary", "excerpt", "desc", "snippet", "teaser", "standfirst", "intro", "body", "content", "text", "abstract", "note"}}
+	dateHints  = &hints{1 << 2, []string{"date", "time", "published", "posted", "created", "when", "timestamp", "age", "meta"}}
+	linkHints  = &hints{1 << 3, []string{"permalink", "more", "readmore", "read-more", "bookmark"}}
 )
 
-func hasHint(n *node, hints []string) bool {
+// hasHint reports whether the node's class or id holds one of the words.
+// The answer depends on the look alone, so it is kept there: a list's
+// elements share a few looks, and the fields' choice asks of each node of
+// each record (lower-casing and searching the class every time was a
+// twelfth of a long table's suggestion). A look without class or id, as
+// the text's and the root's shared by every tree, is never written.
+func hasHint(n *node, h *hints) bool {
+	lk := n.look()
+	if lk.class == "" && lk.id == "" {
+		return false
+	}
+	if lk.hintsAsked&h.bit == 0 {
+		lk.hintsAsked |= h.bit
+		if namedBy(lk, h.words) {
+			lk.hintsFound |= h.bit
+		}
+	}
+	return lk.hintsFound&h.bit != 0
+}
+
+// namedBy reports whether the look's class or id holds one of the words.
+func namedBy(lk *look, words []string) bool {
 	// The class and the id apart: no hint holds a space, so none is found
 	// across the two, and strings.ToLower copies neither when it is lower
 	// case already.
-	for _, s := range [2]string{n.look().class, n.look().id} {
+	for _, s := range [2]string{lk.class, lk.id} {
 		if s == "" {
 			continue
 		}
 		s = strings.ToLower(s)
-		for _, h := range hints {
-			if strings.Contains(s, h) {
+		for _, w := range words {
+			if strings.Contains(s, w) {
 				return true
 			}
 		}
@@ -1085,7 +1115,14 @@ var boilerplate = map[string]bool{
 }
 
 func isBoilerplate(s string) bool {
-	t := strings.ToLower(strings.Trim(s, " .…→»›>&;:!-–—|()[]"))
+	u := strings.Trim(s, " .…→»›>&;:!-–—|()[]")
+	if f := asciiFields(u); f >= 0 && f != 2 && len(u) > longestBoilerplate {
+		// ASCII (which lower-casing keeps the length of) longer than
+		// every phrase, and not two words as "12 comments" is: most
+		// titles, which need not be lower-cased (a copy) to know it.
+		return false
+	}
+	t := strings.ToLower(u)
 	if boilerplate[t] {
 		return true
 	}
@@ -1097,6 +1134,33 @@ func isBoilerplate(s string) bool {
 		return true
 	}
 	return false
+}
+
+// longestBoilerplate is the length of the longest phrase of boilerplate.
+var longestBoilerplate = func() int {
+	n := 0
+	for k := range boilerplate {
+		n = max(n, len(k))
+	}
+	return n
+}()
+
+// asciiFields returns how many fields strings.Fields finds in s, or -1
+// when s is not ASCII.
+func asciiFields(s string) int {
+	n, in := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return -1
+		}
+		space := c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
 }
 
 func isReadMore(s string) bool {

@@ -161,6 +161,9 @@ type look struct {
 	// step is the element's step in a relative key (stepName), kept once
 	// asked.
 	step string
+	// hintsAsked has the bit of each set of hints hasHint was asked
+	// about, hintsFound of those the look is named by.
+	hintsAsked, hintsFound uint8
 }
 
 // textLook is every text node's look; rootLook the root's. Both are
