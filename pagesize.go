@@ -19,8 +19,10 @@ import (
 // channel (twice that in a UTF-16 page, whose items are twice as long), so
 // the annotations of a page whose items average 318 bytes or more (114 for
 // items with only a title and a link) are never larger than the page. A
-// denser page near the limit could gain more: the suggester refuses it
-// (CheckAnnotated) rather than write a page no reader takes.
+// denser page near the limit could gain more: the suggester then leaves
+// out its items' dates, then their descriptions, and refuses it
+// (CheckAnnotated) only when its titles and links alone do not fit, rather
+// than write a page no reader takes.
 const (
 	MaxPageBytes          = 10 << 20
 	AnnotationRoomBytes   = MaxPageBytes
@@ -41,13 +43,16 @@ func CheckPage(n int) error {
 }
 
 // CheckAnnotated refuses a suggestion whose annotated page (annotated
-// bytes, of a page of page bytes) is larger than any reader of pages takes:
-// a page the suggester annotates can be wrapped, polled and posted.
-func CheckAnnotated(page, annotated int) error {
-	if annotated <= MaxAnnotatedPageBytes {
+// bytes, of a page of page bytes), with only its items' titles and links
+// and the channel's fields annotated, is larger than limit
+// (MaxAnnotatedPageBytes, what any reader of pages takes): the suggester
+// leaves out the items' dates, then their descriptions, to fit, and
+// refuses only a page that does not fit without them.
+func CheckAnnotated(page, annotated, limit int) error {
+	if annotated <= limit {
 		return nil
 	}
-	return fmt.Errorf("%w: the annotated page would have %d bytes (the page's %d and %d of annotations), more than the %d (%d MiB) that Dynamo reads of a page: "+
+	return fmt.Errorf("%w: with only its items' titles and links annotated, the annotated page would have %d bytes (the page's %d and %d of annotations), more than the %d (%d MiB) that Dynamo reads of a page: "+
 		"its items are too many for their size; split the list over several pages, or follow the page as it is with a selectors source (dynamo annotate --selectors)",
-		ErrPageTooLarge, annotated, page, annotated-page, MaxAnnotatedPageBytes, MaxAnnotatedPageBytes>>20)
+		ErrPageTooLarge, annotated, page, annotated-page, limit, limit>>20)
 }

@@ -27,7 +27,7 @@ func TestPageSizeRule(t *testing.T) {
 			if (err == nil) != tt.pageOK || (err != nil && (!errors.Is(err, ErrPageTooLarge) || !strings.Contains(err.Error(), "at most 10485760 (10 MiB)"))) {
 				t.Errorf("CheckPage(%d) = %v, want ok %v", tt.page, err, tt.pageOK)
 			}
-			err = CheckAnnotated(tt.page, tt.annotated)
+			err = CheckAnnotated(tt.page, tt.annotated, MaxAnnotatedPageBytes)
 			if (err == nil) != tt.fits || (err != nil && (!errors.Is(err, ErrPageTooLarge) || !strings.Contains(err.Error(), "more than the 20971520 (20 MiB)"))) {
 				t.Errorf("CheckAnnotated(%d, %d) = %v, want ok %v", tt.page, tt.annotated, err, tt.fits)
 			}

@@ -43,6 +43,12 @@ type Options struct {
 	// for Follow, whose result is stored.
 	RSSID string
 	Now   time.Time
+	// MaxBytes, when positive, is the most the annotated page may have
+	// (dynamo.MaxAnnotatedPageBytes, what Dynamo reads of a page): the
+	// items' dates, then their descriptions, are left out, with a note,
+	// until it fits, and Suggest fails (dynamo.ErrPageTooLarge) when
+	// their titles and links alone do not.
+	MaxBytes int
 }
 
 // Result is the annotated page and what the suggester found.
@@ -119,7 +125,8 @@ const (
 )
 
 // Suggest annotates page. It fails only when the page holds no list of
-// items, or is in an encoding that cannot be edited in place.
+// items, is in an encoding that cannot be edited in place, or would not
+// fit in opts.MaxBytes with its items' titles and links alone.
 func Suggest(raw []byte, opts Options) (*Result, error) {
 	p, err := newPage(raw, opts.ContentType)
 	if err != nil {
@@ -191,9 +198,17 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	for i := range spans {
 		spans[i].seq = i
 	}
+	var fitNotes []string
+	if opts.MaxBytes > 0 {
+		var err error
+		if spans, fitNotes, err = fit(p, spans, opts.MaxBytes); err != nil {
+			return nil, err
+		}
+	}
 	res.Page, res.Inserted = insert(p, spans)
 	res.Others, res.Notes = others(best, cands, res.Notes)
 	res.Notes = append(res.Notes, fieldNotes(best.fields)...)
+	res.Notes = append(res.Notes, fitNotes...)
 	return res, nil
 }
 

@@ -70,3 +70,23 @@ func BenchmarkDense(b *testing.B) {
 		})
 	}
 }
+
+// denseDated is a register of notices of about size bytes: a paragraph
+// per notice, with its date in bold, a link whose text is the title and a
+// line of text, about 200 bytes each.
+func denseDated(size int) []byte {
+	r := rand.New(rand.NewPCG(19, 2))
+	months := []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+	var sb strings.Builder
+	sb.WriteString(`<html><head><title>Notices</title></head><body><h1>Public notices</h1><div id="notices">` + "\n")
+	for i := 0; sb.Len() < size-300; i++ {
+		var words []string
+		for k := 3 + r.IntN(4); k > 0; k-- {
+			words = append(words, denseWords[r.IntN(len(denseWords))])
+		}
+		fmt.Fprintf(&sb, "<p><b>%d %s %d</b> <a href=\"/notices/%d.html\">Notice %d: %s</a><br>\nFiled by %s for the %s office; objections in writing within 21 days, to the clerk of the council.</p>\n",
+			1+r.IntN(28), months[r.IntN(12)], 2015+r.IntN(10), i, i, strings.Join(words, " "), denseNames[r.IntN(len(denseNames))], denseWords[r.IntN(len(denseWords))])
+	}
+	sb.WriteString("</div></body></html>\n")
+	return []byte(sb.String())
+}

@@ -2,11 +2,13 @@ package annotate_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/annotate"
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
@@ -14,7 +16,8 @@ import (
 // FuzzSuggest checks, on any input, that the suggester never panics and
 // that what it returns is sound: the page is unchanged outside the
 // inserted comments, the wrapper reads back exactly the items chosen, and
-// the inserted annotations add no warning of their own.
+// the inserted annotations add no warning of their own; and that, told to
+// fit in less room, it refuses the page or leaves out only what it may.
 func FuzzSuggest(f *testing.F) {
 	pages, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.html"))
 	for _, p := range pages {
@@ -60,6 +63,28 @@ func FuzzSuggest(f *testing.F) {
 		}
 		if got, want := len(res.Wrapped().Resource.Items), res.List.Records; got != want {
 			t.Fatalf("the annotated page gives %d items, the suggester chose %d\n%s", got, want, res.Page)
+		}
+		// Within half the room its annotations take, the page is refused
+		// or gives the same items' titles and links, and fits.
+		limit := (len(page) + len(res.Page)) / 2
+		fitted, err := annotate.Suggest(page, annotate.Options{URL: "http://example.com/news/", MaxBytes: limit})
+		if err != nil {
+			if !errors.Is(err, dynamo.ErrPageTooLarge) {
+				t.Fatalf("within %d bytes: %v", limit, err)
+			}
+			return
+		}
+		if len(fitted.Page) > limit {
+			t.Fatalf("within %d bytes: %d", limit, len(fitted.Page))
+		}
+		a, b := res.Wrapped().Resource.Items, fitted.Wrapped().Resource.Items
+		if len(a) != len(b) {
+			t.Fatalf("within %d bytes: %d items, against %d", limit, len(b), len(a))
+		}
+		for i := range a {
+			if a[i].Title != b[i].Title || a[i].Link != b[i].Link {
+				t.Fatalf("within %d bytes: item %d is %q %s, against %q %s", limit, i+1, b[i].Title, b[i].Link, a[i].Title, a[i].Link)
+			}
 		}
 	})
 }

@@ -77,6 +77,27 @@ func TestPlaygroundPagesAtTheSizeLimit(t *testing.T) {
 			}
 		})
 	}
+	// A page of many small items, whose whole annotations would not fit
+	// what Dynamo reads: the dates are left out, as the note says, the
+	// download fits, and it gives every item (issue 19).
+	notices, noticeItems := pagetest.Notices(dynamo.MaxPageBytes)
+	t.Run("suggest for a dense page: its dates left out", func(t *testing.T) {
+		resp, body := post(t, client(t), srv.URL+"/ui/playground", paste(notices, "suggest"))
+		for _, w := range []string{
+			fmt.Sprintf("Dynamo found <strong>%d items</strong>", noticeItems),
+			fmt.Sprintf("annotations, <strong>%d</strong> items", noticeItems),
+			fmt.Sprintf("the items&#39; dates were left out (%d annotations,", noticeItems),
+			"more than the 20971520 (20 MiB) that Dynamo reads of a page; every item keeps its title and link",
+		} {
+			if resp.StatusCode != http.StatusOK || !strings.Contains(body, w) {
+				t.Errorf("status %d; the answer does not say %q", resp.StatusCode, w)
+			}
+		}
+		resp, body = post(t, client(t), srv.URL+"/ui/playground", paste(notices, "download"))
+		if resp.StatusCode != http.StatusOK || len(body) > dynamo.MaxAnnotatedPageBytes || strings.Count(body, "<!-- <item:title ") != noticeItems || strings.Contains(body, "item:extension") {
+			t.Errorf("status %d, %d bytes; want the page annotated without dates, within %d bytes", resp.StatusCode, len(body), dynamo.MaxAnnotatedPageBytes)
+		}
+	})
 	t.Run("download the annotated page", func(t *testing.T) {
 		resp, body := post(t, client(t), srv.URL+"/ui/playground", paste(page, "download"))
 		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Disposition"), "attachment") || body != string(annotated) {

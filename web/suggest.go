@@ -182,19 +182,13 @@ func insertedComment(s string) int {
 
 // suggestion runs the suggester on a page within the size rule every
 // reader of pages follows (docs/WRAPPER.md, "Size cap"): a page of at
-// most dynamo.MaxPageBytes, whose annotated copy Dynamo reads everywhere.
+// most dynamo.MaxPageBytes, whose annotated copy Dynamo reads everywhere
+// (the items' dates, then descriptions, left out with a note if need be).
 func suggestion(page []byte, opts wrapper.Options) (*annotate.Result, error) {
 	if err := dynamo.CheckPage(len(page)); err != nil {
 		return nil, err
 	}
-	res, err := annotate.Suggest(page, annotate.Options{URL: opts.URL, ContentType: opts.ContentType, Location: opts.Location})
-	if err != nil {
-		return nil, err
-	}
-	if err := dynamo.CheckAnnotated(len(page), len(res.Page)); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return annotate.Suggest(page, annotate.Options{URL: opts.URL, ContentType: opts.ContentType, Location: opts.Location, MaxBytes: dynamo.MaxAnnotatedPageBytes})
 }
 
 // download answers the annotated page as a file, in the page's own bytes

@@ -58,8 +58,12 @@ func runAnnotate(ctx context.Context, args []string, s stdio) int {
 	if base == "" {
 		base = in.url
 	}
-	res, err := annotate.Suggest(in.page, annotate.Options{URL: base, ContentType: in.contentType, Location: cfg.loc})
-	if err != nil { // no list, or an encoding that cannot be edited in place
+	opts := annotate.Options{URL: base, ContentType: in.contentType, Location: cfg.loc, MaxBytes: dynamo.MaxAnnotatedPageBytes}
+	if cfg.selectors {
+		opts.MaxBytes = 0 // selectors read the page as it is: no annotation is written
+	}
+	res, err := annotate.Suggest(in.page, opts)
+	if err != nil { // no list, an encoding that cannot be edited in place, or too many items for their size
 		fmt.Fprintf(s.err, "dynamo annotate: %s: %v\n", in.name, err)
 		return 1
 	}
@@ -77,10 +81,6 @@ func runAnnotate(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "%s: %s\n", in.name, w)
 	}
 	out := res.Page
-	if err := dynamo.CheckAnnotated(len(in.page), len(out)); err != nil && !cfg.selectors {
-		fmt.Fprintf(s.err, "dynamo annotate: %s: %v\n", in.name, err)
-		return 1
-	}
 	if cfg.selectors {
 		if out, err = selectorsSource(res, base, in.name, s.err); err != nil {
 			fmt.Fprintf(s.err, "dynamo annotate: %s: %v\n", in.name, err)

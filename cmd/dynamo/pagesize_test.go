@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,18 +85,18 @@ func TestPageSizeRuleCommands(t *testing.T) {
 }
 
 // TestAnnotateRefusesAPageItsReadersWouldNot: a page within the page
-// limit whose items are so small and many that their annotations would
-// take the annotated page past what Dynamo reads is refused, saying why
-// and what to do, rather than annotated into a page wrap and the poller
-// would refuse.
+// limit whose items are so small and many that their titles and links
+// alone would take the annotated page past what Dynamo reads is refused,
+// saying why and what to do, rather than annotated into a page wrap and
+// the poller would refuse.
 func TestAnnotateRefusesAPageItsReadersWouldNot(t *testing.T) {
 	if raceDetector {
-		t.Skip("suggesting a page of 100,000 items takes tens of seconds under the race detector; TestPageSizeRule in the root package checks the rule")
+		t.Skip("suggesting a page of 165,000 items takes tens of seconds under the race detector; TestPageSizeRule in the root package checks the rule")
 	}
 	var b bytes.Buffer
 	b.WriteString("<html><head><title>Register</title></head><body><ul>\n")
-	for i := 0; b.Len() < 5<<20; i++ {
-		fmt.Fprintf(&b, "<li><a href=\"/r/%d\">Entry %d</a> <span>%d May 2024</span></li>\n", i, i, 1+i%28)
+	for i := 0; b.Len() < 6<<20; i++ {
+		fmt.Fprintf(&b, "<li><a href=\"/r/%d\">Entry %d</a></li>\n", i, i)
 	}
 	b.WriteString("</ul></body></html>\n")
 	path := filepath.Join(t.TempDir(), "dense.html")
@@ -103,8 +104,51 @@ func TestAnnotateRefusesAPageItsReadersWouldNot(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := run(t, "", "annotate", path)
-	if code != 1 || out != "" || !strings.Contains(errOut, "dynamo annotate: "+path+": page too large: the annotated page would have") ||
+	if code != 1 || out != "" || !strings.Contains(errOut, "dynamo annotate: "+path+": page too large: with only its items' titles and links annotated, the annotated page would have") ||
 		!strings.Contains(errOut, "more than the 20971520 (20 MiB) that Dynamo reads of a page") || !strings.Contains(errOut, "dynamo annotate --selectors") {
 		t.Errorf("exit %d, stdout %d bytes, stderr %q; want exit 1 saying the annotated page would be too large", code, len(out), errOut)
+	}
+}
+
+// TestAnnotateLeavesOutDatesToFit: a 10 MiB page of 50,313 notices of
+// about 208 bytes (a bold date, a link, a line of text), whose whole
+// annotations would take it past 20 MiB, is annotated without the items'
+// dates, saying so on standard error, and every item comes back from
+// the annotated page with its title, link and description (issue 19).
+func TestAnnotateLeavesOutDatesToFit(t *testing.T) {
+	if raceDetector {
+		t.Skip("suggesting a page of 50,000 items takes tens of seconds under the race detector; TestSuggestFits in package annotate checks the rule")
+	}
+	page, items := pagetest.Notices(dynamo.MaxPageBytes)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "notices.html")
+	if err := os.WriteFile(path, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "", "annotate", path)
+	if code != 0 || !strings.Contains(errOut, path+": the items' dates were left out ("+strconv.Itoa(items)+" annotations") ||
+		!strings.Contains(errOut, "more than the 20971520 (20 MiB) that Dynamo reads of a page; every item keeps its title and link") ||
+		strings.Contains(errOut, "descriptions were left out") {
+		t.Fatalf("exit %d, stderr %q; want the dates alone left out, said so", code, errOut)
+	}
+	if len(out) > dynamo.MaxAnnotatedPageBytes {
+		t.Fatalf("the annotated page has %d bytes, over %d", len(out), dynamo.MaxAnnotatedPageBytes)
+	}
+	annotated := filepath.Join(dir, "notices.annotated.html")
+	if err := os.WriteFile(annotated, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, feed, errOut := run(t, "", "wrap", "--type", "xmldata", annotated)
+	if code != 0 {
+		t.Fatalf("wrap: exit %d: %s", code, errOut)
+	}
+	if got := strings.Count(feed, "<item "); got != items {
+		t.Errorf("%d items, want %d", got, items)
+	}
+	if got := strings.Count(feed, "<description>"); got < items {
+		t.Errorf("%d descriptions, want one in each of the %d items", got, items)
+	}
+	if strings.Contains(feed, "dc:date") {
+		t.Errorf("the items have dates, which were to be left out")
 	}
 }

@@ -93,3 +93,22 @@ func AnnotatedAtLimit(t testing.TB) []byte {
 	}
 	return page
 }
+
+// Notices returns a register of public notices of at most size bytes and
+// how many it holds: a paragraph per notice of about 208 bytes, with a
+// bold date, a link whose text is the title and a line of text. At
+// dynamo.MaxPageBytes its 50,313 items' whole annotations would take the
+// annotated page past dynamo.MaxAnnotatedPageBytes, and without their
+// dates they do not (issue 19).
+func Notices(size int) ([]byte, int) {
+	var b bytes.Buffer
+	b.WriteString("<html><head><title>Notices</title></head><body><h1>Public notices</h1>\n")
+	months := []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+	items := 0
+	for ; b.Len() < size-300; items++ {
+		fmt.Fprintf(&b, "<p><b>%d %s %d</b> <a href=\"/notices/%d.html\">Notice %d: planning application for the land behind the old mill</a><br>\nObjections in writing within 21 days, to the clerk of the parish council.</p>\n",
+			1+items%28, months[items%12], 2010+items%15, items, items)
+	}
+	b.WriteString("</body></html>\n")
+	return b.Bytes(), items
+}
