@@ -102,9 +102,15 @@ type pipeline struct {
 	tx     txConn
 	queued pgx.Batch
 	// summary holds, once StoreVersion has run, the arguments of the
-	// source's new summary (summaryArgs), which queueUpdate writes with
+	// source's new summary (setSummary), which queueUpdate writes with
 	// the poll's state: one update of the source's row, not two.
 	summary []any
+	// newItems holds, once StoreItems has run in a poll's transaction
+	// that numbers its new items as it stores them (versionTx.number),
+	// their insert (insertNumbered), which queueUpdate queues last but for
+	// the duplicates and the notification.
+	newItems []any
+	newSQL   string
 }
 
 // readAhead is what a poll's first exchange reads, with the source's row,
@@ -212,8 +218,13 @@ type pollTx struct {
 }
 
 // Version implements archive.PollTx: its writes join the poll's queue.
+// Its new items get their aggregate numbers as they are stored, unless the
+// poll numbers stories: then the items are stored first, the stories lock
+// taken, and the aggregate numbers handed out last (numberAggregate), so
+// that every poll takes the two locks in one order.
 func (p pollTx) Version(seq int, at time.Time) archive.VersionTx {
-	return &versionTx{pipeline: p.pipeline, source: p.rec.SourceID, seq: seq, at: at, ahead: p.ahead}
+	return &versionTx{pipeline: p.pipeline, source: p.rec.SourceID, seq: seq, at: at, ahead: p.ahead,
+		number: !p.rec.Stories, reserve: true}
 }
 
 // DropStaged implements archive.PollTx.
@@ -374,15 +385,18 @@ func queueUpdate(b *pipeline, rec dynamo.PollRecord, at time.Time, result dynamo
 		b.queue(`DELETE FROM poll_log WHERE id IN (SELECT id FROM poll_log WHERE source_id = $1
 			ORDER BY at DESC, id DESC OFFSET $2)`, rec.SourceID, archive.PollLogLimit)
 	}
+	// The aggregate numbers late, so that the counter's row is locked
+	// only for the rest of the batch and the commit.
+	if b.newItems != nil {
+		b.queue(b.newSQL, b.newItems...)
+	}
 	if len(upd.Duplicates) > 0 {
 		queueDuplicates(b, upd.Duplicates)
 	}
 	if result.Version != nil || len(upd.Duplicates) > 0 {
 		b.queue("SELECT pg_notify($1, $2)", ChangeChannel, rec.SourceID)
 	}
-	if result.Version != nil && len(result.NewItems) > 0 {
-		// Last, so that the counter's row is locked only for the rest of
-		// the batch and the commit.
+	if b.newItems == nil && result.Version != nil && len(result.NewItems) > 0 {
 		b.queue(numberAggregate, rec.SourceID)
 	}
 }
@@ -402,6 +416,30 @@ const numberAggregate = `WITH p AS (
 	c AS (UPDATE aggregate_counter SET n = n + (SELECT count(*) FROM p) RETURNING n - (SELECT count(*) FROM p) AS base)
 	UPDATE items i SET agg_seq = c.base + p.r FROM p, c
 	WHERE i.source_id = $1 AND i.agg_seq IS NULL AND i.item_id = p.item_id`
+
+// insertNumbered stores a version's new items ($4 to $8: keys, first
+// revisions, positions, indexes, numbers in the source) as StoreItems
+// does, handing them their aggregate numbers as numberAggregate would
+// (after the counter, in the order of their numbers in the source, the
+// counter's row locked until the commit), for a poll's transaction whose
+// new items are the only ones of the source without one: a batched
+// write's items, stored before their version is published, get theirs
+// from numberAggregate. Numbered as they are stored, the items are
+// written once, not again with their numbers. insertNumberedOne is the
+// same for one item ($4 to $8 its values), as a version mostly gains one:
+// PostgreSQL keeps one plan of it for all polls, where it plans the
+// arrays' statement afresh for their length at every poll.
+const insertNumberedOne = `WITH c AS (UPDATE aggregate_counter SET n = n + 1 RETURNING n)
+	INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev, first_rev,
+		arch_seq, agg_seq)
+	SELECT $1, $4, $2, $3, $6, $7, $5, $5, $8, c.n FROM c`
+
+const insertNumbered = `WITH c AS (
+		UPDATE aggregate_counter SET n = n + cardinality($4::text[]) RETURNING n - cardinality($4::text[]) AS base)
+	INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev, first_rev,
+		arch_seq, agg_seq)
+	SELECT $1, u.key, $2, $3, u.pos, u.idx, u.rev, u.rev, u.num, c.base + row_number() OVER (ORDER BY u.num)
+	FROM unnest($4::text[], $5::int8[], $6::int[], $7::int[], $8::int8[]) AS u(key, rev, pos, idx, num), c`
 
 // queueDuplicates records duplicates whose items both exist; a primary
 // purged since the detector saw it is skipped, a matched copy purged since
@@ -440,12 +478,21 @@ type versionTx struct {
 	seq    int
 	at     time.Time
 	ahead  *readAhead // nil when none was read
+	// number: the new items get their aggregate numbers as they are
+	// stored (insertNumbered), in a poll's transaction.
+	number bool
+	// reserve: Stored reserves revision ids (not in a read-only
+	// transaction), which InsertRevisions takes; reserved holds them.
+	reserve  bool
+	reserved []int64
 }
 
 var _ archive.VersionTx = (*versionTx)(nil)
 
-// Stored implements archive.VersionTx in one exchange.
-func (w *versionTx) Stored(ctx context.Context, keys, titles []string) (map[string]archive.Known, map[string][]string, error) {
+// Stored implements archive.VersionTx in one exchange, which reserves the
+// revisions' ids in a poll's transaction, so that their insert waits for
+// the COMMIT's exchange instead of having one of its own (InsertRevisions).
+func (w *versionTx) Stored(ctx context.Context, keys, titles []string, revisions int) (map[string]archive.Known, map[string][]string, error) {
 	known := map[string]archive.Known{}
 	if len(keys) > 0 {
 		match, arg := oneOrAny(keys)
@@ -481,6 +528,22 @@ func (w *versionTx) Stored(ctx context.Context, keys, titles []string) (map[stri
 			})
 			if err != nil {
 				return fmt.Errorf("find items by title: %w", err)
+			}
+			return nil
+		})
+	}
+	if w.reserve && revisions > 0 {
+		// One id, as a version mostly needs, without a series: PostgreSQL
+		// keeps one plan of that for all polls.
+		reserve, args := `SELECT nextval('item_revisions_rev_id_seq')`, []any(nil)
+		if revisions > 1 {
+			reserve, args = reserve+` FROM generate_series(1, $1)`, []any{revisions}
+		}
+		w.queued.Queue(reserve, args...).Query(func(rows pgx.Rows) error {
+			var err error
+			w.reserved, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+			if err != nil {
+				return fmt.Errorf("reserve revision ids: %w", err)
 			}
 			return nil
 		})
@@ -521,7 +584,9 @@ func collectRevisionIDs(rows pgx.Rows, ids map[string]int64) error {
 	return err
 }
 
-// InsertRevisions implements archive.VersionTx, in one statement.
+// InsertRevisions implements archive.VersionTx, in one statement: queued
+// with the ids Stored reserved when there are enough, else sent, its ids
+// returned.
 func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision, ids map[string]int64) error {
 	n := len(revs)
 	var (
@@ -546,15 +611,26 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 		fromContent[i] = it.IDFromContent
 		firstSeen[i], firstPos[i], firstIndex[i], latest[i] = r.FirstSeen, int32(r.FirstPos), int32(r.FirstIndex), r.Latest
 	}
-	rows, err := w.tx.Query(ctx, `INSERT INTO item_revisions (source_id, item_key, rhash, doc_id, title, link,
-			description, plain_text, image, extensions, id_from_content, title_f, link_f, text_f,
-			first_seen, first_pos, first_index, latest, media)
-		SELECT $1, u.* FROM unnest($2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::text[],
-			$8::text[], $9::json[], $10::json[], $11::bool[], $12::text[], $13::text[], $14::text[],
-			$15::timestamptz[], $16::int[], $17::int[], $18::bool[], $19::json[]) AS u
-		RETURNING item_key, rhash, rev_id`,
-		w.source, keys, hashes, docIDs, titles, links, descs, texts, images, exts, fromContent,
-		titleF, linkF, textF, firstSeen, firstPos, firstIndex, latest, medias)
+	args := []any{w.source, keys, hashes, docIDs, titles, links, descs, texts, images, exts, fromContent,
+		titleF, linkF, textF, firstSeen, firstPos, firstIndex, latest, medias}
+	const columns = `item_key, rhash, doc_id, title, link, description, plain_text, image, extensions,
+		id_from_content, title_f, link_f, text_f, first_seen, first_pos, first_index, latest, media`
+	const values = `unnest($2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::text[],
+		$8::text[], $9::json[], $10::json[], $11::bool[], $12::text[], $13::text[], $14::text[],
+		$15::timestamptz[], $16::int[], $17::int[], $18::bool[], $19::json[]`
+	if len(w.reserved) >= n {
+		revIDs := w.reserved[:n]
+		w.reserved = w.reserved[n:]
+		for i, r := range revs {
+			ids[archive.RevKey(r.Key, r.Hash)] = revIDs[i]
+		}
+		w.queue(`INSERT INTO item_revisions (source_id, `+columns+`, rev_id) OVERRIDING SYSTEM VALUE
+			SELECT $1, u.* FROM `+values+`, $20::int8[]) AS u(`+columns+`, rev_id)`, append(args, revIDs)...)
+		return nil
+	}
+	rows, err := w.tx.Query(ctx, `INSERT INTO item_revisions (source_id, `+columns+`)
+		SELECT $1, u.* FROM `+values+`) AS u
+		RETURNING item_key, rhash, rev_id`, args...)
 	if err != nil {
 		return fmt.Errorf("insert revisions: %w", err)
 	}
@@ -649,11 +725,18 @@ func (w *versionTx) StoreItems(_ context.Context, ch archive.ItemChanges) error 
 			keys[i], revs[i], nums[i] = it.Key, it.Rev, it.Number
 			pos[i], indexes[i] = int32(it.Pos), int32(it.Index)
 		}
-		b.queue(`INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev,
-				first_rev, arch_seq)
-			SELECT $1, c.key, $2, $3, c.pos, c.idx, c.rev, c.rev, c.num
-			FROM unnest($4::text[], $5::int8[], $6::int[], $7::int[], $8::int8[]) AS c(key, rev, pos, idx, num)`,
-			w.source, w.at, w.seq, keys, revs, pos, indexes, nums)
+		args := []any{w.source, w.at, w.seq, keys, revs, pos, indexes, nums}
+		switch {
+		case w.number && n == 1:
+			b.newSQL, b.newItems = insertNumberedOne, []any{w.source, w.at, w.seq, keys[0], revs[0], pos[0], indexes[0], nums[0]}
+		case w.number:
+			b.newSQL, b.newItems = insertNumbered, args
+		default:
+			b.queue(`INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev,
+					first_rev, arch_seq)
+				SELECT $1, c.key, $2, $3, c.pos, c.idx, c.rev, c.rev, c.num
+				FROM unnest($4::text[], $5::int8[], $6::int[], $7::int[], $8::int8[]) AS c(key, rev, pos, idx, num)`, args...)
+		}
 	}
 	if n := len(ch.Moved); n > 0 {
 		keys, revs := make([]string, n), make([]int64, n)

@@ -155,8 +155,9 @@ func TestUnchangedPollRoundTrips(t *testing.T) {
 // source's row locked and read, and the newest version's row and last
 // item number read ahead; the version's reads, each needing the answer
 // before: the revisions of the previous version, then the one item it did
-// not hold, with its title; and every write that returns nothing, with
-// the COMMIT, in the last exchange.
+// not hold, with its title's items and an id reserved for its revision;
+// and every write, the new revision first, with the COMMIT, in the last
+// exchange.
 func TestChangedPollRoundTrips(t *testing.T) {
 	var n atomic.Int64
 	p, trace := tracedPoller(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -166,12 +167,11 @@ func TestChangedPollRoundTrips(t *testing.T) {
 	}))
 	sent := countThirdPoll(t, p, trace, dynamo.StatusChanged, dynamo.StatusChanged, dynamo.StatusChanged)
 	want := []string{
-		"UPDATE sources",             // the lease
-		"batch of BEGIN",             // with the source's row locked, its newest version read ahead
-		"SELECT item_key, rhash",     // the previous version's revisions
-		"batch of SELECT item_id",    // the new item, stored or not, and its title's items
-		"INSERT INTO item_revisions", // the new revision
-		"batch of INSERT INTO items", // the rest, and the COMMIT
+		"UPDATE sources",                      // the lease
+		"batch of BEGIN",                      // with the source's row locked, its newest version read ahead
+		"SELECT item_key, rhash",              // the previous version's revisions
+		"batch of SELECT item_id",             // the new item, stored or not, and its title's items
+		"batch of INSERT INTO item_revisions", // the new revision, the rest, and the COMMIT
 	}
 	ok := len(sent) == len(want)
 	for i := 0; ok && i < len(want); i++ {

@@ -298,8 +298,9 @@ type versionTx struct {
 
 var _ archive.VersionTx = (*versionTx)(nil)
 
-// Stored implements archive.VersionTx.
-func (w *versionTx) Stored(ctx context.Context, keys, titles []string) (map[string]archive.Known, map[string][]string, error) {
+// Stored implements archive.VersionTx; its revisions get their ids as
+// they are inserted, nothing is reserved.
+func (w *versionTx) Stored(ctx context.Context, keys, titles []string, _ int) (map[string]archive.Known, map[string][]string, error) {
 	known := map[string]archive.Known{}
 	if len(keys) > 0 {
 		if err := w.known(ctx, keys, known); err != nil {

@@ -17,8 +17,9 @@ type VersionTx interface {
 	// Stored returns what the store holds of the source's items among
 	// keys, by key, and the keys of the source's items that ever had each
 	// of titles, most recently revised first, by title (none asked when
-	// titles is empty). A store may ask both at once.
-	Stored(ctx context.Context, keys, titles []string) (map[string]Known, map[string][]string, error)
+	// titles is empty). A store may ask both at once, and reserve the
+	// ids of at most revisions revisions that InsertRevisions will store.
+	Stored(ctx context.Context, keys, titles []string, revisions int) (map[string]Known, map[string][]string, error)
 	// Revisions returns the ids of the stored revisions among the pairs
 	// keys[i], hashes[i], by RevKey.
 	Revisions(ctx context.Context, keys []string, hashes [][]byte) (map[string]int64, error)
@@ -252,6 +253,10 @@ func (w *versionWriter) plan(ctx context.Context, tx VersionTx) error {
 	if err := w.loadPrevious(ctx, tx); err != nil {
 		return err
 	}
+	w.hashes = make([][]byte, len(w.doc.Items))
+	for i := range w.doc.Items {
+		w.hashes[i] = RevisionHash(&w.doc.Items[i])
+	}
 	if err := w.resolveKeys(ctx, tx); err != nil {
 		return err
 	}
@@ -272,31 +277,39 @@ func (w *versionWriter) resolveKeys(ctx context.Context, tx VersionTx) error {
 	stored := func(key string) bool { _, ok := w.known[key]; return ok }
 	// The titles of the items the previous version did not hold are asked
 	// with them, before knowing which are stored (MatchStoredItems looks
-	// at the titles of those that are not).
-	byTitle, err := w.loadKnown(ctx, tx, ids, dynamo.TitlesToMatch(items, stored))
+	// at the titles of those that are not). A revision may be missing only
+	// at a position whose item and content the previous version did not
+	// show.
+	missing := 0
+	for i, it := range items {
+		if _, ok := w.ids[RevKey(it.ID, w.hashes[i])]; !ok {
+			missing++
+		}
+	}
+	byTitle, err := w.loadKnown(ctx, tx, ids, dynamo.TitlesToMatch(items, stored), missing)
 	if err != nil {
 		return err
 	}
 	var matched []string
 	w.keys, matched = dynamo.MatchStoredItems(items, stored, byTitle)
-	_, err = w.loadKnown(ctx, tx, matched, nil)
+	_, err = w.loadKnown(ctx, tx, matched, nil, 0)
 	return err
 }
 
 // loadKnown adds the stored items among keys to w.known, asking only for
 // those not known yet, and returns the keys of the items that had each of
-// titles.
-func (w *versionWriter) loadKnown(ctx context.Context, tx VersionTx, keys, titles []string) (map[string][]string, error) {
+// titles; the store may reserve ids for revisions revisions with them.
+func (w *versionWriter) loadKnown(ctx context.Context, tx VersionTx, keys, titles []string, revisions int) (map[string][]string, error) {
 	var ask []string
 	for _, k := range keys {
 		if _, ok := w.known[k]; !ok {
 			ask = append(ask, k)
 		}
 	}
-	if len(ask) == 0 && len(titles) == 0 {
+	if len(ask) == 0 && len(titles) == 0 && revisions == 0 {
 		return nil, nil
 	}
-	found, byTitle, err := tx.Stored(ctx, ask, titles)
+	found, byTitle, err := tx.Stored(ctx, ask, titles, revisions)
 	if err != nil {
 		return nil, err
 	}
@@ -310,10 +323,6 @@ func (w *versionWriter) loadKnown(ctx context.Context, tx VersionTx, keys, title
 // ones to insert.
 func (w *versionWriter) findRevisions(ctx context.Context, tx VersionTx) error {
 	items := w.doc.Items
-	w.hashes = make([][]byte, len(items))
-	for i := range items {
-		w.hashes[i] = RevisionHash(&items[i])
-	}
 	// Only the contents of stored items that the previous version did
 	// not show are looked up: an item not stored has no revision.
 	var keys []string
