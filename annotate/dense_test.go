@@ -5,10 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/dynamo-feeds/dynamo/annotate"
-	"github.com/dynamo-feeds/dynamo/internal/cputime"
-	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
 // Dense pages: many small items up to the wrapper's 10 MiB, the pages
@@ -42,33 +38,9 @@ func denseArchive(size int) []byte {
 }
 
 // BenchmarkDense measures the suggester beside the wrapper on the dense
-// pages: per-item work counts most there.
+// archive page: per-item work counts most there.
 func BenchmarkDense(b *testing.B) {
-	for _, name := range []string{"archive"} {
-		page := denseArchive(10 << 20)
-		res, err := annotate.Suggest(page, annotate.Options{URL: styleBase})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(name+"/suggest", func(b *testing.B) {
-			b.SetBytes(int64(len(page)))
-			cpu, _ := cputime.Process()
-			for i := 0; i < b.N; i++ {
-				if _, err := annotate.Suggest(page, annotate.Options{URL: styleBase}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportCPU(b, cpu)
-		})
-		b.Run(name+"/wrap", func(b *testing.B) {
-			b.SetBytes(int64(len(page)))
-			cpu, _ := cputime.Process()
-			for i := 0; i < b.N; i++ {
-				wrapper.Wrap(res.Page, wrapper.Options{URL: styleBase})
-			}
-			reportCPU(b, cpu)
-		})
-	}
+	benchSuggestBesideWrap(b, "archive", denseArchive(10<<20))
 }
 
 // denseDated is a register of notices of about size bytes: a paragraph

@@ -286,29 +286,35 @@ func TestStylePages(t *testing.T) {
 func BenchmarkStyles(b *testing.B) {
 	for _, h := range styleHalves {
 		for _, name := range h.names {
-			page := stylePageOf(name, 10<<20).page
-			res, err := annotate.Suggest(page, annotate.Options{URL: styleBase})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Run(h.half+"/"+name+"/suggest", func(b *testing.B) {
-				b.SetBytes(int64(len(page)))
-				cpu, _ := cputime.Process()
-				for i := 0; i < b.N; i++ {
-					if _, err := annotate.Suggest(page, annotate.Options{URL: styleBase}); err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportCPU(b, cpu)
-			})
-			b.Run(h.half+"/"+name+"/wrap", func(b *testing.B) {
-				b.SetBytes(int64(len(page)))
-				cpu, _ := cputime.Process()
-				for i := 0; i < b.N; i++ {
-					wrapper.Wrap(res.Page, wrapper.Options{URL: styleBase})
-				}
-				reportCPU(b, cpu)
-			})
+			benchSuggestBesideWrap(b, h.half+"/"+name, stylePageOf(name, 10<<20).page)
 		}
 	}
+}
+
+// benchSuggestBesideWrap runs two benchmarks on page, name/suggest and
+// name/wrap: the suggester, and the wrapper on the page it annotated, each
+// with the process's CPU time per run (reportCPU).
+func benchSuggestBesideWrap(b *testing.B, name string, page []byte) {
+	res, err := annotate.Suggest(page, annotate.Options{URL: styleBase})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run(name+"/suggest", func(b *testing.B) {
+		b.SetBytes(int64(len(page)))
+		cpu, _ := cputime.Process()
+		for i := 0; i < b.N; i++ {
+			if _, err := annotate.Suggest(page, annotate.Options{URL: styleBase}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, cpu)
+	})
+	b.Run(name+"/wrap", func(b *testing.B) {
+		b.SetBytes(int64(len(page)))
+		cpu, _ := cputime.Process()
+		for i := 0; i < b.N; i++ {
+			wrapper.Wrap(res.Page, wrapper.Options{URL: styleBase})
+		}
+		reportCPU(b, cpu)
+	})
 }
