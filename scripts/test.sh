@@ -39,6 +39,7 @@ provide_postgres 200
 
 # --- static checks ---------------------------------------------------------
 # Each phase's wall time, printed at the end.
+suite_start=$SECONDS
 phase_start=$SECONDS
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
@@ -56,110 +57,6 @@ fi
 static_seconds=$((SECONDS - phase_start))
 phase_start=$SECONDS
 
-# --- tests -----------------------------------------------------------------
-# The concurrent packages (the poller, the API, the stores, duplicate
-# detection, the web interface, the command) run under the race detector;
-# the rest, single-threaded, without it, so that the whole suite stays
-# under 15 minutes on two cores (README.md "Tests, reliability and benchmarks").
-race_re='^github\.com/dynamo-feeds/dynamo/(poller|api|storage(/.*)?|dedup|web|cmd/dynamo)$'
-all_pkgs=$(go list $PKGS)
-race_pkgs=$(grep -E "$race_re" <<<"$all_pkgs" || true)
-plain_pkgs=$(grep -v -E "$race_re" <<<"$all_pkgs" || true)
-# dedup's search for its default thresholds is single-threaded arithmetic
-# over the labelled pairs: over 8 minutes under -race for nothing the race
-# detector could find, so it runs without it. So do dedup's other tests
-# over the labelled pairs and the synthetic window (the decision's table,
-# the candidate stages, Load rebuilding the stories, the window's search
-# against a scan): dedup starts no goroutine, and in these tests one
-# goroutine changes what they touch (the candidate stages' goroutines only
-# read), so the detector, which reports accesses from two goroutines, has
-# nothing to find; about a minute of CPU under -race. dedup's concurrent
-# tests (TestStoriesConcurrentPolls, TestWindowConcurrentSearchesAndAdds)
-# stay under -race.
-race_skip='^(TestDefaultThresholdsAreTheSearchsBest|TestLabelledPairs|TestCandidateStages|TestStoriesLoadRebuildsRecordedStories|TestWindowSearchEqualsScan)$'
-# The archived-feed walk reads 2,500 items under -race; its full 25,000
-# items (about half a minute) run once more without it.
-full_walk='^TestArchivedFeedWalk$'
-# serve's memory bound with 2,000 sources, and a listing and an archive
-# larger than serve's memory, are left out of the -race run (the
-# detector's shadow memory is no measure of what serve holds, and its
-# reports in serve's process, a child of the test, are never read; run by
-# hand under -race, the tests skip saying so) and run here without it.
-streamed='^(TestServeMemoryBound|TestServeStreams(Listing|Archive)LargerThanMemory)$'
-# The page-size rule's tests at the limits (docs/WRAPPER.md, "Size cap")
-# and the playground's bound on a 20 MiB page of ten million lines are
-# left out of the -race run too: nearly all their CPU is one request at a
-# time reading, parsing and suggesting pages of 10 and 20 MiB, under the
-# detector's instrumentation of every byte (54 s of CPU for the five
-# under it, 6 s without, each run alone, 2026-11-24 22:30 UTC). Their
-# goroutines (the loopback servers and clients, the poller's one poll)
-# are those of the packages' other tests, which stay under -race with
-# small pages: the detector could find nothing in them that the page's
-# size adds. They run here without it, and so do cmd/dynamo's dense
-# pages (annotated without their dates to fit, refused when titles and
-# links alone would not fit), which skip themselves under -race and so
-# would run nowhere (1.6 s for the two without it).
-big_pages='^(TestWrapPagesAtTheSizeLimit|TestPollPagesAtTheSizeLimit|TestPlaygroundPagesAtTheSizeLimit|TestPlaygroundLongPagesBounded|TestPageSizeRuleCommands|TestAnnotateRefusesAPageItsReadersWouldNot|TestAnnotateLeavesOutDatesToFit)$'
-# go test's own vet step is off (-vet=off): `go vet $PKGS` above has run
-# every check it runs, and more, on the same packages and test files; left
-# on, it would vet every package again for each build (race and not).
-#
-# The tests the race run leaves out run without the detector in one `go
-# test` (the five packages side by side), and the three runs (under the
-# race detector, the tests it leaves out, the other packages) run side by
-# side, each with its own log, gathered in that order once all are done:
-# each run waits on its slowest package and on PostgreSQL, child
-# processes and loopback peers, and dedup's search uses one core, so that
-# one after the other they left a core idle for much of the time (the
-# tests phase of 97c1b6c took 705 s on two cores, README.md, for about
-# 860 s of CPU: 405 s under -race, 318 s the other packages, 134 s the
-# tests left out, measured 2026-11-24 22:03-22:33 UTC).
-outside_race=$(grep -x -E 'github\.com/dynamo-feeds/dynamo/(dedup|api|cmd/dynamo|poller|web)' <<<"$race_pkgs" || true)
-status=0
-race_pid=
-outside_pid=
-: >"$log_dir/test-race.log"
-: >"$log_dir/test-outside-race.log"
-: >"$log_dir/test-plain.log"
-if [ -n "$race_pkgs" ]; then
-  go test -vet=off -race -count=1 -timeout 20m -v -skip "$race_skip|$streamed|$big_pages" $race_pkgs >"$log_dir/test-race.log" 2>&1 &
-  race_pid=$!
-fi
-if [ -n "$outside_race" ]; then
-  go test -vet=off -count=1 -timeout 20m -v -run "$race_skip|$full_walk|$streamed|$big_pages" $outside_race >"$log_dir/test-outside-race.log" 2>&1 &
-  outside_pid=$!
-fi
-if [ -n "$plain_pkgs" ]; then
-  go test -vet=off -count=1 -timeout 20m -v $plain_pkgs >"$log_dir/test-plain.log" 2>&1 || status=$?
-fi
-for pid in $race_pid $outside_pid; do
-  wait "$pid" || status=$?
-done
-cat "$log_dir/test-race.log" "$log_dir/test-plain.log" "$log_dir/test-outside-race.log" >"$log_dir/test.log"
-# Everything but the per-test chatter of passing tests.
-grep -v -E '^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|SKIP):)' "$log_dir/test.log" \
-  | grep -v -E '^\s+\S+_test\.go:[0-9]+: ' || true
-if [ "$status" != 0 ]; then
-  echo; echo "---- failures in full ----"
-  # Each failed test's own lines, from its last === RUN or === CONT to its
-  # --- FAIL (the summary above leaves out the _test.go lines that say why).
-  for name in $(sed -n -E 's/^\s*--- FAIL: (\S+) .*/\1/p' "$log_dir/test.log" | sort -u); do
-    echo "== $name"
-    awk -v n="$name" '{ s = $0; sub(/^[ \t]+/, "", s) }
-      s == "=== RUN   " n || s == "=== CONT  " n { buf = ""; keep = 1 }
-      keep { buf = buf $0 "\n" }
-      keep && index(s, "--- FAIL: " n " (") == 1 { printf "%s", buf; buf = ""; keep = 0 }' \
-      "$log_dir/test.log" | tail -n 60
-  done
-  grep -E -B2 -A30 '^panic:|^FAIL' "$log_dir/test.log" | head -n 200 || true
-fi
-passed=$(grep -c -E '^\s*--- PASS:' "$log_dir/test.log" || true)
-failed=$(grep -c -E '^\s*--- FAIL:' "$log_dir/test.log" || true)
-skipped=$(grep -c -E '^\s*--- SKIP:' "$log_dir/test.log" || true)
-if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi # a build failure or panic
-
-test_seconds=$((SECONDS - phase_start))
-phase_start=$SECONDS
 # --- fuzzing ---------------------------------------------------------------
 # A target fails only on a real finding: an input that fails, crashes or hangs
 # the target when run again as an ordinary test. Go 1.26's fuzz coordinator
@@ -267,8 +164,30 @@ fuzz_package() {
   rm -f "$(fuzz_binary "$pkg")"
   flock "$fuzz_out_dir" cat "$log.out"
 }
-fuzz_failed=0
-if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
+# fuzz_all fuzzes every package of fuzz_queue, the packages with the most
+# targets first, as many at a time as FUZZJOBS once the tests have ended
+# (the file $tests_done exists) and one at a time before: it starts when
+# the first of the three test runs ends, and the other two still use the
+# cores.
+fuzz_all() {
+  local limit
+  while read -r _ pkg dir targets; do
+    [ -n "$pkg" ] || continue
+    # Looked at every second, not on a job's end: the tests may end while
+    # one package is being fuzzed, and a second may start then.
+    while :; do
+      limit=1
+      [ -e "$tests_done" ] && limit=$FUZZJOBS
+      [ "$(jobs -rp | wc -l)" -ge "$limit" ] || break
+      sleep 1
+    done
+    # shellcheck disable=SC2086 # the targets are words
+    fuzz_package "$pkg" "$dir" $targets &
+  done <<<"$fuzz_queue"
+  wait
+}
+fuzz_queue=
+if [ "$FUZZTIME" != 0 ]; then
   mkdir -p "$fuzz_bin_dir" "$fuzz_out_dir"
   # The targets are read from the test files rather than with `go test
   # -list`, which would link every package's test binary once more; each
@@ -277,18 +196,136 @@ if [ "$status" = 0 ] && [ "$FUZZTIME" != 0 ]; then
     targets=$(sed -n -E 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$dir"/*_test.go 2>/dev/null || true)
     [ -z "$targets" ] || echo "$(wc -w <<<"$targets") $pkg $dir" $targets
   done | sort -s -k1,1 -n -r)
-  running=0
-  while read -r _ pkg dir targets; do
-    [ -n "$pkg" ] || continue
-    if [ "$running" -ge "$FUZZJOBS" ]; then
-      wait -n || true
-      running=$((running - 1))
-    fi
-    # shellcheck disable=SC2086 # the targets are words
-    fuzz_package "$pkg" "$dir" $targets &
-    running=$((running + 1))
-  done <<<"$fuzz_queue"
-  wait
+fi
+tests_done="$log_dir/tests-done"
+
+# --- tests -----------------------------------------------------------------
+# The concurrent packages (the poller, the API, the stores, duplicate
+# detection, the web interface, the command) run under the race detector;
+# the rest, single-threaded, without it, so that the whole suite stays
+# under 15 minutes on two cores (README.md "Tests, reliability and benchmarks").
+race_re='^github\.com/dynamo-feeds/dynamo/(poller|api|storage(/.*)?|dedup|web|cmd/dynamo)$'
+all_pkgs=$(go list $PKGS)
+race_pkgs=$(grep -E "$race_re" <<<"$all_pkgs" || true)
+plain_pkgs=$(grep -v -E "$race_re" <<<"$all_pkgs" || true)
+# dedup's search for its default thresholds is single-threaded arithmetic
+# over the labelled pairs: over 8 minutes under -race for nothing the race
+# detector could find, so it runs without it. So do dedup's other tests
+# over the labelled pairs and the synthetic window (the decision's table,
+# the candidate stages, Load rebuilding the stories, the window's search
+# against a scan): dedup starts no goroutine, and in these tests one
+# goroutine changes what they touch (the candidate stages' goroutines only
+# read), so the detector, which reports accesses from two goroutines, has
+# nothing to find; about a minute of CPU under -race. dedup's concurrent
+# tests (TestStoriesConcurrentPolls, TestWindowConcurrentSearchesAndAdds)
+# stay under -race.
+race_skip='^(TestDefaultThresholdsAreTheSearchsBest|TestLabelledPairs|TestCandidateStages|TestStoriesLoadRebuildsRecordedStories|TestWindowSearchEqualsScan)$'
+# The archived-feed walk reads 2,500 items under -race; its full 25,000
+# items (about half a minute) run once more without it.
+full_walk='^TestArchivedFeedWalk$'
+# serve's memory bound with 2,000 sources, and a listing and an archive
+# larger than serve's memory, are left out of the -race run (the
+# detector's shadow memory is no measure of what serve holds, and its
+# reports in serve's process, a child of the test, are never read; run by
+# hand under -race, the tests skip saying so) and run here without it.
+streamed='^(TestServeMemoryBound|TestServeStreams(Listing|Archive)LargerThanMemory)$'
+# The page-size rule's tests at the limits (docs/WRAPPER.md, "Size cap")
+# and the playground's bound on a 20 MiB page of ten million lines are
+# left out of the -race run too: nearly all their CPU is one request at a
+# time reading, parsing and suggesting pages of 10 and 20 MiB, under the
+# detector's instrumentation of every byte (54 s of CPU for the five
+# under it, 6 s without, each run alone, 2026-11-24 22:30 UTC). Their
+# goroutines (the loopback servers and clients, the poller's one poll)
+# are those of the packages' other tests, which stay under -race with
+# small pages: the detector could find nothing in them that the page's
+# size adds. They run here without it, and so do cmd/dynamo's dense
+# pages (annotated without their dates to fit, refused when titles and
+# links alone would not fit), which skip themselves under -race and so
+# would run nowhere (1.6 s for the two without it).
+big_pages='^(TestWrapPagesAtTheSizeLimit|TestPollPagesAtTheSizeLimit|TestPlaygroundPagesAtTheSizeLimit|TestPlaygroundLongPagesBounded|TestPageSizeRuleCommands|TestAnnotateRefusesAPageItsReadersWouldNot|TestAnnotateLeavesOutDatesToFit)$'
+# go test's own vet step is off (-vet=off): `go vet $PKGS` above has run
+# every check it runs, and more, on the same packages and test files; left
+# on, it would vet every package again for each build (race and not).
+#
+# The tests the race run leaves out run without the detector in one `go
+# test` (the five packages side by side), and the three runs (under the
+# race detector, the tests it leaves out, the other packages) run side by
+# side, each with its own log, gathered in that order once all are done:
+# each run waits on its slowest package and on PostgreSQL, child
+# processes and loopback peers, and dedup's search uses one core, so that
+# one after the other they left a core idle for much of the time (the
+# tests phase of 97c1b6c took 705 s on two cores, README.md, for about
+# 860 s of CPU: 405 s under -race, 318 s the other packages, 134 s the
+# tests left out, measured 2026-11-24 22:03-22:33 UTC).
+outside_race=$(grep -x -E 'github\.com/dynamo-feeds/dynamo/(dedup|api|cmd/dynamo|poller|web)' <<<"$race_pkgs" || true)
+status=0
+race_pid=
+outside_pid=
+: >"$log_dir/test-race.log"
+: >"$log_dir/test-outside-race.log"
+: >"$log_dir/test-plain.log"
+if [ -n "$race_pkgs" ]; then
+  go test -vet=off -race -count=1 -timeout 20m -v -skip "$race_skip|$streamed|$big_pages" $race_pkgs >"$log_dir/test-race.log" 2>&1 &
+  race_pid=$!
+fi
+if [ -n "$outside_race" ]; then
+  go test -vet=off -count=1 -timeout 20m -v -run "$race_skip|$full_walk|$streamed|$big_pages" $outside_race >"$log_dir/test-outside-race.log" 2>&1 &
+  outside_pid=$!
+fi
+plain_pid=
+if [ -n "$plain_pkgs" ]; then
+  go test -vet=off -count=1 -timeout 20m -v $plain_pkgs >"$log_dir/test-plain.log" 2>&1 &
+  plain_pid=$!
+fi
+# Fuzzing starts when the first of the runs ends, one package at a time
+# until the others have ended too (fuzz_all): the tests' last minutes,
+# one or two long tests at a time, leave a core idle (the tests phase of
+# 6450b5d+: 556 s of wall on two cores, about 830 s of CPU). Its output
+# is kept and printed after the tests'. It runs whether or not the tests
+# pass; the suite fails if either does.
+fuzz_pid=
+runs=$(echo $race_pid $outside_pid $plain_pid)
+while [ -n "$runs" ]; do
+  ended=
+  wait -n -p ended $runs || status=$?
+  runs=$(tr ' ' '\n' <<<"$runs" | { grep -v -x "$ended" || true; } | tr '\n' ' ' | sed 's/ *$//')
+  if [ -z "$fuzz_pid" ] && [ -n "$fuzz_queue" ]; then
+    fuzz_start=$SECONDS
+    fuzz_all >"$log_dir/fuzz.out" 2>&1 &
+    fuzz_pid=$!
+  fi
+done
+: >"$tests_done"
+cat "$log_dir/test-race.log" "$log_dir/test-plain.log" "$log_dir/test-outside-race.log" >"$log_dir/test.log"
+# Everything but the per-test chatter of passing tests.
+grep -v -E '^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|SKIP):)' "$log_dir/test.log" \
+  | grep -v -E '^\s+\S+_test\.go:[0-9]+: ' || true
+if [ "$status" != 0 ]; then
+  echo; echo "---- failures in full ----"
+  # Each failed test's own lines, from its last === RUN or === CONT to its
+  # --- FAIL (the summary above leaves out the _test.go lines that say why).
+  for name in $(sed -n -E 's/^\s*--- FAIL: (\S+) .*/\1/p' "$log_dir/test.log" | sort -u); do
+    echo "== $name"
+    awk -v n="$name" '{ s = $0; sub(/^[ \t]+/, "", s) }
+      s == "=== RUN   " n || s == "=== CONT  " n { buf = ""; keep = 1 }
+      keep { buf = buf $0 "\n" }
+      keep && index(s, "--- FAIL: " n " (") == 1 { printf "%s", buf; buf = ""; keep = 0 }' \
+      "$log_dir/test.log" | tail -n 60
+  done
+  grep -E -B2 -A30 '^panic:|^FAIL' "$log_dir/test.log" | head -n 200 || true
+fi
+passed=$(grep -c -E '^\s*--- PASS:' "$log_dir/test.log" || true)
+failed=$(grep -c -E '^\s*--- FAIL:' "$log_dir/test.log" || true)
+skipped=$(grep -c -E '^\s*--- SKIP:' "$log_dir/test.log" || true)
+if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi # a build failure or panic
+
+test_seconds=$((SECONDS - phase_start))
+fuzz_failed=0
+fuzz_seconds=0
+if [ -n "$fuzz_pid" ]; then
+  wait "$fuzz_pid" || true
+  fuzz_seconds=$((SECONDS - fuzz_start))
+  cat "$log_dir/fuzz.out"
   # Each package's count of failed targets; a package whose job left no
   # count (it was killed) counts all its targets.
   while read -r n pkg _; do
@@ -302,6 +339,6 @@ echo
 if [ -d "$DYNAMO_ARTIFACTS/web" ]; then
   echo "browser screenshots: $DYNAMO_ARTIFACTS/web/ ($(ls "$DYNAMO_ARTIFACTS/web" | wc -l) files)"
 fi
-echo "phases: static checks $static_seconds s, tests $test_seconds s, fuzzing $((SECONDS - phase_start)) s (wall)"
+echo "phases: static checks $static_seconds s, tests $test_seconds s, fuzzing $fuzz_seconds s from the first test run's end (wall; tests and fuzzing overlap), in all $((SECONDS - suite_start)) s"
 echo "tests: $passed passed, $((failed + fuzz_failed)) failed, $skipped skipped"
 [ "$status" = 0 ] && [ "$fuzz_failed" = 0 ]
