@@ -317,6 +317,12 @@ fi
 passed=$(grep -c -E '^\s*--- PASS:' "$log_dir/test.log" || true)
 failed=$(grep -c -E '^\s*--- FAIL:' "$log_dir/test.log" || true)
 skipped=$(grep -c -E '^\s*--- SKIP:' "$log_dir/test.log" || true)
+# The skipped tests by name, with the reason each gave (go test -v prints
+# it on the line before).
+if [ "$skipped" != 0 ]; then
+  echo "skipped:"
+  awk '/^\s*--- SKIP:/ { name = $3; sub(/^\s+/, "", prev); print "  " name ": " prev } { prev = $0 }' "$log_dir/test.log"
+fi
 if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi # a build failure or panic
 
 test_seconds=$((SECONDS - phase_start))
