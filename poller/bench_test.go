@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -191,6 +192,11 @@ func BenchmarkPoll(b *testing.B) {
 	changed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, changingPage(r.URL.Path, served.Add(1)))
 	})
+	var requests sync.Map // path → *atomic.Int64
+	listing := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := requests.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		fmt.Fprint(w, listingPage(r.URL.Path, n.(*atomic.Int64).Add(1)))
+	})
 	for _, c := range []struct {
 		name     string
 		handler  http.Handler
@@ -201,6 +207,7 @@ func BenchmarkPoll(b *testing.B) {
 	}{
 		{"notmodified", notModified, `"v1"`, http.StatusNotModified, dynamo.StatusNotModified, false},
 		{"changed", changed, "", http.StatusOK, dynamo.StatusChanged, true},
+		{"listing", listing, "", http.StatusOK, dynamo.StatusChanged, true},
 	} {
 		b.Run(c.name+"/bare", func(b *testing.B) {
 			fetchAll(b, benchOrigins(b, c.handler, 64), c.etag, c.bare)
@@ -215,7 +222,7 @@ func BenchmarkPoll(b *testing.B) {
 				}
 				pollAll(b, p, ids, server, c.want)
 				if c.pageSize {
-					b.ReportMetric(float64(len(changingPage("/p000", 1))), "page-bytes")
+					b.ReportMetric(float64(len(pageOf(c.name)("/p000", 1))), "page-bytes")
 				}
 			})
 		}
@@ -238,5 +245,46 @@ func changingPage(path string, n int64) string {
 		story(i, fmt.Sprintf("Story %d of page %s", i, path))
 	}
 	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+// pageOf is the page function of a changing benchmark case.
+func pageOf(name string) func(string, int64) string {
+	if name == "listing" {
+		return listingPage
+	}
+	return changingPage
+}
+
+// listingWords are the vocabulary of listingPage's stories.
+var listingWords = strings.Fields("harbour council budget meeting river bridge library school election market station museum garden festival road repair water supply winter storm concert park trail ferry schedule tram hospital clinic archive survey planning permit housing energy solar coastal flood warning recycling route lane")
+
+// listingPage is the held-out poll workload (issue 21): a 48 KB page of 40
+// stories, each a link, a title, a date and a description of about 800
+// bytes of varied words, gaining one to four new stories at each of its
+// own requests (n) while the oldest fall off. The poll figures were tuned
+// on changingPage; this page was written afterwards to judge them on a
+// change of another shape: several new items a poll, each with a link and
+// a date, and descriptions that differ from story to story.
+func listingPage(path string, n int64) string {
+	// newest is the number of stories published by request n: 1 + n%4
+	// new ones at request n, after the first thousand.
+	newest := 1000 + n + 6*(n/4) + (n%4)*(n%4+1)/2
+	var b strings.Builder
+	b.WriteString("<html><head><title>County listings</title></head><body><h1><!-- <channel:title> -->County listings<!-- </channel:title> --></h1><ul>\n")
+	for seq := newest; seq > newest-40; seq-- {
+		h := uint64(seq) * 2654435761
+		var desc strings.Builder
+		for desc.Len() < 810 {
+			h = h*6364136223846793005 + 1442695040888963407
+			desc.WriteString(listingWords[(h>>33)%uint64(len(listingWords))])
+			desc.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "<li><!-- <item:link index=\"%d\"> --><a href=\"%s/story-%d.html\"><!-- </item:link> --><!-- <item:title index=\"%d\"> -->Listing %d: %s<!-- </item:title> --></a>\n"+
+			"<!-- <item:extension index=\"%d\" uri=\"http://purl.org/dc/elements/1.1/\" prefix=\"dc\" localName=\"date\"> -->2026-%02d-%02d 10:%02d<!-- </item:extension> -->\n"+
+			"<!-- <item:description index=\"%d\"> --><p>%s</p><!-- </item:description> --></li>\n",
+			seq, path, seq, seq, seq, listingWords[seq%int64(len(listingWords))], seq, 1+seq%12, 1+seq%28, seq%60, seq, desc.String())
+	}
+	b.WriteString("</ul></body></html>\n")
 	return b.String()
 }
