@@ -9,11 +9,12 @@ import (
 	"github.com/dynamo-feeds/dynamo/annotate"
 )
 
-// TestSuggestFits checks, at each boundary, what the suggester leaves out
-// to keep the annotated page within Options.MaxBytes (issue 19): every
-// field up to the size of the whole annotation, the dates one byte below,
-// then the descriptions, and a refusal one byte below the titles and links
-// alone. Every item keeps its title and link whatever is left out.
+// TestSuggestFits checks, at each boundary, what the suggester does to
+// keep the annotated page within Options.MaxBytes (issue 19): every field
+// in full up to the size of the whole annotation; one byte below, the same
+// annotations written compactly; then without the dates, then without the
+// descriptions, and a refusal one byte below the titles and links alone.
+// Every item keeps its title and link whatever is left out.
 func TestSuggestFits(t *testing.T) {
 	page := denseDated(64 << 10)
 	suggest := func(limit int) (*annotate.Result, error) {
@@ -28,7 +29,11 @@ func TestSuggestFits(t *testing.T) {
 		t.Fatalf("%d items, date at %q, description at %q: want a dense list with both", items, whole.List.Date, whole.List.Description)
 	}
 	full := len(whole.Page)
-	noDates, err := suggest(full - 1)
+	compact, err := suggest(full - 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDates, err := suggest(len(compact.Page) - 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +42,7 @@ func TestSuggestFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	least := len(titlesAndLinks.Page)
+	const compacted, noDate, noDesc = "the annotations are written compactly", "the items' dates were left out", "the items' descriptions were left out"
 	tests := []struct {
 		name          string
 		limit         int
@@ -47,10 +53,12 @@ func TestSuggestFits(t *testing.T) {
 	}{
 		{"no limit", 0, true, true, nil, false, false},
 		{"exactly the whole annotation", full, true, true, nil, false, true},
-		{"one byte less: no dates", full - 1, false, true, []string{"the items' dates were left out"}, false, true},
-		{"exactly without dates", len(noDates.Page), false, true, []string{"the items' dates were left out"}, false, true},
-		{"one byte less: no descriptions either", len(noDates.Page) - 1, false, false, []string{"the items' dates were left out", "the items' descriptions were left out"}, false, true},
-		{"exactly the titles and links", least, false, false, []string{"the items' dates were left out", "the items' descriptions were left out"}, false, true},
+		{"one byte less: compact", full - 1, true, true, []string{compacted}, false, true},
+		{"exactly compact", len(compact.Page), true, true, []string{compacted}, false, true},
+		{"one byte less: no dates", len(compact.Page) - 1, false, true, []string{compacted, noDate}, false, true},
+		{"exactly without dates", len(noDates.Page), false, true, []string{compacted, noDate}, false, true},
+		{"one byte less: no descriptions either", len(noDates.Page) - 1, false, false, []string{compacted, noDate, noDesc}, false, true},
+		{"exactly the titles and links", least, false, false, []string{compacted, noDate, noDesc}, false, true},
 		{"one byte less: refused", least - 1, false, false, nil, true, false},
 	}
 	for _, tt := range tests {
@@ -91,9 +99,12 @@ func TestSuggestFits(t *testing.T) {
 			if (descs == items) != tt.descs || (descs == 0) == tt.descs {
 				t.Errorf("%d of %d items have a description, want all %v", descs, items, tt.descs)
 			}
+			if c := len(tt.notes) > 0; c != strings.Contains(string(res.Page), `<!--<item:title index=`) || c == strings.Contains(string(res.Page), `<!-- <item:title`) {
+				t.Errorf("compact comments %v, want %v", !c, c)
+			}
 			var fitNotes []string
 			for _, n := range res.Notes {
-				if strings.Contains(n, "were left out (") {
+				if strings.Contains(n, "were left out (") || strings.HasPrefix(n, compacted) {
 					fitNotes = append(fitNotes, n)
 				}
 			}
@@ -101,7 +112,7 @@ func TestSuggestFits(t *testing.T) {
 				t.Fatalf("notes %q, want %d saying %q", fitNotes, len(tt.notes), tt.notes)
 			}
 			for i, n := range fitNotes {
-				if !strings.HasPrefix(n, tt.notes[i]) || !strings.Contains(n, "every item keeps its title and link") {
+				if !strings.HasPrefix(n, tt.notes[i]) || (tt.notes[i] != compacted && !strings.Contains(n, "every item keeps its title and link")) {
 					t.Errorf("note %q, want it to start %q", n, tt.notes[i])
 				}
 			}

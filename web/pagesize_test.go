@@ -78,8 +78,9 @@ func TestPlaygroundPagesAtTheSizeLimit(t *testing.T) {
 		})
 	}
 	// A page of many small items, whose whole annotations would not fit
-	// what Dynamo reads: the dates are left out, as the note says, the
-	// download fits, and it gives every item (issue 19).
+	// what Dynamo reads: its comments are written compactly and the dates
+	// are left out, as the notes say, the download fits, and it gives
+	// every item (issue 19).
 	notices, noticeItems := pagetest.Notices(dynamo.MaxPageBytes)
 	t.Run("suggest for a dense page: its dates left out", func(t *testing.T) {
 		resp, body := post(t, client(t), srv.URL+"/ui/playground", paste(notices, "suggest"))
@@ -94,7 +95,7 @@ func TestPlaygroundPagesAtTheSizeLimit(t *testing.T) {
 			}
 		}
 		resp, body = post(t, client(t), srv.URL+"/ui/playground", paste(notices, "download"))
-		if resp.StatusCode != http.StatusOK || len(body) > dynamo.MaxAnnotatedPageBytes || strings.Count(body, "<!-- <item:title ") != noticeItems || strings.Contains(body, "item:extension") {
+		if resp.StatusCode != http.StatusOK || len(body) > dynamo.MaxAnnotatedPageBytes || strings.Count(body, "<!--<item:title ") != noticeItems || strings.Contains(body, "item:extension") {
 			t.Errorf("status %d, %d bytes; want the page annotated without dates, within %d bytes", resp.StatusCode, len(body), dynamo.MaxAnnotatedPageBytes)
 		}
 	})
