@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -295,9 +296,20 @@ func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem, upTo
 // item_revisions_archive, which hold the item's first_seen too, and each
 // item by its key: items has no index of its own by first_seen (migration
 // 0014).
-const storyItemsSince = `SELECT ` + archive.StoryItemColumns + ` FROM items i ` + archive.StoryItemJoins + `
+var storyItemsSince = `SELECT ` + storyItemColumns + ` FROM items i ` + archive.StoryItemJoins + `
 	WHERE r.latest AND r.first_seen >= ?1 AND i.source_id = r.source_id AND i.item_id = r.item_key
-	ORDER BY i.story_seq IS NOT NULL, i.story_seq, i.first_seen, i.source_id, i.first_pos`
+	ORDER BY i.story_seq IS NOT NULL, i.story_seq, r.first_seen, i.source_id, r.first_pos`
+
+// storyItemColumns is archive.StoryItemColumns with the item's first_seen
+// read from its shown revision r: items keeps no copy of it (migration
+// 0020), every revision of an item holds it.
+var storyItemColumns = func() string {
+	c := strings.Replace(archive.StoryItemColumns, "i.first_seen", "r.first_seen", 1)
+	if c == archive.StoryItemColumns {
+		panic("sqlite: archive.StoryItemColumns reads no i.first_seen")
+	}
+	return c
+}()
 
 // StoryItems calls fn for every item first seen at or after since, oldest
 // first: items numbered by RecordPoll in their numbers' order (the order

@@ -200,8 +200,8 @@ func numberStories(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, resul
 		}
 	}
 	result.StoriesSeq = last
-	rows, err := tx.QueryContext(ctx, `SELECT `+archive.StoryItemColumns+` FROM items i `+archive.StoryItemJoins+`
-		WHERE i.story_seq > ? AND i.first_seen >= ? ORDER BY i.story_seq`, rec.StoriesAfter, dbTime(rec.StoriesSince))
+	rows, err := tx.QueryContext(ctx, `SELECT `+storyItemColumns+` FROM items i `+archive.StoryItemJoins+`
+		WHERE i.story_seq > ? AND r.first_seen >= ? ORDER BY i.story_seq`, rec.StoriesAfter, dbTime(rec.StoriesSince))
 	if err != nil {
 		return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
 	}
@@ -320,8 +320,9 @@ func (w *versionTx) Stored(ctx context.Context, keys, titles []string, _ int) (m
 // known adds what the store holds of the source's items among keys to
 // found.
 func (w *versionTx) known(ctx context.Context, keys []string, found map[string]archive.Known) error {
-	rows, err := w.tx.QueryContext(ctx, `SELECT item_id, first_seen, first_pos, first_index, latest_rev FROM items
-		WHERE source_id = ? AND item_id IN (SELECT value FROM json_each(?))`, w.source, jsonArg(keys))
+	rows, err := w.tx.QueryContext(ctx, `SELECT i.item_id, r.first_seen, r.first_pos, r.first_index, i.latest_rev
+		FROM items i JOIN item_revisions r ON r.rev_id = i.latest_rev
+		WHERE i.source_id = ? AND i.item_id IN (SELECT value FROM json_each(?))`, w.source, jsonArg(keys))
 	if err != nil {
 		return fmt.Errorf("read items: %w", err)
 	}
@@ -505,10 +506,8 @@ const moveLatest = `UPDATE item_revisions SET latest = (rev_id = ?1)
 // the items back on the page and one for those gone.
 func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) error {
 	for _, it := range ch.New {
-		if _, err := w.tx.ExecContext(ctx, `INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos,
-				first_index, latest_rev)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			w.source, it.Key, dbTime(w.at), w.seq, it.Pos, it.Index, it.Rev); err != nil {
+		if _, err := w.tx.ExecContext(ctx, `INSERT INTO items (source_id, item_id, first_seq, latest_rev) VALUES (?, ?, ?, ?)`,
+			w.source, it.Key, w.seq, it.Rev); err != nil {
 			return fmt.Errorf("store item %s: %w", it.Key, err)
 		}
 		if _, err := w.tx.ExecContext(ctx, "UPDATE item_revisions SET arch_seq = ? WHERE rev_id = ?", it.Number, it.Rev); err != nil {

@@ -499,7 +499,7 @@ func TestStoriesMigration(t *testing.T) {
 	}
 
 	// Put the tables back as 0001 made them, and forget 0003.
-	undo := []string{
+	undo := append(slices.Clone(undoItemsFirstOnce),
 		`CREATE TABLE duplicates_old (source_id TEXT NOT NULL, item_id TEXT NOT NULL, primary_source TEXT NOT NULL,
 			primary_item TEXT NOT NULL, distance INTEGER NOT NULL, PRIMARY KEY (source_id, item_id)) STRICT, WITHOUT ROWID`,
 		"INSERT INTO duplicates_old SELECT source_id, item_id, primary_source, primary_item, 4 FROM duplicates",
@@ -512,8 +512,11 @@ func TestStoriesMigration(t *testing.T) {
 		"CREATE INDEX items_fingerprints ON items (first_seen) WHERE fingerprint <> 0",
 		"ALTER TABLE item_revisions ADD COLUMN fingerprint INTEGER NOT NULL DEFAULT 1",
 		"DELETE FROM schema_migrations WHERE version = 3",
-	}
-	upgraded := undoMigration(t, s, path, undo, "0003_stories.sql")
+		// 0003 makes items_first_seen again, which 0014 drops, before
+		// 0020 drops the column it indexes, as in a file from before 0003.
+		"DELETE FROM schema_migrations WHERE version = 14",
+	)
+	upgraded := undoMigration(t, s, path, undo, "0003_stories.sql", "0014_no_items_first_seen.sql", "0020_items_first_once.sql")
 	items, err := upgraded.Items(ctx, dynamo.ItemQuery{SourceID: "b"})
 	if err != nil || len(items) != 1 {
 		t.Fatalf("archive of b: %+v, %v", items, err)
@@ -558,13 +561,13 @@ func TestItemNumbersMigration(t *testing.T) {
 	if len(stored) != 2*(5+3*2) {
 		t.Fatalf("%d items stored, want 22", len(stored))
 	}
-	undo := append(slices.Clone(undoNumbersOnRevisions),
+	undo := append(slices.Concat(undoItemsFirstOnce, undoNumbersOnRevisions),
 		"DROP INDEX items_arch_seq",
 		"ALTER TABLE items DROP COLUMN arch_seq",
 		"ALTER TABLE items DROP COLUMN first_rev",
 		"DELETE FROM schema_migrations WHERE version = 8",
 	)
-	upgraded := undoMigration(t, s, path, undo, "0008_item_numbers.sql", "0016_numbers_on_revisions.sql")
+	upgraded := undoMigration(t, s, path, undo, "0008_item_numbers.sql", "0016_numbers_on_revisions.sql", "0020_items_first_once.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -616,14 +619,14 @@ func TestAggregateNumbersMigration(t *testing.T) {
 	if len(stored) != 2*(5+3*2) || stored[0] != "a 1 1 22" || stored[5] != "b 1 6 22" {
 		t.Fatalf("numbered as stored: %v; want 22 items, a's five first, then b's", stored)
 	}
-	undo := append(slices.Clone(undoNumbersOnRevisions),
+	undo := append(slices.Concat(undoItemsFirstOnce, undoNumbersOnRevisions),
 		"DROP INDEX items_agg_seq",
 		"DROP INDEX items_unnumbered",
 		"ALTER TABLE items DROP COLUMN agg_seq",
 		"DROP TABLE aggregate_counter",
 		"DELETE FROM schema_migrations WHERE version = 11",
 	)
-	upgraded := undoMigration(t, s, path, undo, "0011_aggregate_numbers.sql", "0016_numbers_on_revisions.sql")
+	upgraded := undoMigration(t, s, path, undo, "0011_aggregate_numbers.sql", "0016_numbers_on_revisions.sql", "0020_items_first_once.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -874,10 +877,10 @@ func TestNoItemsFirstSeenMigration(t *testing.T) {
 	if len(stored) != 8 {
 		t.Fatalf("%d items since the second version, want 8 (two new in each of two versions of two sources)", len(stored))
 	}
-	upgraded := undoMigration(t, s, path, []string{
+	upgraded := undoMigration(t, s, path, append(slices.Clone(undoItemsFirstOnce),
 		"CREATE INDEX items_first_seen ON items (first_seen)",
 		"DELETE FROM schema_migrations WHERE version = 14",
-	}, "0014_no_items_first_seen.sql")
+	), "0014_no_items_first_seen.sql", "0020_items_first_once.sql")
 	if got := since(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration: %v, before: %v", got, stored)
 	}
@@ -1320,4 +1323,98 @@ func archiveAndVersion(t *testing.T, s *Store, id string, n int) []string {
 		}
 	}
 	return out
+}
+
+// undoItemsFirstOnce puts an item's first_seen, first_pos and first_index
+// back on items, from its shown revision, as they were before 0020.
+var undoItemsFirstOnce = []string{
+	"ALTER TABLE items ADD COLUMN first_seen INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE items ADD COLUMN first_pos INTEGER NOT NULL DEFAULT 0",
+	"ALTER TABLE items ADD COLUMN first_index INTEGER NOT NULL DEFAULT 0",
+	`UPDATE items SET first_seen = r.first_seen, first_pos = r.first_pos, first_index = r.first_index
+		FROM item_revisions r WHERE r.rev_id = items.latest_rev`,
+	"DELETE FROM schema_migrations WHERE version = 20",
+}
+
+// TestItemsFirstOnceMigration stores versions of two sources (an item
+// edited, so that it has two revisions; items gone and back), puts an
+// item's first_seen, first_pos and first_index back on items as before
+// 0020, reopens, and checks that the columns are gone, that the archives,
+// a version, the story items and the polls' view of the stored items
+// (what the next version keeps of each item) read back as before, PRAGMA
+// integrity_check, and that the next poll stores one new item and keeps
+// the others' first-seen times.
+func TestItemsFirstOnceMigration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dynamo.db")
+	s := openPath(t, path)
+	ctx := context.Background()
+	for _, id := range []string{"a", "b"} {
+		addSource(t, s, id)
+		for v := 1; v <= 6; v++ {
+			d := storetest.SizePage(id, v, v%2 == 0)
+			if v == 4 {
+				d.Items[3].Title += " (edited)"
+			}
+			store(t, s, id, d)
+		}
+	}
+	read := func(s *Store) []string {
+		t.Helper()
+		out := slices.Concat(archiveAndVersion(t, s, "a", 3), archiveAndVersion(t, s, "b", 5))
+		if err := s.StoryItems(ctx, time.Time{}, func(it dynamo.StoryItem) error {
+			out = append(out, fmt.Sprintf("story %s %s %s %d", it.Key.SourceID, it.Key.ItemID,
+				it.FirstSeen.UTC().Format(time.RFC3339Nano), it.Seq))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		items, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			out = append(out, fmt.Sprintf("item %s %s %s %d", it.Item.ID, it.FirstSeen.UTC().Format(time.RFC3339Nano),
+				it.LastSeen.UTC().Format(time.RFC3339Nano), it.Item.Index))
+		}
+		return out
+	}
+	stored := read(s)
+	if len(stored) < 100 {
+		t.Fatalf("%d lines read, want the archives of two sources", len(stored))
+	}
+	upgraded := undoMigration(t, s, path, undoItemsFirstOnce, "0020_items_first_once.sql")
+	if got := read(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
+	}
+	if got := lines(t, upgraded, "SELECT group_concat(name, ' ') FROM pragma_table_info('items')"); got[0] != "source_id item_id first_seq last_seen latest_rev story_seq" {
+		t.Errorf("items' columns after the migration: %s", got[0])
+	}
+	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
+		t.Errorf("integrity_check: %v", got)
+	}
+	// The next version: one new item, the others kept with the first-seen
+	// times, positions and indexes they had (read through their revisions).
+	store(t, upgraded, "a", storetest.SizePage("a", 7, false))
+	after := read(upgraded)
+	if n, m := len(after), len(stored); n <= m {
+		t.Fatalf("%d lines after one more version, %d before", n, m)
+	}
+	firsts := func(lines []string) map[string]string {
+		m := map[string]string{}
+		for _, l := range lines {
+			if f := strings.Fields(l); f[0] == "item" {
+				m[f[1]] = f[2] + " " + f[4]
+			}
+		}
+		return m
+	}
+	was, now := firsts(stored), firsts(after)
+	if len(now) != len(was)+1 {
+		t.Errorf("%d items in a's archive after one more version, want %d", len(now), len(was)+1)
+	}
+	for k, v := range was {
+		if now[k] != v {
+			t.Errorf("item %s first seen, index %q after one more version, was %q", k, now[k], v)
+		}
+	}
 }
