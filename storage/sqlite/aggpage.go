@@ -84,7 +84,7 @@ func (a aggPageTx) Date(ctx context.Context, from, to int64) (time.Time, error) 
 // item_revisions_agg_seq index (an item's numbers are on its first
 // revision, migration 0016).
 func aggregatePageSQL(where string) string {
-	return `SELECT ` + archive.ItemColumns + `, r.agg_seq FROM item_revisions r ` + archive.ItemJoins + `
+	return `SELECT ` + archive.ItemColumns + `, r.agg_seq FROM item_revisions r ` + itemJoins + `
 		WHERE r.agg_seq BETWEEN ?1 AND ?2 AND ` + where + `
 		ORDER BY r.agg_seq DESC`
 }
@@ -92,7 +92,7 @@ func aggregatePageSQL(where string) string {
 // aggregateOlderSQL selects the highest number below ?1 of an item that
 // where selects, walking the item_revisions_agg_seq index down.
 func aggregateOlderSQL(where string) string {
-	return `SELECT r.agg_seq FROM item_revisions r ` + archive.ItemJoins + `
+	return `SELECT r.agg_seq FROM item_revisions r ` + itemJoins + `
 		WHERE r.agg_seq < ?1 AND ` + where + ` ORDER BY r.agg_seq DESC LIMIT 1`
 }
 

@@ -143,7 +143,7 @@ func eachVersionItem(ctx context.Context, tx *sql.Tx, v *storedVersion, q dynamo
 	}
 	args := append([]any{jsonArg(v.revs), v.SourceID}, cargs...)
 	args = append(args, limitArg(q.Max))
-	shape := archive.ItemShapeOf(q)
+	shape := itemShapeOf(q)
 	rows, err := tx.QueryContext(ctx, `SELECT `+shape.Columns+`, r.pos FROM (
 			SELECT p.key AS pos, r.* FROM json_each(?) AS p CROSS JOIN item_revisions r ON r.rev_id = p.value
 			WHERE r.source_id = ? AND `+where+`
@@ -212,7 +212,7 @@ func eachArchiveItem(ctx context.Context, db querier, q dynamo.ItemQuery, fn fun
 	where, cargs = archive.SeenBetween(where, cargs, q.Since, q.Until, dbTimeArg, anonParam)
 	args := append([]any{q.SourceID}, cargs...)
 	args = append(args, limitArg(q.Max))
-	shape := archive.ItemShapeOf(q)
+	shape := itemShapeOf(q)
 	rows, err := db.QueryContext(ctx, archiveItemsSQL(shape, where), args...)
 	return each(rows, err, shape.Scan, func(it dynamo.ArchivedItem) error { return fn(&it) })
 }
@@ -252,7 +252,7 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 				SELECT * FROM item_revisions r
 				WHERE r.latest AND (? = '' OR r.source_id IN (SELECT id FROM sources WHERE category = ?))
 					AND r.rev_id <= (SELECT published_rev FROM sources p WHERE p.id = r.source_id) AND `+where+`
-				ORDER BY r.first_seen DESC, r.source_id, r.first_pos, r.rev_id LIMIT ?) AS r `+archive.ItemJoins+`
+				ORDER BY r.first_seen DESC, r.source_id, r.first_pos, r.rev_id LIMIT ?) AS r `+itemJoins+`
 			ORDER BY r.first_seen DESC, r.source_id, r.first_pos, r.rev_id`, args...)
 		items, err := collect(rows, err, archive.ScanItem)
 		if err != nil {
@@ -297,19 +297,36 @@ func alsoIn(ctx context.Context, tx *sql.Tx, items []dynamo.AggregatedItem, upTo
 // item by its key: items has no index of its own by first_seen (migration
 // 0014).
 var storyItemsSince = `SELECT ` + storyItemColumns + ` FROM items i ` + archive.StoryItemJoins + `
-	WHERE r.latest AND r.first_seen >= ?1 AND i.source_id = r.source_id AND i.item_id = r.item_key
+	WHERE r.latest AND r.first_seen >= ?1 AND i.source_id = r.source_id AND i.key = r.key
 	ORDER BY i.story_seq IS NOT NULL, i.story_seq, r.first_seen, i.source_id, r.first_pos`
 
 // storyItemColumns is archive.StoryItemColumns with the item's first_seen
 // read from its shown revision r: items keeps no copy of it (migration
 // 0020), every revision of an item holds it.
-var storyItemColumns = func() string {
-	c := strings.Replace(archive.StoryItemColumns, "i.first_seen", "r.first_seen", 1)
-	if c == archive.StoryItemColumns {
-		panic("sqlite: archive.StoryItemColumns reads no i.first_seen")
+var storyItemColumns = replaceOnce(archive.StoryItemColumns, "i.first_seen", "r.first_seen")
+
+// itemJoins is archive.ItemJoins with the item found by its stored key,
+// which the revision r holds as items does (migration 0020; items.item_id
+// is a virtual column, not indexed).
+var itemJoins = replaceOnce(archive.ItemJoins, "i.item_id = r.item_key", "i.key = r.key")
+
+// itemShapeOf is archive.ItemShapeOf with itemJoins.
+func itemShapeOf(q dynamo.ItemQuery) archive.ItemShape {
+	shape := archive.ItemShapeOf(q)
+	if shape.Joins != "" {
+		shape.Joins = itemJoins
 	}
-	return c
-}()
+	return shape
+}
+
+// replaceOnce is s with its one old replaced by new; it panics (when the
+// package's queries are built) if s does not hold old exactly once.
+func replaceOnce(s, old, new string) string {
+	if strings.Count(s, old) != 1 {
+		panic(fmt.Sprintf("sqlite: %q is not once in %q", old, s))
+	}
+	return strings.Replace(s, old, new, 1)
+}
 
 // StoryItems calls fn for every item first seen at or after since, oldest
 // first: items numbered by RecordPoll in their numbers' order (the order

@@ -66,7 +66,7 @@ func (p pageTx) Items(ctx context.Context, q dynamo.PageQuery) ([]dynamo.Archive
 // first revision (the one numbered, migration 0016) matches where, highest
 // number first: a range of the item_revisions_arch_seq index.
 func pageSQL(where string) string {
-	return `SELECT ` + archive.ItemColumns + `, r.arch_seq FROM item_revisions r ` + archive.ItemJoins + `
+	return `SELECT ` + archive.ItemColumns + `, r.arch_seq FROM item_revisions r ` + itemJoins + `
 		WHERE r.source_id = ? AND r.arch_seq BETWEEN ? AND ? AND ` + where + `
 		ORDER BY r.arch_seq DESC`
 }
@@ -93,7 +93,7 @@ func (p pageTx) Older(ctx context.Context, _ dynamo.PageQuery, below int64) (int
 // FirstSeq implements archive.PageTx.
 func (p pageTx) FirstSeq(ctx context.Context, n int64) (int, error) {
 	var seq int
-	err := p.tx.QueryRowContext(ctx, `SELECT i.first_seq FROM item_revisions r JOIN items i ON i.source_id = r.source_id AND i.item_id = r.item_key
+	err := p.tx.QueryRowContext(ctx, `SELECT i.first_seq FROM item_revisions r JOIN items i ON i.source_id = r.source_id AND i.key = r.key
 		WHERE r.source_id = ? AND r.arch_seq = ?`, p.source, n).Scan(&seq)
 	return seq, err
 }

@@ -194,8 +194,8 @@ func numberStories(ctx context.Context, tx *sql.Tx, rec dynamo.PollRecord, resul
 	for _, it := range result.NewItems {
 		last++
 		mine[it.Item.ID] = true
-		if _, err := tx.ExecContext(ctx, "UPDATE items SET story_seq = ? WHERE source_id = ? AND item_id = ?",
-			last, rec.SourceID, it.Item.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE items SET story_seq = ? WHERE source_id = ? AND key = ?",
+			last, rec.SourceID, storedKey(it.Item.ID)); err != nil {
 			return fmt.Errorf("number new item %s: %w", it.Item.ID, err)
 		}
 	}
@@ -272,14 +272,15 @@ func writeDuplicates(ctx context.Context, tx *sql.Tx, dups []dynamo.Duplicate) e
 		_, err := tx.ExecContext(ctx, `INSERT INTO duplicates (source_id, item_id, primary_source, primary_item, rule, score,
 				matched_source, matched_item)
 			SELECT ?1, ?2, ?3, ?4, ?5, ?6, m.source_id, m.item_id
-			FROM (SELECT 1) LEFT JOIN items m ON m.source_id = ?7 AND m.item_id = ?8
-			WHERE EXISTS (SELECT 1 FROM items WHERE source_id = ?1 AND item_id = ?2)
-				AND EXISTS (SELECT 1 FROM items WHERE source_id = ?3 AND item_id = ?4)
+			FROM (SELECT 1) LEFT JOIN items m ON m.source_id = ?7 AND m.key = ?9
+			WHERE EXISTS (SELECT 1 FROM items WHERE source_id = ?1 AND key = ?10)
+				AND EXISTS (SELECT 1 FROM items WHERE source_id = ?3 AND key = ?11)
 			ON CONFLICT (source_id, item_id) DO UPDATE SET primary_source = excluded.primary_source,
 				primary_item = excluded.primary_item, rule = excluded.rule, score = excluded.score,
 				matched_source = excluded.matched_source, matched_item = excluded.matched_item`,
 			d.Item.SourceID, d.Item.ItemID, d.Primary.SourceID, d.Primary.ItemID, d.Rule, d.Score,
-			d.Matched.SourceID, d.Matched.ItemID)
+			d.Matched.SourceID, d.Matched.ItemID,
+			storedKey(d.Matched.ItemID), storedKey(d.Item.ItemID), storedKey(d.Primary.ItemID))
 		if err != nil {
 			return fmt.Errorf("record duplicate %s/%s: %w", d.Item.SourceID, d.Item.ItemID, err)
 		}
@@ -322,7 +323,7 @@ func (w *versionTx) Stored(ctx context.Context, keys, titles []string, _ int) (m
 func (w *versionTx) known(ctx context.Context, keys []string, found map[string]archive.Known) error {
 	rows, err := w.tx.QueryContext(ctx, `SELECT i.item_id, r.first_seen, r.first_pos, r.first_index, i.latest_rev
 		FROM items i JOIN item_revisions r ON r.rev_id = i.latest_rev
-		WHERE i.source_id = ? AND i.item_id IN (SELECT value FROM json_each(?))`, w.source, jsonArg(keys))
+		WHERE i.source_id = ? AND i.key IN (SELECT `+storedValue+` FROM json_each(?))`, w.source, jsonArg(keys))
 	if err != nil {
 		return fmt.Errorf("read items: %w", err)
 	}
@@ -431,7 +432,8 @@ func (w *versionTx) InsertRevisions(ctx context.Context, revs []archive.Revision
 	return nil
 }
 
-// storedKey is an item key as item_revisions stores it (migration 0018):
+// storedKey is an item key as item_revisions (migration 0018) and items
+// (0020) store it:
 // the 16 bytes that dynamo.ItemID's 32 lower-case hex digits spell, any
 // other key as its text. The virtual column item_key spells the bytes
 // again with lower(hex(key)).
@@ -445,6 +447,10 @@ func storedKey(key string) any {
 	}
 	return b
 }
+
+// storedValue is storedKey in SQL, of the text key value (a column of
+// json_each): items and item_revisions are found by their stored keys.
+const storedValue = "iif(length(value) = 32 AND lower(hex(unhex(value))) = value, unhex(value), value)"
 
 // nullable is a value that may be SQL NULL as database/sql takes it.
 func nullable(s string, present bool) any {
@@ -506,8 +512,8 @@ const moveLatest = `UPDATE item_revisions SET latest = (rev_id = ?1)
 // the items back on the page and one for those gone.
 func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) error {
 	for _, it := range ch.New {
-		if _, err := w.tx.ExecContext(ctx, `INSERT INTO items (source_id, item_id, first_seq, latest_rev) VALUES (?, ?, ?, ?)`,
-			w.source, it.Key, w.seq, it.Rev); err != nil {
+		if _, err := w.tx.ExecContext(ctx, `INSERT INTO items (source_id, key, first_seq, latest_rev) VALUES (?, ?, ?, ?)`,
+			w.source, storedKey(it.Key), w.seq, it.Rev); err != nil {
 			return fmt.Errorf("store item %s: %w", it.Key, err)
 		}
 		if _, err := w.tx.ExecContext(ctx, "UPDATE item_revisions SET arch_seq = ? WHERE rev_id = ?", it.Number, it.Rev); err != nil {
@@ -520,20 +526,20 @@ func (w *versionTx) StoreItems(ctx context.Context, ch archive.ItemChanges) erro
 		if _, err := w.tx.ExecContext(ctx, moveLatest, m.Rev, w.source, m.Key); err != nil {
 			return fmt.Errorf("store item %s: %w", m.Key, err)
 		}
-		if _, err := w.tx.ExecContext(ctx, "UPDATE items SET latest_rev = ? WHERE source_id = ? AND item_id = ?",
-			m.Rev, w.source, m.Key); err != nil {
+		if _, err := w.tx.ExecContext(ctx, "UPDATE items SET latest_rev = ? WHERE source_id = ? AND key = ?",
+			m.Rev, w.source, storedKey(m.Key)); err != nil {
 			return fmt.Errorf("store item %s: %w", m.Key, err)
 		}
 	}
 	if len(ch.Back) > 0 {
 		if _, err := w.tx.ExecContext(ctx, `UPDATE items SET last_seen = NULL
-			WHERE source_id = ? AND item_id IN (SELECT value FROM json_each(?))`, w.source, jsonArg(ch.Back)); err != nil {
+			WHERE source_id = ? AND key IN (SELECT `+storedValue+` FROM json_each(?))`, w.source, jsonArg(ch.Back)); err != nil {
 			return fmt.Errorf("store items back on the page: %w", err)
 		}
 	}
 	if len(ch.Gone) > 0 {
 		if _, err := w.tx.ExecContext(ctx, `UPDATE items SET last_seen = ?
-			WHERE source_id = ? AND item_id IN (SELECT value FROM json_each(?))`, dbTime(ch.GoneAt), w.source, jsonArg(ch.Gone)); err != nil {
+			WHERE source_id = ? AND key IN (SELECT `+storedValue+` FROM json_each(?))`, dbTime(ch.GoneAt), w.source, jsonArg(ch.Gone)); err != nil {
 			return fmt.Errorf("store items gone from the page: %w", err)
 		}
 	}

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -499,7 +500,7 @@ func TestStoriesMigration(t *testing.T) {
 	}
 
 	// Put the tables back as 0001 made them, and forget 0003.
-	undo := append(slices.Clone(undoItemsFirstOnce),
+	undo := append(slices.Clone(undoItemsByKeyBytes),
 		`CREATE TABLE duplicates_old (source_id TEXT NOT NULL, item_id TEXT NOT NULL, primary_source TEXT NOT NULL,
 			primary_item TEXT NOT NULL, distance INTEGER NOT NULL, PRIMARY KEY (source_id, item_id)) STRICT, WITHOUT ROWID`,
 		"INSERT INTO duplicates_old SELECT source_id, item_id, primary_source, primary_item, 4 FROM duplicates",
@@ -516,7 +517,7 @@ func TestStoriesMigration(t *testing.T) {
 		// 0020 drops the column it indexes, as in a file from before 0003.
 		"DELETE FROM schema_migrations WHERE version = 14",
 	)
-	upgraded := undoMigration(t, s, path, undo, "0003_stories.sql", "0014_no_items_first_seen.sql", "0020_items_first_once.sql")
+	upgraded := undoMigration(t, s, path, undo, "0003_stories.sql", "0014_no_items_first_seen.sql", "0020_items_by_key_bytes.sql")
 	items, err := upgraded.Items(ctx, dynamo.ItemQuery{SourceID: "b"})
 	if err != nil || len(items) != 1 {
 		t.Fatalf("archive of b: %+v, %v", items, err)
@@ -561,13 +562,13 @@ func TestItemNumbersMigration(t *testing.T) {
 	if len(stored) != 2*(5+3*2) {
 		t.Fatalf("%d items stored, want 22", len(stored))
 	}
-	undo := append(slices.Concat(undoItemsFirstOnce, undoNumbersOnRevisions),
+	undo := append(slices.Concat(undoItemsByKeyBytes, undoNumbersOnRevisions),
 		"DROP INDEX items_arch_seq",
 		"ALTER TABLE items DROP COLUMN arch_seq",
 		"ALTER TABLE items DROP COLUMN first_rev",
 		"DELETE FROM schema_migrations WHERE version = 8",
 	)
-	upgraded := undoMigration(t, s, path, undo, "0008_item_numbers.sql", "0016_numbers_on_revisions.sql", "0020_items_first_once.sql")
+	upgraded := undoMigration(t, s, path, undo, "0008_item_numbers.sql", "0016_numbers_on_revisions.sql", "0020_items_by_key_bytes.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -619,14 +620,14 @@ func TestAggregateNumbersMigration(t *testing.T) {
 	if len(stored) != 2*(5+3*2) || stored[0] != "a 1 1 22" || stored[5] != "b 1 6 22" {
 		t.Fatalf("numbered as stored: %v; want 22 items, a's five first, then b's", stored)
 	}
-	undo := append(slices.Concat(undoItemsFirstOnce, undoNumbersOnRevisions),
+	undo := append(slices.Concat(undoItemsByKeyBytes, undoNumbersOnRevisions),
 		"DROP INDEX items_agg_seq",
 		"DROP INDEX items_unnumbered",
 		"ALTER TABLE items DROP COLUMN agg_seq",
 		"DROP TABLE aggregate_counter",
 		"DELETE FROM schema_migrations WHERE version = 11",
 	)
-	upgraded := undoMigration(t, s, path, undo, "0011_aggregate_numbers.sql", "0016_numbers_on_revisions.sql", "0020_items_first_once.sql")
+	upgraded := undoMigration(t, s, path, undo, "0011_aggregate_numbers.sql", "0016_numbers_on_revisions.sql", "0020_items_by_key_bytes.sql")
 	if got := numbers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
@@ -877,10 +878,10 @@ func TestNoItemsFirstSeenMigration(t *testing.T) {
 	if len(stored) != 8 {
 		t.Fatalf("%d items since the second version, want 8 (two new in each of two versions of two sources)", len(stored))
 	}
-	upgraded := undoMigration(t, s, path, append(slices.Clone(undoItemsFirstOnce),
+	upgraded := undoMigration(t, s, path, append(slices.Clone(undoItemsByKeyBytes),
 		"CREATE INDEX items_first_seen ON items (first_seen)",
 		"DELETE FROM schema_migrations WHERE version = 14",
-	), "0014_no_items_first_seen.sql", "0020_items_first_once.sql")
+	), "0014_no_items_first_seen.sql", "0020_items_by_key_bytes.sql")
 	if got := since(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration: %v, before: %v", got, stored)
 	}
@@ -1178,7 +1179,7 @@ func TestBinaryItemKeysMigration(t *testing.T) {
 	for i := range stored {
 		stored[i] = strings.Replace(stored[i], old+": ", legacy+": ", 1)
 	}
-	for _, q := range []string{
+	for _, q := range slices.Concat(undoItemsByKeyBytes, []string{
 		`CREATE TABLE item_revisions_old (
 			rev_id INTEGER PRIMARY KEY, source_id TEXT NOT NULL REFERENCES sources (id) ON DELETE CASCADE,
 			item_key TEXT NOT NULL, rhash BLOB NOT NULL, doc_id TEXT, title TEXT NOT NULL, link TEXT NOT NULL,
@@ -1205,14 +1206,14 @@ func TestBinaryItemKeysMigration(t *testing.T) {
 		"CREATE UNIQUE INDEX item_revisions_agg_seq ON item_revisions (agg_seq) WHERE agg_seq IS NOT NULL",
 		"CREATE INDEX item_revisions_unnumbered ON item_revisions (source_id) WHERE arch_seq IS NOT NULL AND agg_seq IS NULL",
 		"DELETE FROM schema_migrations WHERE version = 18",
-	} {
+	}) {
 		if _, err := s.w.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
 	const keys = "SELECT rev_id || ' ' || item_key FROM item_revisions ORDER BY rev_id"
 	before := lines(t, s, keys)
-	upgraded := undoMigration(t, s, path, nil, "0018_binary_item_keys.sql")
+	upgraded := undoMigration(t, s, path, nil, "0018_binary_item_keys.sql", "0020_items_by_key_bytes.sql")
 	if got := lines(t, upgraded, keys); !slices.Equal(got, before) {
 		t.Errorf("keys after the migration:\n%v\nbefore:\n%v", got, before)
 	}
@@ -1325,30 +1326,47 @@ func archiveAndVersion(t *testing.T, s *Store, id string, n int) []string {
 	return out
 }
 
-// undoItemsFirstOnce puts an item's first_seen, first_pos and first_index
-// back on items, from its shown revision, as they were before 0020.
-var undoItemsFirstOnce = []string{
-	"ALTER TABLE items ADD COLUMN first_seen INTEGER NOT NULL DEFAULT 0",
-	"ALTER TABLE items ADD COLUMN first_pos INTEGER NOT NULL DEFAULT 0",
-	"ALTER TABLE items ADD COLUMN first_index INTEGER NOT NULL DEFAULT 0",
-	`UPDATE items SET first_seen = r.first_seen, first_pos = r.first_pos, first_index = r.first_index
-		FROM item_revisions r WHERE r.rev_id = items.latest_rev`,
+// undoItemsByKeyBytes puts items and duplicates back as they were before
+// 0020: items keyed by the key's text, with its first_seen, first_pos and
+// first_index (from its shown revision), duplicates with foreign keys to
+// it.
+var undoItemsByKeyBytes = []string{
+	"DROP TRIGGER items_deleted",
+	`CREATE TABLE items_old (source_id TEXT NOT NULL REFERENCES sources (id) ON DELETE CASCADE, item_id TEXT NOT NULL,
+		first_seen INTEGER NOT NULL, first_seq INTEGER NOT NULL, first_pos INTEGER NOT NULL, first_index INTEGER NOT NULL,
+		last_seen INTEGER, latest_rev INTEGER NOT NULL, story_seq INTEGER, PRIMARY KEY (source_id, item_id)) STRICT, WITHOUT ROWID`,
+	`INSERT INTO items_old SELECT i.source_id, i.item_id, r.first_seen, i.first_seq, r.first_pos, r.first_index,
+		i.last_seen, i.latest_rev, i.story_seq FROM items i JOIN item_revisions r ON r.rev_id = i.latest_rev`,
+	"DROP TABLE items",
+	"ALTER TABLE items_old RENAME TO items",
+	"CREATE UNIQUE INDEX items_story_seq ON items (story_seq) WHERE story_seq IS NOT NULL",
+	`CREATE TABLE duplicates_old (source_id TEXT NOT NULL, item_id TEXT NOT NULL, primary_source TEXT NOT NULL,
+		primary_item TEXT NOT NULL, rule TEXT NOT NULL, score REAL NOT NULL, matched_source TEXT, matched_item TEXT,
+		PRIMARY KEY (source_id, item_id),
+		FOREIGN KEY (source_id, item_id) REFERENCES items (source_id, item_id) ON DELETE CASCADE,
+		FOREIGN KEY (primary_source, primary_item) REFERENCES items (source_id, item_id) ON DELETE CASCADE,
+		FOREIGN KEY (matched_source, matched_item) REFERENCES items (source_id, item_id) ON DELETE SET NULL) STRICT, WITHOUT ROWID`,
+	"INSERT INTO duplicates_old SELECT * FROM duplicates",
+	"DROP TABLE duplicates",
+	"ALTER TABLE duplicates_old RENAME TO duplicates",
+	"CREATE INDEX duplicates_primary ON duplicates (primary_source, primary_item)",
 	"DELETE FROM schema_migrations WHERE version = 20",
 }
 
-// TestItemsFirstOnceMigration stores versions of two sources (an item
-// edited, so that it has two revisions; items gone and back), puts an
-// item's first_seen, first_pos and first_index back on items as before
-// 0020, reopens, and checks that the columns are gone, that the archives,
-// a version, the story items and the polls' view of the stored items
-// (what the next version keeps of each item) read back as before, PRAGMA
-// integrity_check, and that the next poll stores one new item and keeps
-// the others' first-seen times.
-func TestItemsFirstOnceMigration(t *testing.T) {
+// TestItemsByKeyBytesMigration stores versions of three sources (an item
+// edited, so that it has two revisions; items gone and back; two duplicate
+// records; one item with a key that is not hex), puts items and duplicates
+// back as they were before 0020, reopens, and checks items' columns and
+// keys, that the archives, a version, the story items and the duplicates
+// read back as before, PRAGMA integrity_check and foreign_key_check, that
+// the next poll stores one new item and keeps the others' first-seen times
+// and indexes, and that purging sources drops or clears the duplicate
+// records naming their items, as the foreign keys did.
+func TestItemsByKeyBytesMigration(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "dynamo.db")
 	s := openPath(t, path)
 	ctx := context.Background()
-	for _, id := range []string{"a", "b"} {
+	for _, id := range []string{"a", "b", "c"} {
 		addSource(t, s, id)
 		for v := 1; v <= 6; v++ {
 			d := storetest.SizePage(id, v, v%2 == 0)
@@ -1358,51 +1376,79 @@ func TestItemsFirstOnceMigration(t *testing.T) {
 			store(t, s, id, d)
 		}
 	}
+	key := func(id string, n int) dynamo.ItemKey {
+		return dynamo.ItemKey{SourceID: id, ItemID: storetest.SizePage(id, 6, false).Items[n].ID}
+	}
+	dups := []dynamo.Duplicate{
+		{Item: key("b", 0), Primary: key("a", 0), Matched: key("c", 0), Rule: "text", Score: 0.9},
+		{Item: key("c", 1), Primary: key("b", 1), Matched: key("b", 1), Rule: "title", Score: 1},
+	}
+	if err := s.write(ctx, func(tx *sql.Tx, _ func(string)) error { return writeDuplicates(ctx, tx, dups) }); err != nil {
+		t.Fatal(err)
+	}
+	const duplicates = `SELECT source_id || ' ' || item_id || ' ' || primary_source || ' ' || primary_item || ' ' ||
+		coalesce(matched_source, '-') || ' ' || coalesce(matched_item, '-') FROM duplicates ORDER BY 1`
 	read := func(s *Store) []string {
 		t.Helper()
-		out := slices.Concat(archiveAndVersion(t, s, "a", 3), archiveAndVersion(t, s, "b", 5))
+		out := slices.Concat(archiveAndVersion(t, s, "a", 1), archiveAndVersion(t, s, "b", 5), lines(t, s, duplicates))
 		if err := s.StoryItems(ctx, time.Time{}, func(it dynamo.StoryItem) error {
-			out = append(out, fmt.Sprintf("story %s %s %s %d", it.Key.SourceID, it.Key.ItemID,
-				it.FirstSeen.UTC().Format(time.RFC3339Nano), it.Seq))
+			out = append(out, fmt.Sprintf("story %s %s %s %d %v", it.Key.SourceID, it.Key.ItemID,
+				it.FirstSeen.UTC().Format(time.RFC3339Nano), it.Seq, it.DuplicateOf))
 			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
-		items, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "a"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range items {
-			out = append(out, fmt.Sprintf("item %s %s %s %d", it.Item.ID, it.FirstSeen.UTC().Format(time.RFC3339Nano),
-				it.LastSeen.UTC().Format(time.RFC3339Nano), it.Item.Index))
+		for _, id := range []string{"a", "b", "c"} {
+			items, err := s.Items(ctx, dynamo.ItemQuery{SourceID: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range items {
+				out = append(out, fmt.Sprintf("item %s/%s %s %s %d %v %v", id, it.Item.ID, it.FirstSeen.UTC().Format(time.RFC3339Nano),
+					it.LastSeen.UTC().Format(time.RFC3339Nano), it.Item.Index, it.DuplicateOf, it.DuplicateMatched))
+			}
 		}
 		return out
 	}
+	// Item 1 (the same key in each source) is only on version 1; it gets a
+	// key of another form.
+	old := storetest.SizePage("a", 1, false).Items[49].ID
+	legacy := "urn:legacy:" + old
 	stored := read(s)
-	if len(stored) < 100 {
-		t.Fatalf("%d lines read, want the archives of two sources", len(stored))
+	if len(stored) < 300 {
+		t.Fatalf("%d lines read, want the archives of three sources", len(stored))
 	}
-	upgraded := undoMigration(t, s, path, undoItemsFirstOnce, "0020_items_first_once.sql")
+	for i := range stored {
+		stored[i] = strings.ReplaceAll(stored[i], old, legacy)
+	}
+	upgraded := undoMigration(t, s, path, append(slices.Clone(undoItemsByKeyBytes),
+		"UPDATE item_revisions SET key = '"+legacy+"' WHERE item_key = '"+old+"'",
+		"UPDATE items SET item_id = '"+legacy+"' WHERE item_id = '"+old+"'",
+	), "0020_items_by_key_bytes.sql")
 	if got := read(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration:\n%v\nstored:\n%v", got, stored)
 	}
-	if got := lines(t, upgraded, "SELECT group_concat(name, ' ') FROM pragma_table_info('items')"); got[0] != "source_id item_id first_seq last_seen latest_rev story_seq" {
+	if got := lines(t, upgraded, "SELECT group_concat(name, ' ') FROM pragma_table_xinfo('items')"); got[0] != "source_id key first_seq last_seen latest_rev story_seq item_id" {
 		t.Errorf("items' columns after the migration: %s", got[0])
+	}
+	if got := lines(t, upgraded, `SELECT count(*) FILTER (WHERE typeof(key) = 'text' AND key = '`+legacy+`') || ' ' ||
+			count(*) FILTER (WHERE typeof(key) = 'blob' AND length(key) = 16) || ' ' || count(*) FROM items`); got[0] != "3 162 165" {
+		t.Errorf("items' keys as text, as 16 bytes, all: %s; want the other key as text, every hex key as its bytes", got[0])
 	}
 	if got := lines(t, upgraded, "PRAGMA integrity_check"); !slices.Equal(got, []string{"ok"}) {
 		t.Errorf("integrity_check: %v", got)
 	}
+	if got := lines(t, upgraded, "SELECT count(*) FROM pragma_foreign_key_check"); got[0] != "0" {
+		t.Errorf("foreign_key_check: %s rows", got[0])
+	}
 	// The next version: one new item, the others kept with the first-seen
-	// times, positions and indexes they had (read through their revisions).
+	// times and indexes they had (read through their revisions).
 	store(t, upgraded, "a", storetest.SizePage("a", 7, false))
 	after := read(upgraded)
-	if n, m := len(after), len(stored); n <= m {
-		t.Fatalf("%d lines after one more version, %d before", n, m)
-	}
 	firsts := func(lines []string) map[string]string {
 		m := map[string]string{}
 		for _, l := range lines {
-			if f := strings.Fields(l); f[0] == "item" {
+			if f := strings.Fields(l); f[0] == "item" && strings.HasPrefix(f[1], "a/") {
 				m[f[1]] = f[2] + " " + f[4]
 			}
 		}
@@ -1416,5 +1462,23 @@ func TestItemsFirstOnceMigration(t *testing.T) {
 		if now[k] != v {
 			t.Errorf("item %s first seen, index %q after one more version, was %q", k, now[k], v)
 		}
+	}
+	// Purging c drops its duplicate record and clears the copy it matched
+	// in b's; purging a drops b's, whose primary was a's.
+	if err := upgraded.DeleteSource(ctx, "c", true); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("b %s a %s - -", key("b", 0).ItemID, key("a", 0).ItemID)
+	if got := lines(t, upgraded, duplicates); !slices.Equal(got, []string{want}) {
+		t.Errorf("duplicates after purging c: %v, want %v", got, want)
+	}
+	if err := upgraded.DeleteSource(ctx, "a", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := lines(t, upgraded, "SELECT count(*) FROM duplicates"); got[0] != "0" {
+		t.Errorf("%s duplicate records after purging a, want 0", got[0])
+	}
+	if got := lines(t, upgraded, "SELECT count(*) FROM items"); got[0] == "0" {
+		t.Errorf("b's items are gone too")
 	}
 }
