@@ -318,12 +318,18 @@ func (w *versionTx) Stored(ctx context.Context, keys, titles []string, _ int) (m
 	return known, titled, nil
 }
 
+// knownItems reads the items of source ?1 among the keys ?2 (a JSON
+// array), each found by its stored key, with the first-seen time, position
+// and index of its shown revision (migration 0020: every revision holds
+// them, items does not).
+const knownItems = `SELECT i.item_id, r.first_seen, r.first_pos, r.first_index, i.latest_rev
+	FROM items i JOIN item_revisions r ON r.rev_id = i.latest_rev
+	WHERE i.source_id = ?1 AND i.key IN (SELECT ` + storedValue + ` FROM json_each(?2))`
+
 // known adds what the store holds of the source's items among keys to
 // found.
 func (w *versionTx) known(ctx context.Context, keys []string, found map[string]archive.Known) error {
-	rows, err := w.tx.QueryContext(ctx, `SELECT i.item_id, r.first_seen, r.first_pos, r.first_index, i.latest_rev
-		FROM items i JOIN item_revisions r ON r.rev_id = i.latest_rev
-		WHERE i.source_id = ? AND i.key IN (SELECT `+storedValue+` FROM json_each(?))`, w.source, jsonArg(keys))
+	rows, err := w.tx.QueryContext(ctx, knownItems, w.source, jsonArg(keys))
 	if err != nil {
 		return fmt.Errorf("read items: %w", err)
 	}

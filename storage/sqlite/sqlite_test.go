@@ -393,9 +393,19 @@ func TestLookupsUseIndexes(t *testing.T) {
 	if plan := queryPlan(t, s, lastStory); !strings.Contains(plan, "COVERING INDEX items_story_seq") {
 		t.Errorf("last story number: plan %q does not use items_story_seq", plan)
 	}
+	const itemByKey = "SEARCH i USING PRIMARY KEY (source_id=? AND key=?)"
 	if plan := queryPlan(t, s, storyItemsSince, 0); !strings.Contains(plan, "SEARCH r USING INDEX item_revisions_recent (first_seen>?)") ||
-		!strings.Contains(plan, "SEARCH i USING PRIMARY KEY") {
+		!strings.Contains(plan, itemByKey) {
 		t.Errorf("story items since a time: plan %q does not read item_revisions_recent, then each item by its key", plan)
+	}
+	// Items are found by their stored keys (migration 0020): the archive's
+	// join and the write path's lookup of a page's keys.
+	if plan := queryPlan(t, s, archiveItemsSQL(itemShapeOf(dynamo.ItemQuery{SourceID: "a"}), "1"), "a", 50); !strings.Contains(plan, itemByKey) {
+		t.Errorf("archive: plan %q does not find each item by its key", plan)
+	}
+	if plan := queryPlan(t, s, knownItems, "a", `["x"]`); !strings.Contains(plan, itemByKey) ||
+		!strings.Contains(plan, "SEARCH r USING INTEGER PRIMARY KEY (rowid=?)") {
+		t.Errorf("stored items among keys: plan %q does not find each item by its key, then its shown revision", plan)
 	}
 }
 
