@@ -101,10 +101,20 @@ func TestConditionsUseTrigramIndex(t *testing.T) {
 	} {
 		for _, max := range []int{0, dynamo.DefaultItems} {
 			plan := explain(t, s, dynamo.ItemQuery{SourceID: "big", Conditions: []dynamo.Condition{c}, Max: max})
-			index := map[dynamo.Field]string{dynamo.FieldTitle: "item_revisions_title_trgm", dynamo.FieldDescription: "item_revisions_text_trgm"}[c.Field]
+			const index = "item_revisions_fields_trgm"
 			if !strings.Contains(plan, index) || strings.Contains(plan, "item_revisions_pkey") {
 				t.Errorf("condition %s~%q, max %d, does not use %s alone:\n%s", c.Field, c.Value, max, index, plan)
 			}
+		}
+	}
+	// Conditions joined by and are one scan of the index with a key each,
+	// in which the rarest leads and the others skip to its items, not a
+	// bitmap a condition ANDed afterwards.
+	both := []dynamo.Condition{{Field: dynamo.FieldTitle, Value: vocab[17]}, {Field: dynamo.FieldDescription, Value: vocab[42]}}
+	for _, max := range []int{0, dynamo.DefaultItems} {
+		plan := explain(t, s, dynamo.ItemQuery{SourceID: "big", Conditions: both, Max: max})
+		if strings.Count(plan, "item_revisions_fields_trgm") != 1 || strings.Contains(plan, "BitmapAnd") {
+			t.Errorf("title and description, max %d: not one scan of item_revisions_fields_trgm:\n%s", max, plan)
 		}
 	}
 	// The values are hidden from the planner (genericConditionSQL), so

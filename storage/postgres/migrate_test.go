@@ -332,7 +332,7 @@ func TestFoldOnceMigration(t *testing.T) {
 		t.Fatalf("%d titles with a folded copy, want 2 (École, Kelvin)", n)
 	}
 	undo := append(old,
-		"DROP INDEX item_revisions_title_trgm, item_revisions_link_trgm, item_revisions_text_trgm",
+		"DROP INDEX item_revisions_fields_trgm",
 		"CREATE INDEX item_revisions_title_trgm ON item_revisions USING gin (coalesce(title_f, title) gin_trgm_ops) WITH (fastupdate = off)",
 		"CREATE INDEX item_revisions_link_trgm ON item_revisions USING gin (coalesce(link_f, link) gin_trgm_ops) WITH (fastupdate = off)",
 		"CREATE INDEX item_revisions_text_trgm ON item_revisions USING gin (coalesce(text_f, plain_text) gin_trgm_ops) WITH (fastupdate = off)",
@@ -477,7 +477,7 @@ func TestIndexBytesMigration(t *testing.T) {
 	if len(stored) != 9 || !strings.HasPrefix(stored[8], "title: ") || len(strings.Fields(stored[8])) != 2 {
 		t.Fatalf("stored %v, want 8 items and one title match", stored)
 	}
-	undo := []string{
+	undo := append(slices.Clone(perFieldTrgm),
 		"ALTER INDEX item_revisions_title_trgm SET (gin_pending_list_limit = 256)",
 		"ALTER INDEX item_revisions_link_trgm SET (gin_pending_list_limit = 256)",
 		"ALTER INDEX item_revisions_text_trgm SET (gin_pending_list_limit = 256)",
@@ -486,7 +486,7 @@ func TestIndexBytesMigration(t *testing.T) {
 		"DROP INDEX item_revisions_recent",
 		"CREATE INDEX item_revisions_recent ON item_revisions (first_seen DESC) WHERE latest",
 		"DELETE FROM schema_migrations WHERE version = 17",
-	}
+	)
 	upgraded := undoMigration(t, s, dsn, undo, "0017_index_bytes.sql")
 	rows, err := upgraded.pool.Query(ctx, `SELECT c.relname || ' ' || pg_get_indexdef(c.oid) || ' ' || coalesce(array_to_string(c.reloptions, ','), '')
 		FROM pg_class c WHERE c.relname IN ('items_story_seq', 'item_revisions_recent', 'item_revisions_title_trgm', 'item_revisions_link_trgm', 'item_revisions_text_trgm')
@@ -584,5 +584,86 @@ func TestSeenBrinRangesMigration(t *testing.T) {
 	}
 	if got := answers(upgraded); !slices.Equal(got, stored) {
 		t.Errorf("after the migration: %q, stored %q", got, stored)
+	}
+}
+
+// perFieldTrgm puts back the trigram indexes as they were before 0019: one
+// index a field, each with a 64 kB pending list (0013, 0016, 0017).
+var perFieldTrgm = []string{
+	"DROP INDEX item_revisions_fields_trgm",
+	`CREATE INDEX item_revisions_title_trgm ON item_revisions USING gin (coalesce(title_f, lower(title COLLATE "C")) gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 64)`,
+	`CREATE INDEX item_revisions_link_trgm ON item_revisions USING gin (coalesce(link_f, lower(link COLLATE "C")) gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 64)`,
+	`CREATE INDEX item_revisions_text_trgm ON item_revisions USING gin (coalesce(text_f, lower(plain_text COLLATE "C")) gin_trgm_ops) WITH (fastupdate = on, gin_pending_list_limit = 64)`,
+}
+
+// TestFieldsTrgmMigration stores items, puts back the per-field trigram
+// indexes of before 0019, reopens, and checks that one index over the
+// three fields replaces them, that conditions on each field, joined by and
+// and by or, answer as before, and that a later poll's items are found.
+func TestFieldsTrgmMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	s := openDSN(t, dsn)
+	addSource(t, s, "a")
+	for v := range 4 {
+		at := t0.Add(time.Duration(v) * time.Hour)
+		var items []dynamo.Item
+		for n := 0; n <= 2*v; n++ {
+			items = append(items, item(n, fmt.Sprintf("Story %d of A", n)))
+		}
+		record(t, s, "a", at, doc("a", at, items...))
+	}
+	queries := [][]dynamo.Condition{
+		{{Field: dynamo.FieldTitle, Value: "STORY 2"}},
+		{{Field: dynamo.FieldDescription, Value: "story 3 of a body"}},
+		{{Field: dynamo.FieldLink, Value: "/4"}},
+		{{Field: dynamo.FieldTitle, Value: "story"}, {Field: dynamo.FieldDescription, Value: "5 of a"}},
+		{{Field: dynamo.FieldTitle, Value: "story 5"}, {Or: true, Field: dynamo.FieldDescription, Value: "story 1 "}},
+		{{Field: dynamo.FieldTitle, Value: "story 6"}, {Field: dynamo.FieldLink, Value: "/6"}, {Field: dynamo.FieldDescription, Value: "body"}},
+	}
+	answers := func(s *Store) []string {
+		t.Helper()
+		var out []string
+		for _, conds := range queries {
+			for _, max := range []int{0, 2} {
+				found, err := s.Items(ctx, dynamo.ItemQuery{SourceID: "a", Conditions: conds, Max: max})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, strings.Join(ids(found), " "))
+			}
+		}
+		return out
+	}
+	stored := answers(s)
+	for i, a := range stored {
+		if a == "" {
+			t.Fatalf("query %v: no match stored", queries[i/2])
+		}
+	}
+	undo := append(slices.Clone(perFieldTrgm), "DELETE FROM schema_migrations WHERE version = 19")
+	upgraded := undoMigration(t, s, dsn, undo, "0019_fields_trgm.sql")
+	rows, err := upgraded.pool.Query(ctx, "SELECT indexname || ' ' || indexdef FROM pg_indexes WHERE indexname LIKE 'item_revisions_%_trgm'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(defs) != 1 || !strings.HasPrefix(defs[0], "item_revisions_fields_trgm ") ||
+		!strings.Contains(defs[0], `USING gin (COALESCE(title_f, lower((title COLLATE "C"))) gin_trgm_ops, COALESCE(link_f, lower((link COLLATE "C"))) gin_trgm_ops, COALESCE(text_f, lower((plain_text COLLATE "C"))) gin_trgm_ops)`) ||
+		!strings.Contains(defs[0], "gin_pending_list_limit='64'") {
+		t.Fatalf("trigram indexes after the migration: %q", defs)
+	}
+	if got := answers(upgraded); !slices.Equal(got, stored) {
+		t.Errorf("after the migration:\n%q\nstored:\n%q", got, stored)
+	}
+	at := t0.Add(10 * time.Hour)
+	record(t, upgraded, "a", at, doc("a", at, item(0, "Story 0 of A"), item(9, "Story 9 of A")))
+	found, err := upgraded.Items(ctx, dynamo.ItemQuery{SourceID: "a", Conditions: []dynamo.Condition{
+		{Field: dynamo.FieldTitle, Value: "story 9"}, {Field: dynamo.FieldDescription, Value: "9 of a"}}})
+	if err != nil || len(found) != 1 || found[0].Item.Title != "Story 9 of A" {
+		t.Errorf("a later poll's item by title and description: %+v, %v", found, err)
 	}
 }
