@@ -94,7 +94,7 @@ func TestCrashLeavesWholeVersions(t *testing.T) {
 func runAndKill(t *testing.T, dsn string, after int) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+dsn)
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+withApplicationName(dsn, crashChildApp))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -123,7 +123,52 @@ func runAndKill(t *testing.T, dsn string, after int) int {
 	if err := cmd.Wait(); err == nil || reported < after {
 		t.Fatalf("child reported %d versions and exited with %v; want it killed after %d", last, err, after)
 	}
+	waitForBackends(t, dsn)
 	return last
+}
+
+// crashChildApp is the application_name of the child's connections.
+const crashChildApp = "dynamo-crash-child"
+
+// withApplicationName adds application_name to a URL DSN.
+func withApplicationName(dsn, name string) string {
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "application_name=" + name
+}
+
+// waitForBackends waits until the killed child's backends are gone. A
+// backend that had received the child's COMMIT before the kill still
+// carries it out, and a check reading the versions meanwhile would see
+// them change between its reads (a version listed by its index from the
+// newest, then read by that index after one more landed).
+func waitForBackends(t *testing.T, dsn string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	logged := false
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", crashChildApp).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if !logged {
+			t.Logf("waiting for %d backends of the killed child", n)
+			logged = true
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d backends of the killed child still open after 30 s", n)
+		}
+	}
 }
 
 // checkWholeVersions verifies that every stored version rebuilds to the
