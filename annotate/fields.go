@@ -233,6 +233,29 @@ func atPlace(at *place, it *itemChoice) *node {
 // voteSample is how many records the places of the fields are voted on.
 const voteSample = 40
 
+// voteNodes bounds the nodes of a record that its fields are looked for
+// in while the places are voted on (walkVoted).
+const voteNodes = 2000
+
+// walkVoted is walk over a record whose fields are voted on, stopped
+// after voteNodes nodes. An item's fields lie near its top, and a record
+// of more nodes is not an item but a whole list or section (the
+// candidates made of the page's lists, or of its header, content and
+// footer): looking at every node of such records, as was done, is what
+// cost most on a page of 80,000 small items (tenths of a second to a
+// second and a half, for a candidate that then loses), and it finds the
+// fields of the first items there, which the order of the candidates
+// (the first ones score best) picks anyway.
+func walkVoted(r record, visit func(*node) bool) {
+	seen := 0
+	walkUntil(r, func(n *node) (bool, bool) {
+		if seen++; seen > voteNodes {
+			return false, true
+		}
+		return visit(n), false
+	})
+}
+
 // place is the nodes of a record at a place (a relative key), in
 // document order: past the records the places are voted on, a field is
 // only looked for there. Every node at the place has the place's key as
@@ -266,7 +289,11 @@ func (p *place) has(n *node) bool {
 // already; when a node of that part was not descended into (hidden, or
 // its visit said not to), walk would not reach the node at the end.
 func walkAt(r record, at *place, visit func(*node) bool) {
-	if at == nil || at.set != nil { // with many nodes, looking is no cheaper
+	if at == nil {
+		walkVoted(r, visit)
+		return
+	}
+	if at.set != nil { // with many nodes, looking is no cheaper
 		walk(r, visit)
 		return
 	}
