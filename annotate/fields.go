@@ -686,6 +686,7 @@ func ancestorLink(n *node, r record) *node {
 // title's own link first, then "read more" links, the whole card's link,
 // and other links to pages.
 func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place) []scored {
+	first := len(out)
 	add := func(n *node, score float64) {
 		if at == nil || at.has(n) {
 			out = append(out, scored{n: n, key: at.keyFor(r, n), score: score})
@@ -710,6 +711,12 @@ func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place
 	})
 	if inside != nil && inside.textBytes*2 >= title.textBytes {
 		add(inside, 9)
+	}
+	if at != nil && len(out) > first {
+		// Past the vote, what is found is only picked from, at the
+		// place: a link found above scores 8 or more, one found below at
+		// most 5 (1, and 4 for "read more"), so it would not be picked.
+		return out
 	}
 	order := 0
 	walkAt(r, at, func(n *node) bool {

@@ -493,32 +493,37 @@ func (c *candidate) strayGroups() {
 	if c.parents < 2 || c.valid < minRecords {
 		return
 	}
-	shapes := make([][]byte, len(c.records))
+	// Each record's shape and each parent's, by number: a long list has
+	// one or two shapes in tens of thousands of records, written once
+	// into a buffer each and looked up there.
+	var sh shapeTable
+	shapes := make([]int32, len(c.records)) // -1: not a record that may be an item
 	links := make([]int, 0, len(c.records))
 	var records, parents shapeCounter
 	for i, r := range c.records {
+		shapes[i] = -1
 		s := statsOf(r)
 		if s.links == 0 || s.text < 3 {
 			continue // as detailScore, only records that may be items
 		}
 		links = append(links, s.links)
-		shapes[i] = appendShape(nil, r)
+		shapes[i] = sh.of(r)
 		records.add(shapes[i])
 		if i == 0 || r.nodes[0].parent() != c.records[i-1].nodes[0].parent() {
-			parents.add(appendShape(nil, record{nodes: []*node{r.nodes[0].parent()}}))
+			parents.add(sh.of(record{nodes: []*node{r.nodes[0].parent()}}))
 		}
 	}
-	wantRecord, wantParent := shapeBag(records.common, false), shapeBag(parents.common, true)
+	wantRecord, wantParent := shapeBag(sh.text(records.mostCommon()), false), shapeBag(sh.text(parents.mostCommon()), true)
 	wantLinks := median(links)
 	// The parents' records: how many each holds, and their text.
 	type group struct{ from, to, valid, text int }
-	var groups []group
+	groups := make([]group, 0, c.parents)
 	for i := 0; i < len(c.records); {
 		// A parent's records are consecutive: findCandidates adds each
 		// parent's at once.
 		g := group{from: i, to: i}
 		for ; g.to < len(c.records) && c.records[g.to].nodes[0].parent() == c.records[i].nodes[0].parent(); g.to++ {
-			if shapes[g.to] != nil {
+			if shapes[g.to] >= 0 {
 				g.valid++
 				g.text += statsOf(c.records[g.to]).text
 			}
@@ -538,20 +543,20 @@ func (c *candidate) strayGroups() {
 	}
 	// Whether a shape is kindred to the common one, kept: a long list
 	// has one or two shapes in thousands of parents.
-	recordKin, parentKin := map[string]bool{}, map[string]bool{}
-	var keep []record
+	recordKin, parentKin := map[int32]bool{}, map[int32]bool{}
+	gone := make([]bool, len(groups))
 	var strays []*node
 	kept, dropped, kinds := 0, 0, 0
-	for _, g := range groups {
+	for gi, g := range groups {
 		alike := false
 		for j := g.from; j < g.to && !alike; j++ {
-			if shapes[j] != nil {
+			if shapes[j] >= 0 {
 				n := statsOf(c.records[j]).links
-				alike = n <= 2*wantLinks && 2*n >= wantLinks && kin(recordKin, shapes[j], false, wantRecord)
+				alike = n <= 2*wantLinks && 2*n >= wantLinks && sh.kin(recordKin, shapes[j], false, wantRecord)
 			}
 		}
 		parent := c.records[g.from].nodes[0].parent()
-		alike = alike && kin(parentKin, appendShape(nil, record{nodes: []*node{parent}}), true, wantParent)
+		alike = alike && sh.kin(parentKin, sh.of(record{nodes: []*node{parent}}), true, wantParent)
 		if alike && g.valid > 0 {
 			// Parents that each hold as many records (a title link in
 			// each item) and one that holds more, with less text in
@@ -570,48 +575,95 @@ func (c *candidate) strayGroups() {
 			}
 		}
 		if alike || g.valid == 0 {
-			keep = append(keep, c.records[g.from:g.to]...)
 			kept += g.valid
 			kinds++
 		} else {
 			dropped += g.valid
 			strays = append(strays, parent)
+			gone[gi] = true
 		}
 	}
 	if dropped == 0 || dropped >= kept || kept < minRecords {
 		return
 	}
+	// The records kept, made only now: most candidates keep them all.
+	keep := make([]record, 0, len(c.records))
+	for gi, g := range groups {
+		if !gone[gi] {
+			keep = append(keep, c.records[g.from:g.to]...)
+		}
+	}
 	c.records, c.parents, c.sums, c.strays = keep, kinds, sumsOf(keep), strays
 	c.prescore()
 }
 
-// shapeCounter finds the most common of the shapes added (the first of
-// those as common).
-type shapeCounter struct {
-	count  map[string]int
-	top    int
-	common string
+// shapeTable numbers the shapes (appendShape's text) of records: each
+// distinct shape is kept once.
+type shapeTable struct {
+	ids   map[string]int32
+	texts []string
+	buf   []byte
 }
 
-func (sc *shapeCounter) add(shape []byte) {
-	if sc.count == nil {
-		sc.count = map[string]int{}
+// of returns the number of the record's shape.
+func (t *shapeTable) of(r record) int32 {
+	t.buf = appendShape(t.buf[:0], r)
+	if id, ok := t.ids[string(t.buf)]; ok {
+		return id
 	}
-	k := sc.count[string(shape)] + 1
-	sc.count[string(shape)] = k
-	if k > sc.top {
-		sc.top, sc.common = k, string(shape)
+	if t.ids == nil {
+		t.ids = map[string]int32{}
 	}
+	id := int32(len(t.texts))
+	s := string(t.buf)
+	t.ids[s] = id
+	t.texts = append(t.texts, s)
+	return id
+}
+
+// text returns a shape's text ("" for -1, no shape).
+func (t *shapeTable) text(id int32) string {
+	if id < 0 {
+		return ""
+	}
+	return t.texts[id]
 }
 
 // kin is kindred(shapeBag(shape, once), want), its answers kept in seen.
-func kin(seen map[string]bool, shape []byte, once bool, want map[string]int) bool {
-	k, ok := seen[string(shape)]
+func (t *shapeTable) kin(seen map[int32]bool, id int32, once bool, want map[string]int) bool {
+	k, ok := seen[id]
 	if !ok {
-		k = kindred(shapeBag(string(shape), once), want)
-		seen[string(shape)] = k
+		k = kindred(shapeBag(t.texts[id], once), want)
+		seen[id] = k
 	}
 	return k
+}
+
+// shapeCounter finds the most common of the shapes added (the first of
+// those as common), by number.
+type shapeCounter struct {
+	count  []int
+	top    int
+	common int32
+}
+
+// mostCommon is the most common shape's number, or -1 when none was
+// added.
+func (sc *shapeCounter) mostCommon() int32 {
+	if sc.top == 0 {
+		return -1
+	}
+	return sc.common
+}
+
+func (sc *shapeCounter) add(id int32) {
+	for int(id) >= len(sc.count) {
+		sc.count = append(sc.count, 0)
+	}
+	sc.count[id]++
+	if k := sc.count[id]; k > sc.top {
+		sc.top, sc.common = k, id
+	}
 }
 
 // shapeBag counts the tags of a shape (appendShape's text): each node's
@@ -766,16 +818,26 @@ func walk(r record, visit func(*node) bool) {
 }
 
 // walkUntil is walk for a search: visit also says when to stop, so that
-// the nodes after the one sought are not read. It uses an explicit stack,
-// as pages may nest deeply.
+// the nodes after the one sought are not read. It keeps its place with
+// an explicit stack, as pages may nest deeply: a stack of the lists of
+// siblings being walked, each with the next to visit, so that an element
+// of 80,000 children (a whole list, looked at for a few) does not have
+// them all pushed first.
 func walkUntil(r record, visit func(*node) (descend, stop bool)) {
-	stack := make([]*node, 0, 16)
-	for i := len(r.nodes) - 1; i >= 0; i-- {
-		stack = append(stack, r.nodes[i])
+	type level struct {
+		nodes []*node
+		next  int
 	}
+	stack := make([]level, 1, 16)
+	stack[0] = level{nodes: r.nodes}
 	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+		top := &stack[len(stack)-1]
+		if top.next == len(top.nodes) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		n := top.nodes[top.next]
+		top.next++
 		if n.hidden {
 			continue
 		}
@@ -783,11 +845,10 @@ func walkUntil(r record, visit func(*node) (descend, stop bool)) {
 		if stop {
 			return
 		}
-		if !descend {
-			continue
-		}
-		for i := len(n.children()) - 1; i >= 0; i-- {
-			stack = append(stack, n.children()[i])
+		if descend {
+			if kids := n.children(); len(kids) > 0 {
+				stack = append(stack, level{nodes: kids})
+			}
 		}
 	}
 }

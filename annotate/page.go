@@ -543,10 +543,42 @@ func joinFields(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf || c < ' ' && isFieldSpace(c) || c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
-			return strings.Join(strings.Fields(s), " ")
+			return joinFieldsFrom(s, i)
 		}
 	}
 	return s
+}
+
+// joinFieldsFrom is joinFields of s, whose first i bytes are ASCII
+// without a space to change. ASCII text (a title ending in a line break,
+// as Pipermail writes them) is joined in one pass and one allocation.
+func joinFieldsFrom(s string, i int) string {
+	for j := i; j < len(s); j++ {
+		if s[j] >= utf8.RuneSelf {
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	word := false // whether a word was written
+	for j := 0; j < len(s); {
+		for j < len(s) && isFieldSpace(s[j]) {
+			j++
+		}
+		k := j
+		for k < len(s) && !isFieldSpace(s[k]) {
+			k++
+		}
+		if k > j {
+			if word {
+				b.WriteByte(' ')
+			}
+			b.WriteString(s[j:k])
+			word = true
+		}
+		j = k
+	}
+	return b.String()
 }
 
 // isFieldSpace is the ASCII white space strings.Fields splits at.

@@ -135,7 +135,7 @@ func FuzzPlainLink(f *testing.F) {
 
 // FuzzJoinFields checks joinFields and hasFields against strings.Fields.
 func FuzzJoinFields(f *testing.F) {
-	for _, s := range []string{"Post number 3", " a", "a  b", "a\tb", "a\u00a0b", "a\u0085 b", "\xff x", "", " "} {
+	for _, s := range []string{"Post number 3", "[Users] Re: a title\n", " a", "a  b", "a\tb", "a\u00a0b", "a\u0085 b", "\xff x", "", " "} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
