@@ -151,9 +151,10 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	clear(found[len(cands):])
 	sortCandidates(cands)
 	top := cands[:min(len(cands), maxDetailed)]
+	var counted []detailed
 	for _, c := range top {
 		c.strayGroups()
-		c.detailScore()
+		c.detailScore(&counted)
 	}
 	repeatsLinksOf(top)
 	resortCandidates(cands, len(top))

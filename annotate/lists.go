@@ -419,15 +419,72 @@ func (c *candidate) prescore() {
 // takes a walk of its records: whether they link to different pages,
 // whether their structure agrees, and whether one record holds several
 // items.
-func (c *candidate) detailScore() {
+func (c *candidate) detailScore(seen *[]detailed) {
 	if c.valid < minRecords {
 		return
 	}
-	hrefs := make(map[string]int, len(c.records))
+	var d detailCounts
+	found := false
+	for _, s := range *seen {
+		if sameRecords(s.records, c.records) {
+			d, found = s.counts, true
+			break
+		}
+	}
+	if !found {
+		d = countDetail(c.records)
+		*seen = append(*seen, detailed{c.records, d})
+	}
+	n := float64(c.valid)
+	if share := float64(d.hrefs) / n; share < 0.9 {
+		c.mul("records linking to the same pages", math.Max(share, 0.2))
+	}
+	if m := float64(d.multi) / n; m > 0.3 {
+		c.mul("records holding several items", 1-0.6*m)
+	}
+	if agree := float64(d.top) / n; agree < 0.5 {
+		c.mul("records of different shapes", 0.5+agree)
+	}
+}
+
+// detailCounts are what detailScore counts in a candidate's records: the
+// pages they link to, those holding several items, and how many have the
+// most common shape.
+type detailCounts struct{ hrefs, multi, top int }
+
+// detailed is a list of records counted by detailScore: two candidates
+// may hold the same records (one list, found in its parent and across
+// parents once a stray one is left out), counted once.
+type detailed struct {
+	records []record
+	counts  detailCounts
+}
+
+// sameRecords reports whether two lists of records are the same nodes.
+func sameRecords(a, b []record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i].nodes) != len(b[i].nodes) {
+			return false
+		}
+		for j := range a[i].nodes {
+			if a[i].nodes[j] != b[i].nodes[j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// countDetail counts detailScore's figures over records.
+func countDetail(records []record) detailCounts {
+	hrefs := make(map[string]int, len(records))
 	multi := 0
 	shapes := map[string]*int{}
 	var shape []byte
-	for _, r := range c.records {
+	for _, r := range records {
 		s := statsOf(r)
 		if s.links == 0 || s.text < 3 {
 			continue
@@ -449,20 +506,11 @@ func (c *candidate) detailScore() {
 		}
 		*k++
 	}
-	n := float64(c.valid)
-	if d := float64(len(hrefs)) / n; d < 0.9 {
-		c.mul("records linking to the same pages", math.Max(d, 0.2))
-	}
-	if m := float64(multi) / n; m > 0.3 {
-		c.mul("records holding several items", 1-0.6*m)
-	}
 	top := 0
 	for _, k := range shapes {
 		top = max(top, *k)
 	}
-	if agree := float64(top) / n; agree < 0.5 {
-		c.mul("records of different shapes", 0.5+agree)
-	}
+	return detailCounts{hrefs: len(hrefs), multi: multi, top: top}
 }
 
 // strayGroups drops from a candidate made across parents the records of
