@@ -48,12 +48,7 @@ func insert(p *page, spans []span) ([]byte, []Range) {
 			ins = append(ins, insertion{at: s.end, closing: true, other: s.start, seq: s.seq, text: s.close})
 		}
 	}
-	// The order is total: each span's seq is its own (its index among
-	// the spans, set by the callers), and its two comments differ in
-	// closing. So any sort gives the one order, and pdqsort, which finds
-	// the runs a page's spans come in, is quicker than a stable sort of
-	// 300,000 insertions.
-	slices.SortFunc(ins, func(a, b insertion) int {
+	slices.SortStableFunc(ins, func(a, b insertion) int {
 		if a.at != b.at {
 			return cmp.Compare(a.at, b.at)
 		}
