@@ -28,3 +28,14 @@ func FuzzBoilerplate(f *testing.F) {
 		}
 	})
 }
+
+// TestLongestBoilerplate checks longestBoilerplate against the phrases.
+func TestLongestBoilerplate(t *testing.T) {
+	n := 0
+	for k := range boilerplate {
+		n = max(n, len(k))
+	}
+	if n != longestBoilerplate {
+		t.Fatalf("the longest phrase has %d bytes, longestBoilerplate says %d", n, longestBoilerplate)
+	}
+}

@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"bytes"
 	"html"
 	"math"
 	"net/url"
@@ -1156,9 +1157,30 @@ func isBoilerplate(s string) bool {
 		// titles, which need not be lower-cased (a copy) to know it.
 		return false
 	}
-	t := strings.ToLower(u)
-	if boilerplate[t] {
-		return true
+	var buf [longestBoilerplate + 1]byte
+	var t string
+	if f := asciiFields(u); f >= 0 && len(u) <= len(buf) {
+		// Short ASCII, lower-cased into the stack: looked up without a
+		// copy (strings.ToLower made one for each short title).
+		for i := 0; i < len(u); i++ {
+			c := u[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		if boilerplate[string(buf[:len(u)])] {
+			return true
+		}
+		if !bytes.Contains(buf[:len(u)], []byte("comment")) && !bytes.Contains(buf[:len(u)], []byte("repl")) {
+			return false
+		}
+		t = string(buf[:len(u)])
+	} else {
+		t = strings.ToLower(u)
+		if boilerplate[t] {
+			return true
+		}
 	}
 	// "12 comments", "No comments:", "1 Comment"
 	if !strings.Contains(t, "comment") && !strings.Contains(t, "repl") {
@@ -1170,14 +1192,9 @@ func isBoilerplate(s string) bool {
 	return false
 }
 
-// longestBoilerplate is the length of the longest phrase of boilerplate.
-var longestBoilerplate = func() int {
-	n := 0
-	for k := range boilerplate {
-		n = max(n, len(k))
-	}
-	return n
-}()
+// longestBoilerplate is the length of the longest phrase of boilerplate
+// ("read the full story"; TestLongestBoilerplate checks it).
+const longestBoilerplate = 19
 
 // asciiFields returns how many fields strings.Fields finds in s, or -1
 // when s is not ASCII.
