@@ -36,10 +36,14 @@ func (r *Result) Selectors() (Selectors, string, error) {
 		sel.Description = relXPath(recordOf(fc, d), d)
 	}
 	if d := firstAt(fc, func(it itemChoice) *node { return it.dateAt }); d != nil {
-		if d.isText() { // the date is looked for in its element's texts
+		rec := recordOf(fc, d)
+		// The date is looked for in its element's texts, when that
+		// element is the record's; a text among a record's siblings (a
+		// line of a link, a date and a <br>) is named itself.
+		if d.isText() && rec.contains(d.parent()) {
 			d = d.parent()
 		}
-		sel.Date = relXPath(recordOf(fc, d), d)
+		sel.Date = relXPath(rec, d)
 	}
 	// The selectors need every attribute, which the suggester does not:
 	// the page is read again keeping them, and records are matched by

@@ -2,6 +2,7 @@ package annotate_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,5 +203,55 @@ func TestFollowClashes(t *testing.T) {
 	}
 	if n := len(f.Wrapped.Resource.Items); n != 2 {
 		t.Errorf("%d items, want 2", n)
+	}
+}
+
+// TestSelectorsDateBesideTheLink: in a legacy list of lines (a link, a
+// date as text beside it, a <br>) each record is a run of siblings and
+// its date a text among them, not an element of its own: the date's
+// selector names that text, rather than the element holding every record.
+func TestSelectorsDateBesideTheLink(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<HTML><BODY><TABLE><TR><TD><FONT SIZE=2><B>What's new</B><BR>` + "\n")
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&b, "<A HREF=\"news/n%d.htm\">Harbour notice number %d</A> - %02d/%02d/1999<BR>\n", i, i, 1+i%12, 1+i)
+	}
+	b.WriteString("</FONT></TD></TR></TABLE></BODY></HTML>\n")
+	page := []byte(b.String())
+	opts := annotate.Options{URL: "https://www.example.com/whatsnew.html"}
+	res, err := annotate.Suggest(page, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.List.Date == "" {
+		t.Fatalf("no date chosen: %+v", res.List)
+	}
+	sel, note, err := res.Selectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note != "" {
+		t.Errorf("note %q", note)
+	}
+	c, err := sel.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := annotate.Follow(page, c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, fb := res.Wrapped().Resource.Items, f.Wrapped.Resource.Items
+	if len(a) != 12 {
+		t.Fatalf("%d items annotated, want 12", len(a))
+	}
+	if d := itemsDiff(a, fb); d != "" {
+		t.Errorf("selectors %+v: %s", sel, d)
+	}
+	for i, it := range fb {
+		if _, ok := it.Date(); !ok {
+			t.Errorf("item %d has no date through the selectors %+v", i+1, sel)
+			break
+		}
 	}
 }
