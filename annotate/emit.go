@@ -139,7 +139,7 @@ func relXPath(r record, n *node) string {
 						k++
 					}
 				}
-				name := a.tag()
+				name := xpathName(a.tag())
 				if a.isText() {
 					name = "text()"
 				}
@@ -174,7 +174,7 @@ func xpathStep(n *node, anchor, positional bool) string {
 		}
 		return "text()[" + strconv.Itoa(k) + "]"
 	}
-	s := n.tag()
+	s := xpathName(n.tag())
 	if anchor && n.look().id != "" {
 		return s + "[@id=" + xpathString(n.look().id) + "]"
 	}
@@ -228,6 +228,20 @@ func xpathString(s string) string {
 	return "concat('" + strings.Join(parts, `', "'", '`) + "')"
 }
 
+// xpathName writes an element's tag as an XPath name test: the tag itself
+// when XPath can write it (an NCName), else *[name()='…'] for the tags
+// HTML parsers make of anything (o:p from word processors, d" from a
+// broken page).
+func xpathName(tag string) string {
+	for i, c := range tag {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '-' || c == '.')) {
+			return "*[name()=" + xpathString(tag) + "]"
+		}
+	}
+	return tag
+}
+
 // predicate turns a relative path into an existence test.
 func predicate(rel string) string {
 	if rel == "." {
@@ -240,7 +254,7 @@ func predicate(rel string) string {
 // nodes: from the parent up, anchored at an ancestor with an id free of
 // digits where there is one, else at /html/body.
 func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head *node, heads map[int]bool) (string, error) {
-	step := head.tag()
+	step := xpathName(head.tag())
 	if r.best.kind == "runs" {
 		step = xpathStep(head, false, false)
 	}

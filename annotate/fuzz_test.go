@@ -125,3 +125,27 @@ func FuzzFollow(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSelectors checks that whatever list the suggester finds, the
+// selectors it offers for it compile: "--selectors" never answers with a
+// broken XPath. It may say that no XPath selects the records alone (a
+// clear refusal, for tag names XPath cannot write).
+func FuzzSelectors(f *testing.F) {
+	for _, s := range []string{
+		"<ul><li><a href=a>One item here</a> 12/03/2024<li><a href=b>Two item here</a> 13/03/2024</ul>",
+		"<table><tr><td><a href=1>First row text</a><td>1 May 2024<tr><td><a href=2>Second row text</a><td>2 May 2024</table>",
+		"<p><font><a href=a>One item here</a> - 03/02/1999<br><a href=b>Two item here</a> - 04/02/1999<br></font>",
+		"<dl><dt><a href=x>Term one is long</a><dd>3 June 2020<dt><a href=y>Term two is long</a><dd>4 June 2020</dl>",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, page []byte) {
+		res, err := annotate.Suggest(page, annotate.Options{URL: "http://example.com/news/"})
+		if err != nil {
+			return
+		}
+		if _, _, err := res.Selectors(); err != nil && strings.Contains(err.Error(), "the selectors made are wrong") {
+			t.Fatalf("selectors: %v", err)
+		}
+	})
+}
