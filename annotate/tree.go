@@ -61,7 +61,7 @@ type node struct {
 	// is just after the end tag (close when there is none).
 	start, open, close, end int32
 
-	// The href of an <a>: tables.hrefs[hrefAt-1]; none when 0. One
+	// The href of an <a>: the tables' href hrefAt-1; none when 0. One
 	// index rather than an offset and a length in the text keeps the node
 	// at 80 bytes (five cache lines hold four nodes): a page of 10 MiB
 	// has up to a million nodes, each of them memory the kernel clears.
@@ -74,10 +74,17 @@ type node struct {
 // pointer (see node).
 type tables struct {
 	text  string
-	looks []*look  // by node.lookID
-	kids  []*node  // every node's children, each node's in a row
-	hrefs []string // by node.hrefAt-1: slices of text, or copies of what the page does not hold as is
-	slabs []*slab  // the blocks of nodes, by node.idx / nodeBlock
+	looks []*look // by node.lookID
+	kids  []*node // every node's children, each node's in a row
+	// The hrefs, by node.hrefAt-1, in blocks of hrefBlock (a slice
+	// grown by doubling left as much garbage as it kept): where each is
+	// in the text, or, with n -1, its index in copies (an href the page
+	// does not hold as is).
+	hrefs  [][]hrefRef
+	copies []string
+	slabs  []*slab // the blocks of nodes, by node.idx / nodeBlock
+	// numHrefs counts the hrefs.
+	numHrefs int32
 }
 
 // slab is a block of nodes, with the tables of their tree. Its one
@@ -129,14 +136,37 @@ func (n *node) href() string {
 	if n.hrefAt == 0 {
 		return ""
 	}
-	return n.tables().hrefs[n.hrefAt-1]
+	t := n.tables()
+	i := int(n.hrefAt) - 1
+	r := t.hrefs[i/hrefBlock][i%hrefBlock]
+	if r.n < 0 {
+		return t.copies[r.at]
+	}
+	return t.text[r.at : r.at+r.n]
+}
+
+// hrefRef is where an href is: text[at:at+n], or copies[at] when n is -1.
+type hrefRef struct{ at, n int32 }
+
+// hrefBlock is how many hrefRefs a block holds: 8 KiB of them.
+const hrefBlock = 1024
+
+// addHref gives n the href r.
+func (t *tables) addHref(n *node, r hrefRef) {
+	i := int(t.numHrefs)
+	if i%hrefBlock == 0 {
+		t.hrefs = append(t.hrefs, make([]hrefRef, hrefBlock))
+	}
+	t.hrefs[i/hrefBlock][i%hrefBlock] = r
+	t.numHrefs++
+	n.hrefAt = t.numHrefs
 }
 
 // setHref sets the node's href to s, a copy of what the page holds.
 func (n *node) setHref(s string) {
 	t := n.tables()
-	t.hrefs = append(t.hrefs, s)
-	n.hrefAt = int32(len(t.hrefs))
+	t.copies = append(t.copies, s)
+	t.addHref(n, hrefRef{at: int32(len(t.copies) - 1), n: -1})
 }
 
 // look is what an element's name, id and class give. The records of a
@@ -416,8 +446,7 @@ func (b *treeBuilder) setHref(n *node, v []byte, inPlace bool) {
 		n.hrefAt = 0
 	case inPlace:
 		at := int(uintptr(unsafe.Pointer(&v[0])) - uintptr(unsafe.Pointer(unsafe.StringData(b.text))))
-		b.t.hrefs = append(b.t.hrefs, b.text[at:at+len(v)])
-		n.hrefAt = int32(len(b.t.hrefs))
+		b.t.addHref(n, hrefRef{at: int32(at), n: int32(len(v))})
 	default:
 		n.setHref(string(v))
 	}
