@@ -715,17 +715,17 @@ func (b *treeBuilder) each(minUp int32, yield func(*node) bool) {
 
 // startTag places a start tag, first ending the elements its start ends.
 func (b *treeBuilder) startTag(n *node, lk *look, selfClosing bool) {
-	switch n.tag() {
+	switch lk.tag { // n's tag, read from its look as it is at hand
 	case "html", "head", "body": // their content simply belongs to the page
 		return
 	}
-	b.implyEnds(n.tag(), lk.endsP, int(n.start))
+	b.implyEnds(lk.tag, lk.endsP, int(n.start))
 	b.appendChild(n)
 	if lk.void || (selfClosing && b.foreign > 0) {
 		n.close, n.end = n.open, n.open
 		return
 	}
-	if n.tag() == "svg" || n.tag() == "math" {
+	if lk.tag == "svg" || lk.tag == "math" {
 		b.foreign++
 	}
 	b.stack = append(b.stack, n)
@@ -871,8 +871,9 @@ func (b *treeBuilder) pop(at int) {
 	n := b.top()
 	n.close, n.end = int32(at), int32(at)
 	b.stack = b.stack[:len(b.stack)-1]
-	b.open.add(n.look().atom, n.tag(), -1)
-	if n.tag() == "svg" || n.tag() == "math" {
+	lk := n.look()
+	b.open.add(lk.atom, lk.tag, -1)
+	if lk.tag == "svg" || lk.tag == "math" {
 		b.foreign--
 	}
 }
@@ -939,28 +940,30 @@ func (b *treeBuilder) finish() {
 		n.inNav = p.inNav || lk.nav
 		n.inMain = n.inMain || p.inMain || lk.mainish
 	}
+	// Tags are read from the looks at hand, not through each node's slab.
+	isLink := func(m *node) bool { return m.hrefAt != 0 && t.looks[m.lookID].atom == atom.A }
 	for i := b.made - 1; i > 0; i-- {
 		n := t.node(int32(i))
 		if n.up < 0 || n.hidden {
 			continue
 		}
-		switch {
+		p := t.node(n.up)
+		switch lk := t.looks[n.lookID]; {
 		case n.isText():
 			n.textBytes = int32(visibleBytes(b.text[n.start:n.end]))
-			if p := t.node(n.up); p.tag() == "a" && p.hrefAt != 0 {
+			if isLink(p) {
 				n.linkTextBytes = n.textBytes
 			}
-		case n.tag() == "a" && n.hrefAt != 0:
+		case isLink(n):
 			n.links++
 			n.linkTextBytes = n.textBytes
-		case isHeading(n.tag()):
+		case isHeading(lk.tag):
 			n.headings++
-		case n.tag() == "img":
+		case lk.atom == atom.Img:
 			n.images++
 		}
-		p := t.node(n.up)
 		p.textBytes += n.textBytes
-		if p.tag() != "a" || p.hrefAt == 0 {
+		if !isLink(p) {
 			p.linkTextBytes += n.linkTextBytes
 		}
 		p.links += n.links
