@@ -154,6 +154,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	var counted []detailed
 	for _, c := range top {
 		c.strayGroups()
+		c.strayRecords()
 		c.detailScore(&counted)
 	}
 	repeatsLinksOf(top)

@@ -281,17 +281,76 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 	// below start at /html/body too).
 	excludes := []string{""}
 	if n := len(r.best.strays); n > 0 && n <= 8 {
-		strays := ""
-		for _, s := range r.best.strays {
-			var path []string
-			for a := s; a != nil && a.tag() != "#root"; a = a.parent() {
-				path = append(path, xpathStep(a, false, true))
-			}
-			slices.Reverse(path)
-			strays += "[not(count(. | /html/body/" + strings.Join(path, "/") + ") = 1)]"
-		}
-		excludes = append(excludes, strays)
+		excludes = append(excludes, notAny(r.best.strays))
 	}
+	// The records strayRecords dropped (a top bar among a directory's
+	// entries, of their tag) are left out by the records' classes, or
+	// else by identity as the parents above.
+	steps := []string{step}
+	if n := len(r.best.strayRecs); n > 0 {
+		if classed := xpathStep(head, false, false); classed != step {
+			steps = append(steps, classed)
+		}
+		if not := notClasses(r.best.strayRecs); not != "" {
+			steps = append(steps, step+not)
+		}
+		// By identity only for a short list: each is an absolute path,
+		// which the XPath engine walks again for every node it tests.
+		if n <= 8 && len(heads) <= 500 {
+			steps = append(steps, step+notAny(r.best.strayRecs))
+		}
+	}
+	for _, step := range steps {
+		if itemPath, ok, err := r.itemXPathWith(doc, back, step, ancestors, common, excludes, heads); ok || err != nil {
+			return itemPath, err
+		}
+	}
+	return "", fmt.Errorf("no XPath selects the %d records of %s and nothing else", len(heads), r.best.describe())
+}
+
+// notAny writes predicates that leave out each of the nodes by identity:
+// XPath 1.0's count(. | that) = 1, that written with every position from
+// the body, as the tree's top nodes are (the item paths start at
+// /html/body too).
+func notAny(nodes []*node) string {
+	out := ""
+	for _, s := range nodes {
+		var path []string
+		for a := s; a != nil && a.tag() != "#root"; a = a.parent() {
+			path = append(path, xpathStep(a, false, true))
+		}
+		slices.Reverse(path)
+		out += "[not(count(. | /html/body/" + strings.Join(path, "/") + ") = 1)]"
+	}
+	return out
+}
+
+// notClasses writes a predicate for each set of stable classes of the
+// nodes (those that have some) that leaves out the elements having them
+// all.
+func notClasses(nodes []*node) string {
+	out := ""
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		classes := stableClasses(n.look().class)
+		k := strings.Join(classes, " ")
+		if len(classes) == 0 || seen[k] {
+			continue
+		}
+		seen[k] = true
+		var has []string
+		for _, c := range classes {
+			has = append(has, "contains(concat(' ', normalize-space(@class), ' '), "+xpathString(" "+c+" ")+")")
+		}
+		out += "[not(" + strings.Join(has, " and ") + ")]"
+	}
+	return out
+}
+
+// itemXPathWith is itemXPath's search with one step for the records: the
+// shortest path of their ancestors that, ending in step, selects exactly
+// the records' first nodes.
+func (r *Result) itemXPathWith(doc *nethtml.Node, back map[*nethtml.Node]*node, step string, ancestors []*node, common map[*node]bool, excludes []string, heads map[int]bool) (string, bool, error) {
 	for _, exclude := range excludes {
 		for _, positional := range []bool{false, true} {
 			for depth := 0; depth <= len(ancestors); depth++ {
@@ -316,7 +375,7 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 				}
 				c, err := Selectors{Syntax: SyntaxXPath, Item: expr, Title: "."}.Compile()
 				if err != nil {
-					return "", err
+					return "", false, err
 				}
 				got := c.item.all(doc)
 				if len(got) != len(heads) {
@@ -328,10 +387,10 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 					all = all && n != nil && heads[int(n.start)]
 				}
 				if all {
-					return expr, nil
+					return expr, true, nil
 				}
 			}
 		}
 	}
-	return "", fmt.Errorf("no XPath selects the %d records of %s and nothing else", len(heads), r.best.describe())
+	return "", false, nil
 }

@@ -38,6 +38,8 @@ type candidate struct {
 	parents int
 	records []record
 	strays  []*node // the parents whose records strayGroups dropped
+	// strayRecs are the records' first nodes strayRecords dropped.
+	strayRecs []*node
 
 	// sums are what prescore reads of the records, summed as they are
 	// found, while their nodes are fresh in the caches: read again
@@ -239,17 +241,21 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 				heads = append(heads, i)
 			}
 		}
-		// Runs only say something when something stands between heads.
-		between := false
-		for j := 0; j+1 < len(heads) && !between; j++ {
+		// Runs only say something when something stands between heads,
+		// in at least half the gaps: heads with nothing between them
+		// but one odd sibling (a line of links after the last of a
+		// directory's entries) are elements, not runs, and the run
+		// holding that sibling would make it part of an item.
+		gaps := 0
+		for j := 0; j+1 < len(heads); j++ {
 			for i := heads[j] + 1; i < heads[j+1]; i++ {
 				if c := p.children()[i]; !c.isText() || c.textBytes > 0 {
-					between = true
+					gaps++
 					break
 				}
 			}
 		}
-		if !between {
+		if gaps == 0 || 2*gaps < len(heads)-1 {
 			continue
 		}
 		var runs []record
@@ -994,4 +1000,120 @@ func appendSelectorStep(b []byte, n *node) []byte {
 		b = append(append(b, '.'), c...)
 	}
 	return b
+}
+
+// strayRecords drops from a candidate of elements the records that are
+// not items though they share the items' tag and parent: a top bar of
+// links (`<div class="top">`) among the `<div class="site">` entries of a
+// directory, directly under <body>, or a footer row after a table's
+// rows. Taken as an item, such a sibling before the list numbered every
+// item after it one too far (issue 19).
+//
+// A record is left out when the records' classes (their stable ones)
+// are mostly one set and its own are not that set, and it does not look
+// like the records of that set either: its shape (its elements and
+// their children, by tag) is not kindred to their most common shape, it
+// holds less than half or more than twice their usual number of links,
+// or less than half their usual text (a line of two short links beside
+// entries of a title and a sentence). An item that differs only in its classes (a "promoted" entry of
+// the items' shape) stays, and so do the records of a list whose
+// classes differ from record to record, which say nothing. Those left
+// out must be fewer than those kept; the rest is summed and prescored
+// again, as for strayGroups, and the selectors leave them out too.
+func (c *candidate) strayRecords() {
+	if c.kind != "elements" || len(c.records) <= minRecords || c.valid < minRecords {
+		return
+	}
+	// Most lists have one look in every record: one pass says so.
+	first := c.records[0].nodes[0].lookID
+	same := true
+	for _, r := range c.records[1:] {
+		if r.nodes[0].lookID != first {
+			same = false
+			break
+		}
+	}
+	if same {
+		return
+	}
+	// The records' class sets, counted by look and then by set.
+	byLook := map[int32]int{}
+	for _, r := range c.records {
+		byLook[r.nodes[0].lookID]++
+	}
+	bySet := map[string]int{}
+	setOf := make(map[int32]string, len(byLook))
+	for id, k := range byLook {
+		s := strings.Join(c.records[0].nodes[0].tables().looks[id].classes, " ")
+		setOf[id] = s
+		bySet[s] += k
+	}
+	common, top := "", 0
+	for s, k := range bySet {
+		if k > top || (k == top && s < common) {
+			common, top = s, k
+		}
+	}
+	if 2*top <= len(c.records) {
+		return // no set of classes most records have
+	}
+	// The usual record: the most common shape and the median links of
+	// the first records of the common set that may be items.
+	var sh shapeTable
+	var shapes shapeCounter
+	var links, texts []int
+	for _, r := range c.records {
+		if len(links) == sampleRecords {
+			break
+		}
+		if setOf[r.nodes[0].lookID] != common {
+			continue
+		}
+		if s := statsOf(r); s.links > 0 && s.text >= 3 {
+			links = append(links, s.links)
+			texts = append(texts, s.text)
+			shapes.add(sh.of(r))
+		}
+	}
+	if len(links) < minRecords {
+		return
+	}
+	want, wantLinks, wantText := shapeBag(sh.text(shapes.mostCommon()), false), median(links), median(texts)
+	kin := map[int32]bool{}
+	var strays []*node
+	for _, r := range c.records {
+		if setOf[r.nodes[0].lookID] == common {
+			continue
+		}
+		s := statsOf(r)
+		if s.links == 0 || s.text < 3 {
+			continue // no item: the fields leave it out (a header row)
+		}
+		if s.links <= 2*wantLinks && 2*s.links >= wantLinks && 2*s.text >= wantText && sh.kin(kin, sh.of(r), false, want) {
+			continue // of the items' shape and size: an item, whatever its classes
+		}
+		strays = append(strays, r.nodes[0])
+	}
+	if len(strays) == 0 || 2*len(strays) >= len(c.records) {
+		return
+	}
+	keep := make([]record, 0, len(c.records)-len(strays))
+	parents := 0
+	k := 0
+	for _, r := range c.records {
+		if k < len(strays) && r.nodes[0] == strays[k] {
+			k++
+			continue
+		}
+		if len(keep) == 0 || r.nodes[0].parent() != keep[len(keep)-1].nodes[0].parent() {
+			parents++
+		}
+		keep = append(keep, r)
+	}
+	if len(keep) <= len(strays) {
+		return
+	}
+	c.records, c.parents, c.sums, c.strayRecs = keep, parents, sumsOf(keep), strays
+	c.head = keep[0].nodes[0]
+	c.prescore()
 }
