@@ -209,6 +209,9 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	}
 	res.Page, res.Inserted = insert(p, spans)
 	res.Others, res.Notes = others(best, cands, res.Notes)
+	if n := len(best.strayRecs); n > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d elements among the list's records (%s), of their tag but not of their classes or shape, were left out (a top bar, a footer?)", n, strayLines(p, best.strayRecs)))
+	}
 	res.Notes = append(res.Notes, fieldNotes(best.fields)...)
 	res.Notes = append(res.Notes, fitNotes...)
 	return res, nil
@@ -424,6 +427,23 @@ func whyLost(best, c *candidate) string {
 		why = append(why, "a lower score on balance")
 	}
 	return strings.Join(why, "; ")
+}
+
+// strayLines names the lines of the first few records strayRecords left
+// out: "line 12", "lines 12, 9001".
+func strayLines(p *page, strays []*node) string {
+	var lines []string
+	for i, n := range strays {
+		if i == 3 {
+			lines = append(lines, "…")
+			break
+		}
+		lines = append(lines, strconv.Itoa(1+strings.Count(p.text[:n.start], "\n")))
+	}
+	if len(lines) == 1 {
+		return "line " + lines[0]
+	}
+	return "lines " + strings.Join(lines, ", ")
 }
 
 // fieldNotes says which fields were found in only some items, or not at

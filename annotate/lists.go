@@ -1024,29 +1024,30 @@ func (c *candidate) strayRecords() {
 	if c.kind != "elements" || len(c.records) <= minRecords || c.valid < minRecords {
 		return
 	}
-	// Most lists have one look in every record: one pass says so.
-	first := c.records[0].nodes[0].lookID
-	same := true
-	for _, r := range c.records[1:] {
-		if r.nodes[0].lookID != first {
-			same = false
-			break
+	// The records' class sets, counted by look (a table by look
+	// number: a list across parents may hold a quarter of a million
+	// cells) and then by set, in one pass over the records.
+	looks := c.records[0].nodes[0].tables().looks
+	byLook := make([]int32, 2*len(looks)) // each look's records, then those that may be items
+	items := byLook[len(looks):]
+	first, same := c.records[0].nodes[0].lookID, true
+	for _, r := range c.records {
+		n := r.nodes[0]
+		byLook[n.lookID]++
+		if n.links > 0 && n.textBytes >= 3 {
+			items[n.lookID]++
 		}
+		same = same && n.lookID == first
 	}
 	if same {
-		return
+		return // most lists: one look in every record
 	}
-	// The records' class sets, counted by look and then by set.
-	byLook := map[int32]int{}
-	for _, r := range c.records {
-		byLook[r.nodes[0].lookID]++
-	}
+	byLook = byLook[:len(looks)]
 	bySet := map[string]int{}
-	setOf := make(map[int32]string, len(byLook))
 	for id, k := range byLook {
-		s := strings.Join(c.records[0].nodes[0].tables().looks[id].classes, " ")
-		setOf[id] = s
-		bySet[s] += k
+		if k > 0 {
+			bySet[strings.Join(looks[id].classes, " ")] += int(k)
+		}
 	}
 	common, top := "", 0
 	for s, k := range bySet {
@@ -1057,8 +1058,24 @@ func (c *candidate) strayRecords() {
 	if 2*top <= len(c.records) {
 		return // no set of classes most records have
 	}
-	// The usual record: the most common shape and the median links of
-	// the first records of the common set that may be items.
+	// The looks of the common set, and the records of another set that
+	// may be items: most often none (a header row or a date cell of a
+	// class of its own has no link).
+	usual := make([]bool, len(looks))
+	odd := 0
+	for id, k := range byLook {
+		if k > 0 {
+			usual[id] = strings.Join(looks[id].classes, " ") == common
+			if !usual[id] {
+				odd += int(items[id])
+			}
+		}
+	}
+	if odd == 0 {
+		return
+	}
+	// The usual record: the most common shape and the median links and
+	// text of the first records of the common set that may be items.
 	var sh shapeTable
 	var shapes shapeCounter
 	var links, texts []int
@@ -1066,12 +1083,9 @@ func (c *candidate) strayRecords() {
 		if len(links) == sampleRecords {
 			break
 		}
-		if setOf[r.nodes[0].lookID] != common {
-			continue
-		}
-		if s := statsOf(r); s.links > 0 && s.text >= 3 {
-			links = append(links, s.links)
-			texts = append(texts, s.text)
+		if n := r.nodes[0]; usual[n.lookID] && n.links > 0 && n.textBytes >= 3 {
+			links = append(links, int(n.links))
+			texts = append(texts, int(n.textBytes))
 			shapes.add(sh.of(r))
 		}
 	}
@@ -1082,17 +1096,15 @@ func (c *candidate) strayRecords() {
 	kin := map[int32]bool{}
 	var strays []*node
 	for _, r := range c.records {
-		if setOf[r.nodes[0].lookID] == common {
-			continue
+		n := r.nodes[0]
+		if usual[n.lookID] || n.links == 0 || n.textBytes < 3 {
+			continue // of the common set, or no item (a header row: the fields leave it out)
 		}
-		s := statsOf(r)
-		if s.links == 0 || s.text < 3 {
-			continue // no item: the fields leave it out (a header row)
-		}
-		if s.links <= 2*wantLinks && 2*s.links >= wantLinks && 2*s.text >= wantText && sh.kin(kin, sh.of(r), false, want) {
+		l, text := int(n.links), int(n.textBytes)
+		if l <= 2*wantLinks && 2*l >= wantLinks && 2*text >= wantText && sh.kin(kin, sh.of(r), false, want) {
 			continue // of the items' shape and size: an item, whatever its classes
 		}
-		strays = append(strays, r.nodes[0])
+		strays = append(strays, n)
 	}
 	if len(strays) == 0 || 2*len(strays) >= len(c.records) {
 		return

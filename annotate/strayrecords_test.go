@@ -173,6 +173,11 @@ func TestOddSiblingNotAnItem(t *testing.T) {
 				if len(got) != len(sp.items) || bad > 0 {
 					t.Errorf("%d items (%d wrong), want %d; list %s", len(got), bad, len(sp.items), res.List.Path)
 				}
+				// The webmaster is told what was left out.
+				noted := strings.Contains(strings.Join(res.Notes, "\n"), "were left out (a top bar, a footer?)")
+				if noted == v.recordLike {
+					t.Errorf("noted that elements were left out: %v, want %v (notes %q)", noted, !v.recordLike, res.Notes)
+				}
 				// The selectors made of the choice give the same items.
 				if size < 1<<20 {
 					if _, note, err := res.Selectors(); err != nil || note != "" {
