@@ -346,6 +346,12 @@ func statsOf(r record) recordStats {
 // and how many hold a heading.
 type recordSums struct {
 	valid, invalid, text, links, headed int
+	// itemLook is the look of the first valid record's first node (0:
+	// none yet), and looks tells whether another valid record starts
+	// with another: strayRecords has nothing to do when none does,
+	// which it then learns without reading every record again.
+	itemLook int32
+	looks    bool
 }
 
 // sumsOf sums what prescore reads of records.
@@ -357,6 +363,11 @@ func sumsOf(recs []record) recordSums {
 		case s.text == 0 && s.links == 0:
 			// spacer rows and empty cells say nothing
 		case s.links > 0 && s.text >= 3:
+			if id := r.nodes[0].lookID; m.itemLook == 0 {
+				m.itemLook = id
+			} else if id != m.itemLook {
+				m.looks = true
+			}
 			m.valid++
 			m.text += min(s.text, 600)
 			m.links += s.links
@@ -375,6 +386,10 @@ func sumsOf(recs []record) recordSums {
 func (m recordSums) scorable() bool { return m.valid >= minRecords }
 
 func (m *recordSums) add(o recordSums) {
+	m.looks = m.looks || o.looks || m.itemLook != 0 && o.itemLook != 0 && m.itemLook != o.itemLook
+	if m.itemLook == 0 {
+		m.itemLook = o.itemLook
+	}
 	m.valid += o.valid
 	m.invalid += o.invalid
 	m.text += o.text
@@ -1021,8 +1036,8 @@ func appendSelectorStep(b []byte, n *node) []byte {
 // out must be fewer than those kept; the rest is summed and prescored
 // again, as for strayGroups, and the selectors leave them out too.
 func (c *candidate) strayRecords() {
-	if c.kind != "elements" || len(c.records) <= minRecords || c.valid < minRecords {
-		return
+	if c.kind != "elements" || len(c.records) <= minRecords || c.valid < minRecords || !c.sums.looks {
+		return // the records that may be items all have one look
 	}
 	// The records' class sets, counted by look (a table by look
 	// number: a list across parents may hold a quarter of a million
