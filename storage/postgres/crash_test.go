@@ -94,7 +94,7 @@ func TestCrashLeavesWholeVersions(t *testing.T) {
 func runAndKill(t *testing.T, dsn string, after int) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+withApplicationName(dsn, crashChildApp))
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+dsn, "PGAPPNAME="+crashChildApp)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -127,17 +127,9 @@ func runAndKill(t *testing.T, dsn string, after int) int {
 	return last
 }
 
-// crashChildApp is the application_name of the child's connections.
+// crashChildApp is the application_name of the child's connections (set
+// by PGAPPNAME, which pgx reads).
 const crashChildApp = "dynamo-crash-child"
-
-// withApplicationName adds application_name to a URL DSN.
-func withApplicationName(dsn, name string) string {
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "application_name=" + name
-}
 
 // waitForBackends waits until the killed child's backends are gone. A
 // backend that had received the child's COMMIT before the kill still
