@@ -217,14 +217,7 @@ func TestDenseStylePages(t *testing.T) {
 		if len(got) != len(sp.items) {
 			t.Errorf("%s: %d items, want %d (list %s)", name, len(got), len(sp.items), res.List.Path)
 		}
-		bad := 0
-		for i := 0; i < len(got) && i < len(sp.items); i++ {
-			if got[i].Title != sp.items[i].title || got[i].Link != sp.items[i].link {
-				if bad++; bad <= 3 {
-					t.Errorf("%s item %d: %q %s, want %q %s", name, i+1, got[i].Title, got[i].Link, sp.items[i].title, sp.items[i].link)
-				}
-			}
-		}
+		bad := wrongItems(t, name+" ", got, sp.items)
 		t.Logf("%s: %d bytes, %d items (%d bytes each), list %s, %d wrong", name, len(sp.page), len(got), len(sp.page)/max(1, len(sp.items)), res.List.Path, bad)
 	}
 }

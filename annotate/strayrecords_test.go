@@ -162,14 +162,7 @@ func TestOddSiblingNotAnItem(t *testing.T) {
 					t.Fatal("removing the inserted comments does not give the page back")
 				}
 				got := res.Wrapped().Resource.Items
-				bad := 0
-				for i := 0; i < len(got) && i < len(sp.items); i++ {
-					if got[i].Title != sp.items[i].title || got[i].Link != sp.items[i].link {
-						if bad++; bad <= 3 {
-							t.Errorf("item %d: %q %s, want %q %s", i+1, got[i].Title, got[i].Link, sp.items[i].title, sp.items[i].link)
-						}
-					}
-				}
+				bad := wrongItems(t, "", got, sp.items)
 				if len(got) != len(sp.items) || bad > 0 {
 					t.Errorf("%d items (%d wrong), want %d; list %s", len(got), bad, len(sp.items), res.List.Path)
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/annotate"
 	"github.com/dynamo-feeds/dynamo/internal/cputime"
 	"github.com/dynamo-feeds/dynamo/wrapper"
@@ -268,17 +269,26 @@ func TestStylePages(t *testing.T) {
 			if len(got) != len(sp.items) {
 				t.Errorf("%s (%s): %d items, want %d (list %s)", name, h.half, len(got), len(sp.items), res.List.Path)
 			}
-			bad := 0
-			for i := 0; i < len(got) && i < len(sp.items); i++ {
-				if got[i].Title != sp.items[i].title || got[i].Link != sp.items[i].link {
-					if bad++; bad <= 3 {
-						t.Errorf("%s item %d: %q %s, want %q %s", name, i+1, got[i].Title, got[i].Link, sp.items[i].title, sp.items[i].link)
-					}
-				}
-			}
+			wrongItems(t, name+" ", got, sp.items)
 			t.Logf("%s (%s): %d bytes, %d items, list %s", name, h.half, len(sp.page), len(got), res.List.Path)
 		}
 	}
+}
+
+// wrongItems reports, as errors prefixed by prefix, the first three items
+// of got whose title or link differ from want's at the same position, and
+// returns how many differ.
+func wrongItems(t *testing.T, prefix string, got []dynamo.Item, want []styleItem) int {
+	t.Helper()
+	bad := 0
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i].Title != want[i].title || got[i].Link != want[i].link {
+			if bad++; bad <= 3 {
+				t.Errorf("%sitem %d: %q %s, want %q %s", prefix, i+1, got[i].Title, got[i].Link, want[i].title, want[i].link)
+			}
+		}
+	}
+	return bad
 }
 
 // BenchmarkStyles measures the suggester beside the wrapper on the 10 MiB
