@@ -530,6 +530,20 @@ func TestIndexBytesMigration(t *testing.T) {
 	}
 }
 
+// recordGrowing stores four hourly versions of source "a", version v with
+// items 0 to 2v titled by title's format.
+func recordGrowing(t *testing.T, s *Store, title string) {
+	t.Helper()
+	for v := range 4 {
+		at := t0.Add(time.Duration(v) * time.Hour)
+		var items []dynamo.Item
+		for n := 0; n <= 2*v; n++ {
+			items = append(items, item(n, fmt.Sprintf(title, n)))
+		}
+		record(t, s, "a", at, doc("a", at, items...))
+	}
+}
+
 // TestSeenBrinRangesMigration stores items, puts back 0015's BRIN index
 // (128 pages a range), reopens, and checks the index's new ranges and that
 // a windowed keyword query, alone and or-joined, answers as before.
@@ -538,14 +552,7 @@ func TestSeenBrinRangesMigration(t *testing.T) {
 	ctx := context.Background()
 	s := openDSN(t, dsn)
 	addSource(t, s, "a")
-	for v := range 4 {
-		at := t0.Add(time.Duration(v) * time.Hour)
-		var items []dynamo.Item
-		for n := 0; n <= 2*v; n++ {
-			items = append(items, item(n, fmt.Sprintf("Story %d of a", n)))
-		}
-		record(t, s, "a", at, doc("a", at, items...))
-	}
+	recordGrowing(t, s, "Story %d of a")
 	queries := [][]dynamo.Condition{
 		{{Field: dynamo.FieldTitle, Value: "story 2"}},
 		{{Field: dynamo.FieldTitle, Value: "story 5"}, {Or: true, Field: dynamo.FieldDescription, Value: "story 1 "}},
@@ -605,14 +612,7 @@ func TestFieldsTrgmMigration(t *testing.T) {
 	ctx := context.Background()
 	s := openDSN(t, dsn)
 	addSource(t, s, "a")
-	for v := range 4 {
-		at := t0.Add(time.Duration(v) * time.Hour)
-		var items []dynamo.Item
-		for n := 0; n <= 2*v; n++ {
-			items = append(items, item(n, fmt.Sprintf("Story %d of A", n)))
-		}
-		record(t, s, "a", at, doc("a", at, items...))
-	}
+	recordGrowing(t, s, "Story %d of A")
 	queries := [][]dynamo.Condition{
 		{{Field: dynamo.FieldTitle, Value: "STORY 2"}},
 		{{Field: dynamo.FieldDescription, Value: "story 3 of a body"}},
