@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -300,15 +299,15 @@ var storyItemsSince = `SELECT ` + storyItemColumns + ` FROM items i ` + archive.
 	WHERE r.latest AND r.first_seen >= ?1 AND i.source_id = r.source_id AND i.key = r.key
 	ORDER BY i.story_seq IS NOT NULL, i.story_seq, r.first_seen, i.source_id, r.first_pos`
 
-// storyItemColumns is archive.StoryItemColumns with the item's first_seen
-// read from its shown revision r: items keeps no copy of it (migration
-// 0020), every revision of an item holds it.
-var storyItemColumns = replaceOnce(archive.StoryItemColumns, "i.first_seen", "r.first_seen")
+// storyItemColumns reads the item's first_seen from its shown revision r:
+// items keeps no copy of it (migration 0020), every revision of an item
+// holds it.
+var storyItemColumns = archive.StoryItemColumnsWith("r.first_seen")
 
-// itemJoins is archive.ItemJoins with the item found by its stored key,
-// which the revision r holds as items does (migration 0020; items.item_id
-// is a virtual column, not indexed).
-var itemJoins = replaceOnce(archive.ItemJoins, "i.item_id = r.item_key", "i.key = r.key")
+// itemJoins finds the item by its stored key, which the revision r holds
+// as items does (migration 0020; items.item_id is a virtual column, not
+// indexed).
+var itemJoins = archive.ItemJoinsOn("i.key = r.key")
 
 // itemShapeOf is archive.ItemShapeOf with itemJoins.
 func itemShapeOf(q dynamo.ItemQuery) archive.ItemShape {
@@ -317,15 +316,6 @@ func itemShapeOf(q dynamo.ItemQuery) archive.ItemShape {
 		shape.Joins = itemJoins
 	}
 	return shape
-}
-
-// replaceOnce is s with its one old replaced by new; it panics (when the
-// package's queries are built) if s does not hold old exactly once.
-func replaceOnce(s, old, new string) string {
-	if strings.Count(s, old) != 1 {
-		panic(fmt.Sprintf("sqlite: %q is not once in %q", old, s))
-	}
-	return strings.Replace(s, old, new, 1)
 }
 
 // StoryItems calls fn for every item first seen at or after since, oldest

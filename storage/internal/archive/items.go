@@ -21,10 +21,17 @@ const ItemColumns = `r.source_id, ` + revisionColumns + `, coalesce(i.last_seen,
 	d.primary_source, d.primary_item, coalesce(d.rule, ''), coalesce(d.score, 0), d.matched_source, d.matched_item`
 
 // ItemJoins joins a revision r to its source s, item i and duplicate
-// record d.
-const ItemJoins = `JOIN sources s ON s.id = r.source_id
-	JOIN items i ON i.source_id = r.source_id AND i.item_id = r.item_key
+// record d, the item found by the key's text (PostgreSQL's items).
+var ItemJoins = ItemJoinsOn("i.item_id = r.item_key")
+
+// ItemJoinsOn is ItemJoins with the item i matched to the revision r by
+// match: a store whose items are keyed otherwise (SQLite's by the key's
+// bytes, migration 0020) says how.
+func ItemJoinsOn(match string) string {
+	return `JOIN sources s ON s.id = r.source_id
+	JOIN items i ON i.source_id = r.source_id AND ` + match + `
 	LEFT JOIN duplicates d ON d.source_id = r.source_id AND d.item_id = r.item_key`
+}
 
 // ItemShape is what an item query reads of each item: Columns (then the
 // caller's one column), the Joins of a revision r they need, and Scan,
@@ -141,8 +148,15 @@ func itemKey(source, item *string) *dynamo.ItemKey {
 // revision r, its source s and its duplicate record d. StoryItemJoins
 // leaves out the items of a version not yet published (first_seq beyond
 // the source's last_seq, docs/STORAGE.md "Large versions").
-const StoryItemColumns = `i.source_id, i.item_id, i.first_seen, r.title, r.description, s.title_prefix,
+var StoryItemColumns = StoryItemColumnsWith("i.first_seen")
+
+// StoryItemColumnsWith is StoryItemColumns with the item's first-seen time
+// read from firstSeen: a store whose items keep no copy of it (SQLite's,
+// migration 0020) reads the revision's, r.first_seen.
+func StoryItemColumnsWith(firstSeen string) string {
+	return `i.source_id, i.item_id, ` + firstSeen + `, r.title, r.description, s.title_prefix,
 	d.primary_source, d.primary_item, coalesce(i.story_seq, 0)`
+}
 
 // StoryItemJoins joins an item i to what StoryItemColumns reads.
 const StoryItemJoins = `JOIN item_revisions r ON r.rev_id = i.latest_rev
