@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -1036,6 +1037,9 @@ func appendSelectorStep(b []byte, n *node) []byte {
 // out must be fewer than those kept; the rest is summed and prescored
 // again, as for strayGroups, and the selectors leave them out too.
 func (c *candidate) strayRecords() {
+	// Then the odd records at the ends that classes cannot tell
+	// (oddrows.go), whatever this leaves out or not.
+	defer c.oddRecords()
 	if c.kind != "elements" || len(c.records) <= minRecords || c.valid < minRecords || !c.sums.looks {
 		return // the records that may be items all have one look
 	}
@@ -1124,6 +1128,13 @@ func (c *candidate) strayRecords() {
 	if len(strays) == 0 || 2*len(strays) >= len(c.records) {
 		return
 	}
+	c.leaveOut(strays)
+}
+
+// leaveOut drops the records whose first nodes are strays (in the
+// records' order), adds them to strayRecs, and sums and prescores the
+// rest again. The caller checks that they are fewer than those kept.
+func (c *candidate) leaveOut(strays []*node) {
 	keep := make([]record, 0, len(c.records)-len(strays))
 	parents := 0
 	k := 0
@@ -1137,10 +1148,9 @@ func (c *candidate) strayRecords() {
 		}
 		keep = append(keep, r)
 	}
-	if len(keep) <= len(strays) {
-		return
-	}
-	c.records, c.parents, c.sums, c.strayRecs = keep, parents, sumsOf(keep), strays
+	all := append(c.strayRecs[:len(c.strayRecs):len(c.strayRecs)], strays...)
+	slices.SortFunc(all, func(a, b *node) int { return cmp.Compare(a.start, b.start) })
+	c.records, c.parents, c.sums, c.strayRecs = keep, parents, sumsOf(keep), all
 	c.head = keep[0].nodes[0]
 	c.prescore()
 }
