@@ -299,6 +299,9 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 		if n <= 8 && len(heads) <= 500 {
 			steps = append(steps, step+notAny(r.best.strayRecs))
 		}
+		if not := notPositions(r.best.strayRecs); not != "" {
+			steps = append(steps, step+not)
+		}
 	}
 	for _, step := range steps {
 		if itemPath, ok, err := r.itemXPathWith(doc, back, step, ancestors, common, excludes, heads); ok || err != nil {

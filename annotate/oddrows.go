@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -326,4 +327,46 @@ func colspan(tag string) int {
 		v = 10*v + int(rest[k]-'0')
 	}
 	return max(v, 1)
+}
+
+// notPositions writes a predicate that leaves out the nodes by their
+// places among their parent's children of their tag, counted from the
+// first or, nearer the end, from the last: `[position() != 1 and
+// position() != last()]` for a pager row above a table's rows and one
+// below. One predicate, as a second would count among what the first
+// kept. It is for lists of any length (the identity notAny writes is
+// walked again for every node tested); "" when the nodes are not all
+// children of one parent, or more than a few. The selectors it gives
+// are checked against the records, as every other step.
+func notPositions(nodes []*node) string {
+	if len(nodes) == 0 || len(nodes) > 2*oddPeel {
+		return ""
+	}
+	parent := nodes[0].parent()
+	var conds []string
+	for _, n := range nodes {
+		if n.parent() != parent || parent == nil {
+			return ""
+		}
+		before, after, seen := 0, 0, false
+		for _, ch := range parent.children() {
+			switch {
+			case ch == n:
+				seen = true
+			case ch.isText() || ch.tag() != n.tag():
+			case seen:
+				after++
+			default:
+				before++
+			}
+		}
+		if before <= after {
+			conds = append(conds, "position() != "+strconv.Itoa(before+1))
+		} else if after == 0 {
+			conds = append(conds, "position() != last()")
+		} else {
+			conds = append(conds, "position() != last() - "+strconv.Itoa(after))
+		}
+	}
+	return "[" + strings.Join(conds, " and ") + "]"
 }
