@@ -15,11 +15,11 @@ import (
 // classes, and these have none. oddRecords tells them apart by their
 // shape.
 
-// oddPeel bounds the records looked at from each end of a list: a pager
+// oddPeel bounds the rows looked at from each end of a list: a pager
 // and a row of sort links, at most.
 const oddPeel = 2
 
-// oddSample bounds the records that say what the list's items are like,
+// oddSample bounds the rows that say what the list's items are like,
 // as the fields are voted on their first 40 records.
 const oddSample = 40
 
@@ -192,11 +192,11 @@ func shortLinks(n *node) bool {
 	return !long
 }
 
-// usualRecord is what the items of a list are like: medians and the
-// most common shapes of a sample of records that may be items.
+// usualRecord is what the items' rows of a list are like: medians and
+// the most common shapes of a sample of rows that may be items.
 type usualRecord struct {
-	n int // records sampled
-	// links, perLink and plain are the medians of the records' links,
+	n int // rows sampled
+	// links, perLink and plain are the medians of the rows' links,
 	// their text per link, and their text outside links.
 	links, perLink, plain int
 	shape                 map[string]int // the most common shape's tags (shapeBag)
