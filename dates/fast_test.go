@@ -14,6 +14,8 @@ var shortcutSeeds = []string{
 	"08:25 PM 2 Jan 06", "Jan 2 15:04:05 2006", "Dec 8 -5", "2 Jan +5", "Dec  8 2005",
 	"2005-12-08T08:25:00Z", "20051208T082500", "2005-12-08t08:25", "2005-012-08", "2005-12-08T08:25:00,5+01:00",
 	"Posted by 5 readers", "5", "12 34", "2005 12 08", "Mon 8 2005", "", "T", "2005-12-08 T",
+	"12 Mar 2005 ·", "Dec 8 2005 x", "08:25 AM", "2005-12-08 8 PM", "12 March 2005", "2005-12-08t08:25",
+	"2004-július-13T9:15-05:00", "20051208t082500", "1ıııı-12-08",
 }
 
 // FuzzMayMatchLayout checks mayMatchLayout against the full search: when
@@ -34,13 +36,26 @@ func FuzzMayMatchLayout(f *testing.F) {
 	})
 }
 
-// FuzzISOLayoutsNeedT checks parseISO's shortcut: a value without 'T' is
-// read by no ISO layout that has one.
+// FuzzISOLayoutsNeedT checks parseISO's shortcuts: a value without 'T' is
+// read by no ISO layout that has one, nor one without '-' fifth nor eight
+// digits first by any, upper-cased; and Parse's: a value
+// that splitDateTime matches has a 'T' or 't' between two digits.
 func FuzzISOLayoutsNeedT(f *testing.F) {
 	for _, s := range shortcutSeeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
+		if len(v) >= 8 && v[4] != '-' && !isNumber(v[:8]) {
+			// parseISO's first shortcut: no layout reads it upper-cased.
+			for _, layout := range isoLayouts {
+				if _, err := time.ParseInLocation(layout, strings.ToUpper(v), time.UTC); err == nil {
+					t.Fatalf("layout %q reads %q upper-cased, which has neither '-' fifth nor eight digits first", layout, v)
+				}
+			}
+		}
+		if splitDateTime.MatchString(v) && !digitTDigit(v) {
+			t.Fatalf("splitDateTime matches %q, but digitTDigit says it cannot", v)
+		}
 		if strings.IndexByte(v, 'T') >= 0 {
 			return
 		}
@@ -58,7 +73,7 @@ func FuzzISOLayoutsNeedT(f *testing.F) {
 // TestMayMatchLayoutRejects checks that the shortcut does reject text
 // that no layout reads (the fuzzer checks that it rejects no date).
 func TestMayMatchLayoutRejects(t *testing.T) {
-	for _, v := range []string{"Posted by 5 readers", "5", "12 34", "2005 12 08", "Mon 8 2005"} {
+	for _, v := range []string{"Posted by 5 readers", "5", "12 34", "2005 12 08", "Mon 8 2005", "12 Mar 2005 ·", "Dec 8 2005 x"} {
 		if mayMatchLayout(v) {
 			t.Errorf("mayMatchLayout(%q) = true; want false (no layout can read it)", v)
 		}

@@ -14,6 +14,14 @@ func parseISO(s string, loc *time.Location) (time.Time, bool) {
 	if len(s) < 8 || !isDigit(s[0]) {
 		return time.Time{}, false
 	}
+	// Every layout starts with four digits and '-', or with eight digits;
+	// no rune upper-cases into a digit or '-', so s has them in the same
+	// places. A text that starts with a short number ("12 March 2005") is
+	// no ISO date, found without upper-casing a copy and failing every
+	// layout. FuzzISOLayoutsNeedT checks this against every layout.
+	if s[4] != '-' && !isNumber(s[:8]) {
+		return time.Time{}, false
+	}
 	v := s
 	if len(s) >= 9 && s[4] == '-' && s[5] == '0' { // what threeDigitMonth needs
 		v = threeDigitMonth.ReplaceAllString(s, "$1-$2-")
@@ -419,7 +427,10 @@ var (
 // 11:23") into the numeric forms normalize reads, and chooses Korea's and
 // Japan's time when loc is UTC, which gives no hint.
 func rewriteCJK(s string, loc *time.Location) (string, *time.Location) {
-	if isASCII(s) { // both patterns need Hangul or kanji: skip the regexps
+	// cjkDate needs 년 or 年, cjkMeridiem 오 or 午, and cjkDate's
+	// rewriting adds neither: without one, skip the regexps (each call on
+	// text that is not ASCII cost more than the rest of a failing Parse).
+	if isASCII(s) || !strings.ContainsAny(s, "년年오午") {
 		return s, loc
 	}
 	found := false
