@@ -13,24 +13,29 @@ import (
 	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
-// benchPages are the pages the suggester and the wrapper are measured on:
-// the corpus, one page at a time, and a long list page of 1 MiB and one of
-// the wrapper's 10 MiB limit.
-func benchPages(b *testing.B) map[string][][]byte {
-	files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.html"))
-	var corpus [][]byte
-	for _, f := range files {
-		p, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
+// benchPages are the pages the suggester and the wrapper are measured on,
+// by name: the corpus, one page at a time; a long list page of 1 MiB and
+// one of the wrapper's 10 MiB limit; and the eight speed pages
+// (speedpages_test.go) as "speed/NAME".
+func benchPages(b *testing.B, name string) [][]byte {
+	switch name {
+	case "corpus":
+		files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.html"))
+		var corpus [][]byte
+		for _, f := range files {
+			p, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			corpus = append(corpus, p)
 		}
-		corpus = append(corpus, p)
+		return corpus
+	case "list1MiB":
+		return [][]byte{longList(1 << 20)}
+	case "list10MiB":
+		return [][]byte{longList(10 << 20)}
 	}
-	return map[string][][]byte{
-		"corpus":    corpus,
-		"list1MiB":  {longList(1 << 20)},
-		"list10MiB": {longList(10 << 20)},
-	}
+	return [][]byte{speedPageOf(strings.TrimPrefix(name, "speed/"), 10<<20).page}
 }
 
 // longList is a blog's archive page of about size bytes: a post per
@@ -54,8 +59,12 @@ func longList(size int) []byte {
 // pages: the wrapper reads the annotated page, as it would once the
 // webmaster deploys it. Bytes are those of the page given.
 func BenchmarkSuggest(b *testing.B) {
-	for _, name := range []string{"corpus", "list1MiB", "list10MiB"} {
-		pages := benchPages(b)[name]
+	names := []string{"corpus", "list1MiB", "list10MiB"}
+	for _, n := range speedNames() {
+		names = append(names, "speed/"+n)
+	}
+	for _, name := range names {
+		pages := benchPages(b, name)
 		size := 0
 		var annotated [][]byte
 		for _, p := range pages {

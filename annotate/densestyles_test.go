@@ -205,21 +205,30 @@ func TestDenseStylePages(t *testing.T) {
 		if name == "pipermail" {
 			base = "https://lists.example.org/archives/users/2024-March/"
 		}
-		res, err := annotate.Suggest(sp.page, annotate.Options{URL: base, MaxBytes: 20 << 20})
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if back := annotate.RemoveInserted(res.Page, res.Inserted); string(back) != string(sp.page) {
-			t.Errorf("%s: removing the inserted comments does not give the page back", name)
-		}
-		got := res.Wrapped().Resource.Items
-		if len(got) != len(sp.items) {
-			t.Errorf("%s: %d items, want %d (list %s)", name, len(got), len(sp.items), res.List.Path)
-		}
-		bad := wrongItems(t, name+" ", got, sp.items)
-		t.Logf("%s: %d bytes, %d items (%d bytes each), list %s, %d wrong", name, len(sp.page), len(got), len(sp.page)/max(1, len(sp.items)), res.List.Path, bad)
+		checkEveryItem(t, name, sp, base)
 	}
+}
+
+// checkEveryItem suggests the annotations of a generated page and checks
+// every item's title and link, read back by the wrapper from the
+// annotated page, and that the annotated page holds the page's own bytes
+// outside the comments.
+func checkEveryItem(t *testing.T, name string, sp stylePage, base string) {
+	t.Helper()
+	res, err := annotate.Suggest(sp.page, annotate.Options{URL: base, MaxBytes: 20 << 20})
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	if back := annotate.RemoveInserted(res.Page, res.Inserted); string(back) != string(sp.page) {
+		t.Errorf("%s: removing the inserted comments does not give the page back", name)
+	}
+	got := res.Wrapped().Resource.Items
+	if len(got) != len(sp.items) {
+		t.Errorf("%s: %d items, want %d (list %s)", name, len(got), len(sp.items), res.List.Path)
+	}
+	bad := wrongItems(t, name+" ", got, sp.items)
+	t.Logf("%s: %d bytes, %d items (%d bytes each), list %s, %d wrong", name, len(sp.page), len(got), len(sp.page)/max(1, len(sp.items)), res.List.Path, bad)
 }
 
 // BenchmarkDenseStyles measures the suggester beside the wrapper on the
