@@ -167,6 +167,9 @@ func TestParse(t *testing.T) {
 		{"12/08", nil, ""},
 		{"1.2.3.4", nil, ""},
 		{strings.Repeat("December 8, 2005 ", 20), nil, ""},
+		{"Etc/ 12 2005", nil, ""}, // "Etc/" alone is no zone (zoneOf read past its end)
+		{"12 March 2005 · Harbour news", nil, ""},
+		{"12 March 2005 • 10:30", nil, ""},
 	}
 	for _, tt := range tests {
 		got, ok := dates.Parse(tt.in, tt.loc)
@@ -235,6 +238,7 @@ func FuzzParseDate(f *testing.F) {
 		"December 08, 2005 @ 08:25 AM", "Thu, 08 Dec 2005 08:25:00 GMT", "2005-12-08T08:25:00.5+01:00",
 		"12/08/05", "08.12.2005", "Thu Dec  8 08:25:00 2005", "8. Dezember 2005 um 08h25", "1er août",
 		"GMT+", "+", "-", "a.m.", "8pm", "Z", "h", "00:00:00-", "2005-12-08 08:25:00 +99", "1/2/3/4",
+		"Etc/", "etc/GMT+1", "12 March 2005 · Harbour news", "Wednesday, 12 March 2005 · 10:30 CET",
 	} {
 		f.Add(s)
 	}

@@ -19,13 +19,14 @@ var shortcutSeeds = []string{
 }
 
 // FuzzMayMatchLayout checks mayMatchLayout against the full search: when
-// any layout reads v, mayMatchLayout(v) must say it may.
+// any layout reads v, mayMatchLayout(v) must say it may, and every byte
+// of v but its spaces must be one layoutBytes allows.
 func FuzzMayMatchLayout(f *testing.F) {
 	for _, s := range shortcutSeeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		if mayMatchLayout(v) {
+		if mayMatchLayout(v) && layoutBytes(strings.ReplaceAll(v, " ", "")) {
 			return
 		}
 		for _, layout := range layouts {

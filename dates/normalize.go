@@ -1,6 +1,7 @@
 package dates
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -123,7 +124,30 @@ func (n normalizer) field(out []string, f string, afterNumber bool) ([]string, *
 	if d, ok := numericDate(f, n.monthFirst); ok {
 		return append(out, d), nil, true
 	}
-	return append(out, strings.TrimSuffix(f, ".")), nil, true // "8." (German day), "2005"
+	f = strings.TrimSuffix(f, ".") // "8." (German day), "2005"
+	if !layoutBytes(f) {
+		// A mark between a date and the words after it ("12 March 2005
+		// · Harbour news", a bullet) would be in the value, which no
+		// layout reads: the words after it need not be read.
+		return nil, nil, false
+	}
+	return append(out, f), nil, true
+}
+
+// layoutBytes reports whether every byte of f is one that some layout
+// reads: an ASCII letter or digit, a sign, ':', or the '.' or ',' of a
+// fraction of a second. time.Parse reads the whole value, and the layouts
+// have no other literal (FuzzMayMatchLayout checks this against each).
+func layoutBytes(f string) bool {
+	for i := 0; i < len(f); i++ {
+		switch c := f[i]; {
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case c == '+' || c == '-' || c == ':' || c == '.' || c == ',':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // wordField handles a field made of letters only: a month, a weekday, a
@@ -273,22 +297,42 @@ func ymd(y, m, d string) (string, bool) {
 
 // zoneOf recognizes a zone written as a field: a known abbreviation, "Z",
 // a numeric offset (+0100, -05:00, +01) or GMT/UTC with an offset (GMT+1).
+//
+// A short ASCII field is upper-cased on the stack: zoneOf reads every
+// field Parse is given, and a copy of each word of the text around a date
+// was a fifth of a failing Parse.
 func zoneOf(f string) (*time.Location, bool) {
 	if isDigit(f[0]) { // every form begins with a letter or a sign
 		return nil, false
 	}
-	upper := strings.ToUpper(f)
-	upper = strings.TrimPrefix(upper, "ETC/") // Etc/GMT, Etc/UTC
-	if off, ok := zoneAbbreviations[upper]; ok {
-		return time.FixedZone(upper, off), true
+	var buf [16]byte
+	var upper []byte
+	if len(f) <= len(buf) && isASCII(f) {
+		upper = buf[:len(f)]
+		for i := 0; i < len(f); i++ {
+			c := f[i]
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			upper[i] = c
+		}
+	} else {
+		upper = []byte(strings.ToUpper(f))
+	}
+	upper = bytes.TrimPrefix(upper, []byte("ETC/")) // Etc/GMT, Etc/UTC
+	if len(upper) == 0 {
+		return nil, false // "Etc/" alone
+	}
+	if off, ok := zoneAbbreviations[string(upper)]; ok {
+		return time.FixedZone(string(upper), off), true
 	}
 	for _, prefix := range []string{"GMT", "UTC", "UT"} {
-		if rest, ok := strings.CutPrefix(upper, prefix); ok && rest != "" && (rest[0] == '+' || rest[0] == '-') {
-			return numericZone(rest)
+		if rest, ok := bytes.CutPrefix(upper, []byte(prefix)); ok && len(rest) > 0 && (rest[0] == '+' || rest[0] == '-') {
+			return numericZone(string(rest))
 		}
 	}
 	if upper[0] == '+' || upper[0] == '-' {
-		return numericZone(upper)
+		return numericZone(string(upper))
 	}
 	return nil, false
 }
