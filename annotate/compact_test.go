@@ -32,3 +32,29 @@ func TestCompactComment(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCompactComment checks compactComment against its edits made one
+// by one with strings.Replace, as it was first written.
+func FuzzCompactComment(f *testing.F) {
+	for _, c := range []string{
+		openComment("item:title", "12", ""), closeComment("item:title"), openComment("item:extension", "3", dateAttrs),
+		openComment("item:link", "x7", ""), openComment("channel:title", "", ""), `<!-- <a index=""> -->`, `> --><!-- <`,
+		`<!-- <!-- <x index="1" index="2"> --> -->`, strings.Repeat("<!-- <", 40) + ` index="9"`,
+	} {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, c string) {
+		want := strings.Replace(c, "<!-- <", "<!--<", 1)
+		want = strings.Replace(want, "> -->", ">-->", 1)
+		const attr = ` index="`
+		if i := strings.Index(want, attr); i >= 0 {
+			v := want[i+len(attr):]
+			if j := strings.IndexByte(v, '"'); j > 0 && strings.Trim(v[:j], "0123456789") == "" {
+				want = want[:i+len(attr)-1] + v[:j] + v[j+1:]
+			}
+		}
+		if got := compactComment(c); got != want {
+			t.Fatalf("compactComment(%q) = %q, want %q", c, got, want)
+		}
+	})
+}

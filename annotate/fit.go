@@ -1,8 +1,8 @@
 package annotate
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/dynamo-feeds/dynamo"
 )
@@ -80,18 +80,38 @@ func fit(p *page, spans []span, limit int) ([]span, []string, error) {
 // the fewest bytes: `<!--<item:title index=3>-->` for
 // `<!-- <item:title index="3"> -->`. An index of digits is left unquoted;
 // other attribute values keep their quotes.
+//
+// It edits a copy on the stack and allocates once, for the result: a
+// page that needs compact comments has hundreds of thousands, and three
+// copies of each were a tenth of its suggestion. FuzzCompactComment checks
+// it against the same edits made by strings.Replace.
 func compactComment(c string) string {
-	c = strings.Replace(c, "<!-- <", "<!--<", 1)
-	c = strings.Replace(c, "> -->", ">-->", 1)
+	var buf [192]byte
+	b := append(buf[:0], c...)
+	b = cutFirst(b, "<!-- <", 4)
+	b = cutFirst(b, "> -->", 1)
 	const attr = ` index="`
-	i := strings.Index(c, attr)
+	i := bytes.Index(b, []byte(attr))
 	if i < 0 {
-		return c
+		return string(b)
 	}
-	v := c[i+len(attr):]
-	j := strings.IndexByte(v, '"')
-	if j <= 0 || strings.Trim(v[:j], "0123456789") != "" {
-		return c
+	q := i + len(attr) - 1 // the opening quote
+	j := bytes.IndexByte(b[q+1:], '"')
+	if j <= 0 || len(bytes.Trim(b[q+1:q+1+j], "0123456789")) != 0 {
+		return string(b)
 	}
-	return c[:i+len(attr)-1] + v[:j] + v[j+1:]
+	copy(b[q:], b[q+1:q+1+j]) // the digits over the opening quote
+	copy(b[q+j:], b[q+j+2:])  // the rest over the closing one
+	return string(b[:len(b)-2])
+}
+
+// cutFirst removes from b the byte at offset at of the first occurrence of
+// old, if any: strings.Replace(b, old, old without that byte, 1).
+func cutFirst(b []byte, old string, at int) []byte {
+	k := bytes.Index(b, []byte(old))
+	if k < 0 {
+		return b
+	}
+	copy(b[k+at:], b[k+at+1:])
+	return b[:len(b)-1]
 }
