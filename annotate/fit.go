@@ -83,7 +83,7 @@ func fit(p *page, spans []span, limit int) ([]span, []string, error) {
 //
 // It edits a copy on the stack and allocates once, for the result: a
 // page that needs compact comments has hundreds of thousands, and three
-// copies of each were a tenth of its suggestion. FuzzCompactComment checks
+// copies of each were 5 % of its suggestion. FuzzCompactComment checks
 // it against the same edits made by strings.Replace.
 func compactComment(c string) string {
 	var buf [192]byte

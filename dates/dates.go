@@ -69,7 +69,7 @@ func Parse(s string, loc *time.Location) (time.Time, bool) {
 
 // digitTDigit reports whether s has a 'T' or 't' between two ASCII
 // digits, which every match of splitDateTime has: the regexp on every text
-// with a 't' in a word cost as much as the rest of a failing Parse.
+// with a 't' in a word was 8 % of a failing Parse.
 func digitTDigit(s string) bool {
 	for i := 1; i+1 < len(s); i++ {
 		if (s[i] == 'T' || s[i] == 't') && isDigit(s[i-1]) && isDigit(s[i+1]) {
@@ -131,8 +131,8 @@ func parseFields(v string, loc *time.Location) (time.Time, bool) {
 // day, minutes or seconds, which time.Parse may follow with a fraction's
 // digits) or in "PM", and time.Parse reads the whole value: so v ends in a
 // digit or an 'M'. Words around a date that normalize keeps ("12 March
-// 2005 · Harbour news" is "12 Mar 2005 ·") failed every layout too, a
-// sixth of a 10 MiB podcast page's suggestion. FuzzMayMatchLayout checks
+// 2005 · Harbour news" is "12 Mar 2005 ·") failed every layout too:
+// about a third of a 10 MiB podcast page's suggestion. FuzzMayMatchLayout checks
 // it against every layout.
 func mayMatchLayout(v string) bool {
 	if v == "" {

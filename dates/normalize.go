@@ -300,7 +300,7 @@ func ymd(y, m, d string) (string, bool) {
 //
 // A short ASCII field is upper-cased on the stack: zoneOf reads every
 // field Parse is given, and a copy of each word of the text around a date
-// was a fifth of a failing Parse.
+// was a seventh of a failing Parse.
 func zoneOf(f string) (*time.Location, bool) {
 	if isDigit(f[0]) { // every form begins with a letter or a sign
 		return nil, false
@@ -472,8 +472,8 @@ var (
 // Japan's time when loc is UTC, which gives no hint.
 func rewriteCJK(s string, loc *time.Location) (string, *time.Location) {
 	// cjkDate needs 년 or 年, cjkMeridiem 오 or 午, and cjkDate's
-	// rewriting adds neither: without one, skip the regexps (each call on
-	// text that is not ASCII cost more than the rest of a failing Parse).
+	// rewriting adds neither: without one, skip the regexps (on text with
+	// a middle dot they were 14 % of a failing Parse).
 	if isASCII(s) || !strings.ContainsAny(s, "년年오午") {
 		return s, loc
 	}
