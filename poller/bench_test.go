@@ -197,6 +197,14 @@ func BenchmarkPoll(b *testing.B) {
 		n, _ := requests.LoadOrStore(r.URL.Path, new(atomic.Int64))
 		fmt.Fprint(w, listingPage(r.URL.Path, n.(*atomic.Int64).Add(1)))
 	})
+	three := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := requests.LoadOrStore("three"+r.URL.Path, new(atomic.Int64))
+		fmt.Fprint(w, threePage(r.URL.Path, n.(*atomic.Int64).Add(1)))
+	})
+	bursts := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := requests.LoadOrStore("bursts"+r.URL.Path, new(atomic.Int64))
+		fmt.Fprint(w, burstsPage(r.URL.Path, n.(*atomic.Int64).Add(1)))
+	})
 	for _, c := range []struct {
 		name     string
 		handler  http.Handler
@@ -208,6 +216,8 @@ func BenchmarkPoll(b *testing.B) {
 		{"notmodified", notModified, `"v1"`, http.StatusNotModified, dynamo.StatusNotModified, false},
 		{"changed", changed, "", http.StatusOK, dynamo.StatusChanged, true},
 		{"listing", listing, "", http.StatusOK, dynamo.StatusChanged, true},
+		{"three", three, "", http.StatusOK, dynamo.StatusChanged, true},
+		{"bursts", bursts, "", http.StatusOK, dynamo.StatusChanged, true},
 	} {
 		b.Run(c.name+"/bare", func(b *testing.B) {
 			fetchAll(b, benchOrigins(b, c.handler, 64), c.etag, c.bare)
@@ -250,8 +260,13 @@ func changingPage(path string, n int64) string {
 
 // pageOf is the page function of a changing benchmark case.
 func pageOf(name string) func(string, int64) string {
-	if name == "listing" {
+	switch name {
+	case "listing":
 		return listingPage
+	case "three":
+		return threePage
+	case "bursts":
+		return burstsPage
 	}
 	return changingPage
 }
@@ -286,5 +301,60 @@ func listingPage(path string, n int64) string {
 			seq, path, seq, seq, seq, listingWords[seq%int64(len(listingWords))], seq, 1+seq%12, 1+seq%28, seq%60, seq, desc.String())
 	}
 	b.WriteString("</ul></body></html>\n")
+	return b.String()
+}
+
+// tuningWords are the vocabulary of the pages issue 21's item-cost work
+// was tuned on (threePage, burstsPage), kept apart from listingPage's.
+var tuningWords = strings.Fields("orchard quarry lantern velvet meadow copper falcon thistle granite harvest beacon willow cinder marble glacier tundra saffron walnut prairie canyon lagoon ember juniper pebble cobalt summit heron nettle basalt amber kestrel fjord bramble cedar delta ridge hollow spruce")
+
+// tuningStory writes one story of threePage or burstsPage: a link, a
+// title, a dc:date and a description of about descLen bytes of words
+// chosen from seq.
+func tuningStory(b *strings.Builder, path string, seq int64, descLen int) {
+	h := uint64(seq)*0x9e3779b97f4a7c15 + 17
+	var desc strings.Builder
+	for desc.Len() < descLen {
+		h ^= h << 13
+		h ^= h >> 7
+		h ^= h << 17
+		desc.WriteString(tuningWords[h%uint64(len(tuningWords))])
+		desc.WriteByte(' ')
+	}
+	fmt.Fprintf(b, "<article><h3><!-- <item:title index=\"%d\"> -->Notice %d: %s %s<!-- </item:title> --></h3>"+
+		"<!-- <item:link index=\"%d\"> --><a href=\"%s/notice/%d\">more</a><!-- </item:link> -->\n"+
+		"<!-- <item:extension index=\"%d\" uri=\"http://purl.org/dc/elements/1.1/\" prefix=\"dc\" localName=\"date\"> -->2026-11-%02dT%02d:00:00Z<!-- </item:extension> -->\n"+
+		"<!-- <item:description index=\"%d\"> --><p>%s</p><!-- </item:description> --></article>\n",
+		seq, seq, tuningWords[seq%int64(len(tuningWords))], tuningWords[(seq/7)%int64(len(tuningWords))],
+		seq, path, seq, seq, 1+seq%28, seq%24, seq, desc.String())
+}
+
+// threePage is a workload issue 21's per-item work was tuned on (not the
+// held-out listingPage): 40 stories of about 850-byte descriptions,
+// exactly three new at each of the page's own requests (n), the three
+// oldest falling off.
+func threePage(path string, n int64) string {
+	var b strings.Builder
+	b.WriteString("<html><head><title>Parish notices</title></head><body><h1><!-- <channel:title> -->Parish notices<!-- </channel:title> --></h1>\n")
+	for seq := 100 + 3*n; seq > 100+3*n-40; seq-- {
+		tuningStory(&b, path, seq, 850)
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+// burstsPage is the other tuning workload: 80 stories with short
+// descriptions (about 200 bytes), one to six new at each request (3.5 on
+// average, in a fixed cycle), the oldest falling off.
+func burstsPage(path string, n int64) string {
+	// newest is the number of stories published by request n: (n%6)+1 new
+	// at request n, 21 in each cycle of six.
+	newest := 200 + 21*(n/6) + (n%6+1)*(n%6+2)/2
+	var b strings.Builder
+	b.WriteString("<html><head><title>Trail reports</title></head><body><h1><!-- <channel:title> -->Trail reports<!-- </channel:title> --></h1>\n")
+	for seq := newest; seq > newest-80; seq-- {
+		tuningStory(&b, path, seq, 200)
+	}
+	b.WriteString("</body></html>\n")
 	return b.String()
 }
