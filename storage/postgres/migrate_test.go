@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -665,5 +666,44 @@ func TestFieldsTrgmMigration(t *testing.T) {
 		{Field: dynamo.FieldTitle, Value: "story 9"}, {Field: dynamo.FieldDescription, Value: "9 of a"}}})
 	if err != nil || len(found) != 1 || found[0].Item.Title != "Story 9 of A" {
 		t.Errorf("a later poll's item by title and description: %+v, %v", found, err)
+	}
+}
+
+// TestItemsHotMigration stores items, puts back items' full pages of
+// before 0020, reopens, and checks that the table keeps a tenth of each new
+// page free and that a later poll whose items left the page marks them gone
+// (its last_seen update, which the free room keeps on the row's page) and
+// keeps the others shown (last seen by the poll).
+func TestItemsHotMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	s := openDSN(t, dsn)
+	addSource(t, s, "a")
+	recordGrowing(t, s, "Story %d of a")
+	undo := []string{"ALTER TABLE items RESET (fillfactor)", "DELETE FROM schema_migrations WHERE version = 20"}
+	upgraded := undoMigration(t, s, dsn, undo, "0020_items_hot.sql")
+	var options string
+	if err := upgraded.pool.QueryRow(ctx, "SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = 'items'::regclass").Scan(&options); err != nil {
+		t.Fatal(err)
+	}
+	if options != "fillfactor=90" {
+		t.Errorf("items' options after the migration: %q, want fillfactor=90", options)
+	}
+	at := t0.Add(10 * time.Hour)
+	record(t, upgraded, "a", at, doc("a", at, item(0, "Story 0 of a"), item(9, "Story 9 of a")))
+	found, err := upgraded.Items(ctx, dynamo.ItemQuery{SourceID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := map[string]bool{}
+	for _, it := range found {
+		gone[it.Item.Title] = it.LastSeen.Before(at)
+	}
+	want := map[string]bool{"Story 0 of a": false, "Story 9 of a": false}
+	for n := 1; n <= 6; n++ {
+		want[fmt.Sprintf("Story %d of a", n)] = true
+	}
+	if !maps.Equal(gone, want) {
+		t.Errorf("items gone after a poll: %v, want %v", gone, want)
 	}
 }

@@ -111,6 +111,41 @@ type pipeline struct {
 	// the duplicates and the notification.
 	newItems []any
 	newSQL   string
+	// generic: the transaction runs its statements with generic plans
+	// (genericPlans) until customPlans.
+	generic bool
+}
+
+// genericPlans queues, unless queued already, the statement that makes
+// the transaction's next statements run with the plan PostgreSQL keeps for
+// all arguments (its generic plan) instead of planning each afresh for the
+// arguments at hand. A version's statements that take lists of keys (the
+// new items' lookup and numbered insert, the ids' reservation, the gone
+// items' last_seen, the moved revisions) were planned at every poll with
+// several new or gone items, because a plan for three keys looks cheaper
+// than the generic plan's assumed ten, though it is the same plan
+// (docs/benchmarks/poller.md, "Issue 21: several new items a poll"). Each
+// finds its rows by the source's id and its keys, equal or in a list, where
+// the generic plan reads the same index. A version with one new item and
+// one gone asks with "=" (oneOrAny), whose one plan PostgreSQL keeps by
+// itself, and pays for no statement more.
+func (p *pipeline) genericPlans() {
+	if !p.generic {
+		p.queue("SET LOCAL plan_cache_mode = force_generic_plan")
+		p.generic = true
+	}
+}
+
+// customPlans queues, after genericPlans, the statement that lets
+// PostgreSQL plan the rest of the transaction's statements for their
+// arguments again, as by default: the poll log's trim (whose generic plan
+// reads all of poll_log), duplicates, the stories' reads, whose ranges a
+// plan for their values serves better.
+func (p *pipeline) customPlans() {
+	if p.generic {
+		p.queue("SET LOCAL plan_cache_mode TO DEFAULT")
+		p.generic = false
+	}
 }
 
 // readAhead is what a poll's first exchange reads, with the source's row,
@@ -255,6 +290,7 @@ func (p pollTx) Stage(_ context.Context, attempt int64) error {
 func (p pollTx) Finish(ctx context.Context, at time.Time, result *dynamo.PollResult, decide func(dynamo.PollResult) dynamo.PollUpdate) error {
 	if p.rec.Stories && len(result.NewItems) > 0 {
 		// The new items must be stored before they are numbered.
+		p.customPlans()
 		if err := p.send(ctx); err != nil {
 			return fmt.Errorf("store version: %w", err)
 		}
@@ -381,14 +417,15 @@ func queueUpdate(b *pipeline, rec dynamo.PollRecord, at time.Time, result dynamo
 	}
 	b.queue(`INSERT INTO poll_log (source_id, at, status, duration_ns, new_items, error, http_status, bytes)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, append([]any{args[0], args[14], args[12]}, args[15:]...)...)
-	if archive.TrimPollLog() {
-		b.queue(`DELETE FROM poll_log WHERE id IN (SELECT id FROM poll_log WHERE source_id = $1
-			ORDER BY at DESC, id DESC OFFSET $2)`, rec.SourceID, archive.PollLogLimit)
-	}
 	// The aggregate numbers late, so that the counter's row is locked
 	// only for the rest of the batch and the commit.
 	if b.newItems != nil {
 		b.queue(b.newSQL, b.newItems...)
+	}
+	b.customPlans()
+	if archive.TrimPollLog() {
+		b.queue(`DELETE FROM poll_log WHERE id IN (SELECT id FROM poll_log WHERE source_id = $1
+			ORDER BY at DESC, id DESC OFFSET $2)`, rec.SourceID, archive.PollLogLimit)
 	}
 	if len(upd.Duplicates) > 0 {
 		queueDuplicates(b, upd.Duplicates)
@@ -494,6 +531,9 @@ var _ archive.VersionTx = (*versionTx)(nil)
 // the COMMIT's exchange instead of having one of its own (InsertRevisions).
 func (w *versionTx) Stored(ctx context.Context, keys, titles []string, revisions int) (map[string]archive.Known, map[string][]string, error) {
 	known := map[string]archive.Known{}
+	if len(keys) > 1 || (w.reserve && revisions > 1) {
+		w.genericPlans()
+	}
 	if len(keys) > 0 {
 		match, arg := oneOrAny(keys)
 		w.queued.Queue(`SELECT item_id, first_seen, first_pos, first_index, latest_rev FROM items
@@ -718,6 +758,9 @@ func (w *versionTx) LastNumber(ctx context.Context) (int64, error) {
 // StoreItems implements archive.VersionTx, queued.
 func (w *versionTx) StoreItems(_ context.Context, ch archive.ItemChanges) error {
 	b := w.pipeline
+	if len(ch.New) > 1 || len(ch.Moved) > 0 || len(ch.Back) > 1 || len(ch.Gone) > 1 {
+		b.genericPlans()
+	}
 	if n := len(ch.New); n > 0 {
 		keys, revs, nums := make([]string, n), make([]int64, n), make([]int64, n)
 		pos, indexes := make([]int32, n), make([]int32, n)
