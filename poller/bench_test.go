@@ -205,6 +205,10 @@ func BenchmarkPoll(b *testing.B) {
 		n, _ := requests.LoadOrStore("bursts"+r.URL.Path, new(atomic.Int64))
 		fmt.Fprint(w, burstsPage(r.URL.Path, n.(*atomic.Int64).Add(1)))
 	})
+	digest := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := requests.LoadOrStore("digest"+r.URL.Path, new(atomic.Int64))
+		fmt.Fprint(w, digestPage(r.URL.Path, n.(*atomic.Int64).Add(1)))
+	})
 	for _, c := range []struct {
 		name     string
 		handler  http.Handler
@@ -218,6 +222,7 @@ func BenchmarkPoll(b *testing.B) {
 		{"listing", listing, "", http.StatusOK, dynamo.StatusChanged, true},
 		{"three", three, "", http.StatusOK, dynamo.StatusChanged, true},
 		{"bursts", bursts, "", http.StatusOK, dynamo.StatusChanged, true},
+		{"digest", digest, "", http.StatusOK, dynamo.StatusChanged, true},
 	} {
 		b.Run(c.name+"/bare", func(b *testing.B) {
 			fetchAll(b, benchOrigins(b, c.handler, 64), c.etag, c.bare)
@@ -267,6 +272,8 @@ func pageOf(name string) func(string, int64) string {
 		return threePage
 	case "bursts":
 		return burstsPage
+	case "digest":
+		return digestPage
 	}
 	return changingPage
 }
@@ -354,6 +361,50 @@ func burstsPage(path string, n int64) string {
 	b.WriteString("<html><head><title>Trail reports</title></head><body><h1><!-- <channel:title> -->Trail reports<!-- </channel:title> --></h1>\n")
 	for seq := newest; seq > newest-80; seq-- {
 		tuningStory(&b, path, seq, 200)
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+// digestPage is a second held-out poll workload (issue 21, session 35),
+// written by the judge after the poll tuning and given to no tuner: a
+// ~48 KB page of 30 stories with a title, a link, an author, a date and a
+// description of about 1.1 KB of markup (paragraphs, emphasis, a link),
+// where each request publishes one new story (two at every third request)
+// and every second request rewrites the description of an older story
+// (a revision of an item already stored).
+func digestPage(path string, n int64) string {
+	newest := 500 + n + n/3
+	var b strings.Builder
+	b.WriteString("<html><head><title>Weekly digest</title></head><body><h1><!-- <channel:title> -->Weekly digest<!-- </channel:title> --></h1>\n")
+	for seq := newest; seq > newest-30; seq-- {
+		h := uint64(seq) * 11400714819323198485
+		var desc strings.Builder
+		for desc.Len() < 1020 {
+			h = h*6364136223846793005 + 1442695040888963407
+			w := listingWords[(h>>33)%uint64(len(listingWords))]
+			switch (h >> 20) % 13 {
+			case 0:
+				desc.WriteString("</p><p>")
+			case 1:
+				desc.WriteString("<em>" + w + "</em> ")
+				continue
+			case 2:
+				desc.WriteString(`<a href="/topics/` + w + `">` + w + "</a> ")
+				continue
+			}
+			desc.WriteString(w)
+			desc.WriteByte(' ')
+		}
+		if seq == newest-7 && n%2 == 0 {
+			fmt.Fprintf(&desc, " Updated at request %d.", n)
+		}
+		fmt.Fprintf(&b, "<article><h2><!-- <item:link index=\"%d\"> --><a href=\"%s/d/%d\"><!-- </item:link> --><!-- <item:title index=\"%d\"> -->Digest %d: %s and %s<!-- </item:title> --></a></h2>\n"+
+			"<p>By <!-- <item:extension index=\"%d\" uri=\"http://purl.org/dc/elements/1.1/\" prefix=\"dc\" localName=\"creator\"> -->Writer %d<!-- </item:extension> -->, "+
+			"<!-- <item:extension index=\"%d\" uri=\"http://purl.org/dc/elements/1.1/\" prefix=\"dc\" localName=\"date\"> -->2026-%02d-%02dT%02d:15:00Z<!-- </item:extension> --></p>\n"+
+			"<!-- <item:description index=\"%d\"> --><p>%s</p><!-- </item:description> --></article>\n",
+			seq, path, seq, seq, seq, listingWords[seq%int64(len(listingWords))], listingWords[(seq/7)%int64(len(listingWords))],
+			seq, seq%17, seq, 1+seq%12, 1+seq%28, seq%24, seq, desc.String())
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()
