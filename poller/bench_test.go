@@ -178,7 +178,10 @@ func inParallel(b *testing.B, sources int, server serverCPU, poll func(n int) er
 // same pages in the same run: "notmodified", origins answering 304 to the
 // ETag of the first poll; "changed", 48 KB pages that gain a story on
 // every request, so each poll parses the page and stores a version with
-// one new item among fifty. Every source is polled once before the timer.
+// one new item among fifty; "three" and "bursts", pages gaining several
+// items a poll, on which the cost per new item was tuned; "listing" and
+// "digest", held-out pages written to judge that tuning (see their
+// functions). Every source is polled once before the timer.
 func BenchmarkPoll(b *testing.B) {
 	notModified := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("If-None-Match") == `"v1"` {
