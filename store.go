@@ -159,7 +159,8 @@ type ArchiveStore interface {
 	// EachItem answers the query Items does, handing fn each item as it is
 	// read instead of collecting them, so that an answer of any length is
 	// written in the memory of one item; fn's error stops the reading and
-	// is returned, wrapped. The item is the caller's to keep.
+	// is returned, wrapped. The item is good until fn returns: a store
+	// may read every row into the same one, and fn copies what it keeps.
 	EachItem(ctx context.Context, q ItemQuery, fn func(*ArchivedItem) error) error
 	// Page reads one page of a collection's archive by item numbers: the
 	// pages of an archived feed (RFC 5005, docs/API.md "Archived feeds"),

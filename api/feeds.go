@@ -381,11 +381,13 @@ func archiveForm(q *readQuery) bool {
 }
 
 // archiveReader is a store that reads an archive answer's source, its
-// newest version's head and its items at once: PostgreSQL, in one round
-// trip instead of three (postgres.Store.ArchiveAnswer). start gets the
-// source and head (nil without a version) before fn gets the first item;
-// it may be called again before any item (a replica's fault retried on
-// the primary).
+// newest version's head and its items at once: PostgreSQL in one round
+// trip instead of three, SQLite in two statements instead of three
+// (postgres.Store.ArchiveAnswer, sqlite.Store.ArchiveAnswer). start gets
+// the source and head (nil without a version) before fn gets the first
+// item, with what an answer reads of them only (sourceBuilt, nextChange,
+// archiveBuilt: archive.AnswerSourceColumns); it may be called again
+// before any item (a replica's fault retried on the primary).
 type archiveReader interface {
 	ArchiveAnswer(ctx context.Context, q dynamo.ItemQuery, start func(*dynamo.Source, *dynamo.Resource) error, fn func(*dynamo.ArchivedItem) error) error
 }
@@ -502,11 +504,15 @@ func (s *Server) archiveBuilt(fr *feedRequest, src *dynamo.Source, latest *dynam
 	return b
 }
 
-// archiveYield hands yield each archive item as a feed shows it.
+// archiveYield hands yield each archive item as a feed shows it, each in
+// the same variable: yield copies what it keeps (holder.add), as the
+// store's fn does (dynamo.Store.EachItem's items are good until fn
+// returns).
 func archiveYield(yield func(*dynamo.Item) error) func(*dynamo.ArchivedItem) error {
 	n := 0
+	var it dynamo.Item
 	return func(ai *dynamo.ArchivedItem) error {
-		it := archivedItem(*ai)
+		it = archivedItem(ai)
 		// Items come from different versions, whose index attributes
 		// collide; XMLData wants them unique, so they are numbered anew.
 		n++
@@ -604,7 +610,7 @@ func (s *Server) sourceBuilt(fr *feedRequest, src *dynamo.Source, latest *dynamo
 
 // archivedItem is an archive item as a feed shows it: dated by when Dynamo
 // first saw it when the page gave no date, so that readers order it.
-func archivedItem(ai dynamo.ArchivedItem) dynamo.Item {
+func archivedItem(ai *dynamo.ArchivedItem) dynamo.Item {
 	it := ai.Item
 	if _, ok := it.Date(); !ok && !ai.FirstSeen.IsZero() {
 		it.Extensions = append(it.Extensions[:len(it.Extensions):len(it.Extensions)], dateExtension(ai.FirstSeen))
@@ -689,7 +695,7 @@ func (s *Server) dateAggregate(ctx context.Context, b *built, fr *feedRequest, i
 // the story (a copy: its primary's source) as a dc:relation, that source's
 // collection feed.
 func aggregatedItem(fr *feedRequest, index int, ai dynamo.AggregatedItem) dynamo.Item {
-	it := archivedItem(ai.ArchivedItem)
+	it := archivedItem(&ai.ArchivedItem)
 	it.Index = index
 	// Ids are unique within a source only; the feed spans sources.
 	it.ID = ai.SourceID + "/" + it.ID

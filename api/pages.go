@@ -56,8 +56,8 @@ func (s *Server) archivePage(ctx context.Context, fr *feedRequest, src *dynamo.S
 		b.lastModified, b.immutable = p.Version.SeenAt, true
 	}
 	items := make([]dynamo.Item, len(p.Items))
-	for i, ai := range p.Items {
-		items[i] = archivedItem(ai)
+	for i := range p.Items {
+		items[i] = archivedItem(&p.Items[i])
 		items[i].Index = i + 1
 	}
 	if fr.q.expr != nil {

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -13,13 +12,16 @@ import (
 
 // ArchiveAnswer reads what an answer from a collection's archive takes, in
 // one round trip where reading it as Source, Head (of the newest version)
-// and EachItem took three: the three statements go out together in one
-// pipeline, and their results are read in turn. start gets the source and
-// the newest version's head (nil when the collection has none) before fn
-// gets the first item of q, an archive query (no Version) of that source.
-// An unknown source is dynamo.ErrNotFound, start not called. Each of the
-// three reads is the same statement its own method sends; the three run in
-// one implicit transaction, each with its own snapshot as usual.
+// and EachItem took three: two statements go out together in one
+// pipeline, and their results are read in turn. The first reads the
+// source's fields an answer reads and its newest version's head
+// (archive.ScanAnswerSource: not the duplicates' count, poll outcomes and
+// subscription a whole source row gathers from other tables), the second
+// the items of q, an archive query (no Version) of that source, as
+// EachItem does. start gets the source and head (nil when the collection
+// has none) before fn gets the first item; an unknown source is
+// dynamo.ErrNotFound, start not called. The two run in one implicit
+// transaction, each with its own snapshot as usual.
 func (s *Store) ArchiveAnswer(ctx context.Context, q dynamo.ItemQuery, start func(*dynamo.Source, *dynamo.Resource) error, fn func(*dynamo.ArchivedItem) error) error {
 	if q.Version != 0 {
 		return fmt.Errorf("items of %s: an archive answer reads no version (%d): %w", q.SourceID, q.Version, dynamo.ErrInvalid)
@@ -29,8 +31,7 @@ func (s *Store) ArchiveAnswer(ctx context.Context, q dynamo.ItemQuery, start fun
 		return fmt.Errorf("items of %s: %w", q.SourceID, err)
 	}
 	batch := &pgx.Batch{}
-	batch.Queue("SELECT "+sourceColumns+" FROM sources s WHERE s.id = $1", q.SourceID)
-	batch.Queue(headSQL, q.SourceID, 1)
+	batch.Queue(answerSourceSQL, q.SourceID)
 	batch.Queue(sq.sql, sq.args...)
 	results := s.pool.SendBatch(ctx, batch)
 	err = readArchiveAnswer(results, q, start, fn)
@@ -40,26 +41,25 @@ func (s *Store) ArchiveAnswer(ctx context.Context, q dynamo.ItemQuery, start fun
 	return err
 }
 
-// readArchiveAnswer reads ArchiveAnswer's three results.
+// answerSourceSQL is ArchiveAnswer's first statement: source $1 and the
+// head of its newest version, as headSQL reads it.
+var answerSourceSQL = `SELECT ` + archive.AnswerSourceColumns + `, v.url, v.stamp, ` + versionChannel("v") + `
+	FROM sources s LEFT JOIN versions v ON v.source_id = s.id AND v.seq = s.last_seq
+	WHERE s.id = $1`
+
+// readArchiveAnswer reads ArchiveAnswer's two results.
 func readArchiveAnswer(results pgx.BatchResults, q dynamo.ItemQuery, start func(*dynamo.Source, *dynamo.Resource) error, fn func(*dynamo.ArchivedItem) error) error {
-	src, err := archive.ScanSource(results.QueryRow())
+	src, head, err := archive.ScanAnswerSource(results.QueryRow())
 	if err != nil {
 		return fmt.Errorf("source %s: %w", q.SourceID, notFound(err))
 	}
-	v := &dynamo.Version{SourceID: q.SourceID, Index: 1}
-	head, err := archive.ScanHead(results.QueryRow(), v, &v.Seq)
-	if errors.Is(err, pgx.ErrNoRows) {
-		head = nil // no version yet
-	} else if err != nil {
-		return fmt.Errorf("head of version 1 of %s: %w", q.SourceID, err)
-	}
-	if err := start(&src, head); err != nil {
+	if err := start(src, head); err != nil {
 		return err
 	}
 	rows, err := results.Query()
 	if err == nil {
 		defer rows.Close()
-		err = archive.Each(rows, archive.ItemShapeOf(q).Scan, func(it dynamo.ArchivedItem) error { return fn(&it) })
+		err = archive.EachItem(rows, archive.ItemShapeOf(q), fn)
 	}
 	if err != nil {
 		return fmt.Errorf("items of %s: %w", q.SourceID, err)

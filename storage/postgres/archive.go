@@ -60,7 +60,7 @@ func (s *Store) Document(ctx context.Context, sourceID string, index int) (*dyna
 	if err != nil {
 		return nil, nil, fmt.Errorf("version %d of %s: %w", index, sourceID, err)
 	}
-	err = s.eachItem(ctx, q, shape.Scan, func(it *dynamo.ArchivedItem) error {
+	err = s.eachItem(ctx, q, shape, func(it *dynamo.ArchivedItem) error {
 		doc.Items = append(doc.Items, it.Item)
 		return nil
 	})
@@ -102,14 +102,15 @@ func limitArg(limit int) any {
 	return limit
 }
 
-// eachItem runs an item query, handing fn each item as scan reads its row.
-func (s *Store) eachItem(ctx context.Context, q query, scan func(archive.Scanner) (dynamo.ArchivedItem, error), fn func(*dynamo.ArchivedItem) error) error {
+// eachItem runs an item query of shape's columns, handing fn each item as
+// its row is read (archive.EachItem).
+func (s *Store) eachItem(ctx context.Context, q query, shape archive.ItemShape, fn func(*dynamo.ArchivedItem) error) error {
 	rows, err := s.pool.Query(ctx, q.sql, q.args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	return archive.Each(rows, scan, func(it dynamo.ArchivedItem) error { return fn(&it) })
+	return archive.EachItem(rows, shape, fn)
 }
 
 // Items answers archive and version queries (EachItem), collected.
@@ -133,7 +134,7 @@ func (s *Store) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*dynam
 		found := false
 		var sq query
 		if sq, err = archiveQuery(q); err == nil {
-			err = s.eachItem(ctx, sq, archive.ItemShapeOf(q).Scan, func(it *dynamo.ArchivedItem) error {
+			err = s.eachItem(ctx, sq, archive.ItemShapeOf(q), func(it *dynamo.ArchivedItem) error {
 				found = true
 				return fn(it)
 			})
@@ -148,7 +149,7 @@ func (s *Store) EachItem(ctx context.Context, q dynamo.ItemQuery, fn func(*dynam
 			sq, err = s.versionItemsQuery(ctx, q, last)
 		}
 		if err == nil {
-			err = s.eachItem(ctx, sq, archive.ItemShapeOf(q).Scan, fn)
+			err = s.eachItem(ctx, sq, archive.ItemShapeOf(q), fn)
 		}
 	}
 	if err != nil {
@@ -246,7 +247,9 @@ func (s *Store) Aggregate(ctx context.Context, q dynamo.AggregateQuery) ([]dynam
 				AND r.rev_id <= (SELECT published_rev FROM sources p WHERE p.id = r.source_id) AND ` + where + `
 			ORDER BY ` + archiveOrder(q.Conditions, true) + ` LIMIT $2) AS r ` + archive.ItemJoins + `
 		ORDER BY r.first_seen DESC, r.source_id, r.first_pos`, args}
-	items, err := archive.CollectItems(q.Max, func(fn func(*dynamo.ArchivedItem) error) error { return s.eachItem(ctx, sq, archive.ScanItem, fn) })
+	items, err := archive.CollectItems(q.Max, func(fn func(*dynamo.ArchivedItem) error) error {
+		return s.eachItem(ctx, sq, archive.ItemShapeOf(dynamo.ItemQuery{}), fn)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}

@@ -148,14 +148,14 @@ func eachVersionItem(ctx context.Context, tx *sql.Tx, v *storedVersion, q dynamo
 			WHERE r.source_id = ? AND `+where+`
 			ORDER BY p.key LIMIT ?) AS r `+shape.Joins+`
 		ORDER BY r.pos`, args...)
-	return each(rows, err, shape.Scan, func(it dynamo.ArchivedItem) error {
+	return eachItem(rows, err, shape, func(it *dynamo.ArchivedItem) error {
 		pos := it.Item.Index // the position, until replaced by the index attribute
 		if v.indexes != nil && pos < len(v.indexes) {
 			it.Item.Index = v.indexes[pos]
 		} else {
 			it.Item.Index = pos + 1
 		}
-		return fn(&it)
+		return fn(it)
 	})
 }
 
@@ -213,7 +213,7 @@ func eachArchiveItem(ctx context.Context, db querier, q dynamo.ItemQuery, fn fun
 	args = append(args, limitArg(q.Max))
 	shape := itemShapeOf(q)
 	rows, err := db.QueryContext(ctx, archiveItemsSQL(shape, where), args...)
-	return each(rows, err, shape.Scan, func(it dynamo.ArchivedItem) error { return fn(&it) })
+	return eachItem(rows, err, shape, fn)
 }
 
 // archiveItemsSQL is eachArchiveItem's query of the columns of shape, with
@@ -309,9 +309,10 @@ var storyItemColumns = archive.StoryItemColumnsWith("r.first_seen")
 // indexed).
 var itemJoins = archive.ItemJoinsOn("i.key = r.key")
 
-// itemShapeOf is archive.ItemShapeOf with itemJoins.
+// itemShapeOf is archive.ItemShapeOf with itemJoins, each description
+// rebuilt from its stored operations as the row is read (storedMarkup).
 func itemShapeOf(q dynamo.ItemQuery) archive.ItemShape {
-	shape := archive.ItemShapeOf(q)
+	shape := archive.ItemShapeWith(q, storedMarkup)
 	if shape.Joins != "" {
 		shape.Joins = itemJoins
 	}

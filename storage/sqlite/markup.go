@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	msqlite "modernc.org/sqlite"
+
+	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
 )
 
 // A revision's description (sanitized HTML) and its plain text hold the
@@ -27,6 +29,12 @@ import (
 // markupFunc is the name of the SQL function markup(ops, plain) that
 // rebuilds a description (sqlfuncs.go).
 const markupFunc = "dynamo_markup"
+
+// storedMarkup reads item queries' descriptions (itemShapeOf) as their
+// operations and plain text, rebuilt by unpackMarkup as each row is read,
+// rather than through the generated column and markupFunc: the driver then
+// copies neither text into the function nor the description back out.
+var storedMarkup = &archive.Markup{Column: "r.markup_ops", Decode: unpackMarkup}
 
 // minCopy is the shortest run of the plain text worth a copy: shorter runs
 // cost as much as their bytes as a literal.

@@ -201,6 +201,16 @@ func each[T any](rows *sql.Rows, err error, scan func(archive.Scanner) (T, error
 	return archive.Each(rows, scan, fn)
 }
 
+// eachItem is archive.EachItem over the rows of a query and its error,
+// closing them.
+func eachItem(rows *sql.Rows, err error, shape archive.ItemShape, fn func(*dynamo.ArchivedItem) error) error {
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return archive.EachItem(rows, shape, fn)
+}
+
 // notFound is err, with the driver's "no rows" read as dynamo.ErrNotFound.
 func notFound(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {

@@ -93,6 +93,7 @@ var suite = []subtest{
 	{"ArchivePages", testArchivePages},
 	{"VersionItems", testVersionItems},
 	{"EachItem", testEachItem},
+	{"ArchiveAnswer", testArchiveAnswer},
 	{"ConditionsLeftToRight", testConditionsLeftToRight},
 	{"ConditionsAgreeWithMatch", testConditionsAgreeWithMatch},
 	{"Aggregate", testAggregate},

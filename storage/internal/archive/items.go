@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -9,16 +10,26 @@ import (
 	"github.com/dynamo-feeds/dynamo"
 )
 
-// revisionColumns are the columns of a revision r an item is made of, its
-// first_seen (copied from the item) included, its source_id not.
-const revisionColumns = `r.item_key, r.doc_id, r.title, r.link, r.description, r.plain_text,
+// revisionColumnsWith are the columns of a revision r an item is made of,
+// its first_seen (copied from the item) included, its source_id not, with
+// description read as the description column (r.description, or what a
+// store's Markup reads in its place).
+func revisionColumnsWith(description string) string {
+	return `r.item_key, r.doc_id, r.title, r.link, ` + description + `, r.plain_text,
 	r.image, r.extensions, r.media, r.id_from_content, r.first_seen`
+}
 
 // ItemColumns is what ScanItem reads: the revision r, the item i, its
 // duplicate record d, then one column the caller adds (the item's index
 // attribute, its position in the version, or its number).
-const ItemColumns = `r.source_id, ` + revisionColumns + `, coalesce(i.last_seen, s.last_version_at),
+var ItemColumns = itemColumnsWith("r.description")
+
+// itemColumnsWith is ItemColumns with description read as the description
+// column.
+func itemColumnsWith(description string) string {
+	return `r.source_id, ` + revisionColumnsWith(description) + `, coalesce(i.last_seen, s.last_version_at),
 	d.primary_source, d.primary_item, coalesce(d.rule, ''), coalesce(d.score, 0), d.matched_source, d.matched_item`
+}
 
 // ItemJoins joins a revision r to its source s, item i and duplicate
 // record d, the item found by the key's text (PostgreSQL's items).
@@ -35,54 +46,124 @@ func ItemJoinsOn(match string) string {
 
 // ItemShape is what an item query reads of each item: Columns (then the
 // caller's one column), the Joins of a revision r they need, and Scan,
-// which reads such a row.
+// which reads such a row into a new item (EachItem reads them all into
+// one).
 type ItemShape struct {
 	Columns, Joins string
 	Scan           func(Scanner) (dynamo.ArchivedItem, error)
+	// full: every column of ArchivedItem; else the revision's own, of
+	// source sourceID.
+	full     bool
+	sourceID string
+	markup   *Markup
+}
+
+// Markup is how a store keeps a revision's description other than as its
+// text (SQLite: operations rebuilding it from the plain text, migration
+// 0013): Column is read in place of r.description, as bytes good until the
+// row is decoded, and Decode makes the description of them and the plain
+// text. Decoded so, rather than by an SQL function making the description
+// column, the driver copies neither text into the function nor its result
+// back out, for every row.
+type Markup struct {
+	Column string
+	Decode func(stored []byte, plain string) (string, error)
 }
 
 // ItemShapeOf is the shape of an item query (dynamo.ItemQuery): every
 // column of ArchivedItem (ItemColumns, ItemJoins, ScanItem), or for a
 // query of items only (ItemsOnly) the revision's own columns, no join, and
 // the query's source id rather than a column of each row.
-func ItemShapeOf(q dynamo.ItemQuery) ItemShape {
-	if q.ItemsOnly {
-		scan := func(row Scanner) (dynamo.ArchivedItem, error) { return scanRevision(row, q.SourceID) }
-		return ItemShape{Columns: revisionColumns, Scan: scan}
+func ItemShapeOf(q dynamo.ItemQuery) ItemShape { return ItemShapeWith(q, nil) }
+
+// ItemShapeWith is ItemShapeOf reading each description as m says (nil:
+// the column r.description). With m, rows must be read through
+// database/sql's *sql.Rows (the stored bytes are a sql.RawBytes).
+func ItemShapeWith(q dynamo.ItemQuery, m *Markup) ItemShape {
+	description := "r.description"
+	if m != nil {
+		description = m.Column
 	}
-	return ItemShape{Columns: ItemColumns, Joins: ItemJoins, Scan: ScanItem}
+	shape := ItemShape{full: !q.ItemsOnly, sourceID: q.SourceID, markup: m}
+	if shape.full {
+		shape.Columns, shape.Joins = itemColumnsWith(description), ItemJoins
+	} else {
+		shape.Columns = revisionColumnsWith(description)
+	}
+	shape.Scan = func(row Scanner) (dynamo.ArchivedItem, error) {
+		r := new(itemRow)
+		err := shape.read(row, r, shape.dest(r))
+		return r.a, err
+	}
+	return shape
 }
 
 // ScanItem reads a row of ItemColumns and the caller's column, which it
 // leaves in Item.Index.
-func ScanItem(row Scanner) (dynamo.ArchivedItem, error) {
+var ScanItem = ItemShapeOf(dynamo.ItemQuery{}).Scan
+
+// EachItem reads every row of rows, of shape's columns and the caller's
+// one, and hands each item to fn, stopping at the first error. Every row
+// is read into one item, so the item fn gets is good until it returns: fn
+// copies what it keeps (CollectItems keeps *it). A new item for each row,
+// and a copy of it for fn, took three allocations of an item per row.
+func EachItem(rows Rows, shape ItemShape, fn func(*dynamo.ArchivedItem) error) error {
 	r := new(itemRow)
-	a, it := &r.a, &r.a.Item
-	err := row.Scan(&a.SourceID, &r.key, &r.docID, &it.Title, &it.Link, &it.Description, &it.Text,
-		&r.image, &r.extensions, &r.media, &it.IDFromContent, Time(&a.FirstSeen), Time(&a.LastSeen),
-		&r.psrc, &r.pitem, &a.DuplicateRule, &a.DuplicateScore, &r.msrc, &r.mitem, &r.extra)
-	if err != nil {
-		return r.a, err
+	dest := shape.dest(r)
+	for rows.Next() {
+		if err := shape.read(rows, r, dest); err != nil {
+			return err
+		}
+		if err := fn(&r.a); err != nil {
+			return err
+		}
 	}
-	if err := r.decode(); err != nil {
-		return r.a, err
-	}
-	a.DuplicateOf, a.DuplicateMatched = itemKey(r.psrc, r.pitem), itemKey(r.msrc, r.mitem)
-	return r.a, nil
+	return rows.Err()
 }
 
-// scanRevision reads a row of revisionColumns of source sourceID and the
-// caller's column, which it leaves in Item.Index.
-func scanRevision(row Scanner, sourceID string) (dynamo.ArchivedItem, error) {
-	r := new(itemRow)
+// dest is where shape's row is scanned: into r.
+func (shape ItemShape) dest(r *itemRow) []any {
 	a, it := &r.a, &r.a.Item
-	a.SourceID = sourceID
-	err := row.Scan(&r.key, &r.docID, &it.Title, &it.Link, &it.Description, &it.Text,
-		&r.image, &r.extensions, &r.media, &it.IDFromContent, Time(&a.FirstSeen), &r.extra)
-	if err != nil {
-		return r.a, err
+	var description any = &it.Description
+	if shape.markup != nil {
+		description = &r.stored
 	}
-	return r.a, r.decode()
+	var dest []any
+	if shape.full {
+		dest = append(dest, &a.SourceID)
+	}
+	dest = append(dest, &r.key, &r.docID, &it.Title, &it.Link, description, &it.Text,
+		&r.image, &r.extensions, &r.media, &it.IDFromContent, Time(&a.FirstSeen))
+	if shape.full {
+		dest = append(dest, Time(&a.LastSeen), &r.psrc, &r.pitem, &a.DuplicateRule, &a.DuplicateScore, &r.msrc, &r.mitem)
+	}
+	return append(dest, &r.extra)
+}
+
+// read scans a row into r, emptied first, through dest (shape.dest(r)),
+// and decodes it; the caller's column is left in Item.Index.
+func (shape ItemShape) read(row Scanner, r *itemRow, dest []any) error {
+	*r = itemRow{}
+	if !shape.full {
+		r.a.SourceID = shape.sourceID
+	}
+	if err := row.Scan(dest...); err != nil {
+		return err
+	}
+	if shape.markup != nil {
+		d, err := shape.markup.Decode(r.stored, r.a.Item.Text)
+		if err != nil {
+			return fmt.Errorf("item %s description: %w", r.key, err)
+		}
+		r.a.Item.Description = d
+	}
+	if err := r.decode(); err != nil {
+		return err
+	}
+	if shape.full {
+		r.a.DuplicateOf, r.a.DuplicateMatched = itemKey(r.psrc, r.pitem), itemKey(r.msrc, r.mitem)
+	}
+	return nil
 }
 
 // decode makes the scanned revision's item: its id, index attribute and
@@ -106,7 +187,7 @@ func (r *itemRow) decode() error {
 	return ReadMedia(r.media, it)
 }
 
-// itemRow is where ScanItem reads a row: every destination in one
+// itemRow is where an item's row is scanned: every destination in one
 // allocation, where a variable of each, escaping to Scan, took one each
 // (a fifth of an archive answer's allocations).
 type itemRow struct {
@@ -114,6 +195,7 @@ type itemRow struct {
 	key                             string
 	docID, psrc, pitem, msrc, mitem *string
 	image, extensions, media        []byte
+	stored                          sql.RawBytes // the description's Markup
 	extra                           int64
 }
 

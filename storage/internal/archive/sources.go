@@ -62,6 +62,42 @@ func ScanSource(row Scanner) (dynamo.Source, error) {
 	return s, nil
 }
 
+// AnswerSourceColumns is what ScanAnswerSource reads of a source s: what an
+// answer about a collection takes of it (its id, address, titles, when it
+// was made and last changed, its counts of versions and items, its next
+// poll and whether it is paused), without the duplicates, poll outcomes and
+// subscription SourceColumns gathers from other tables. The store adds
+// three columns of its newest version's head: its URL, stamp and channel
+// (the JSON ScanHead reads), NULL when it has none (a version row joined
+// to s by LEFT JOIN).
+const AnswerSourceColumns = `s.id, s.url, s.paused, s.created_at, s.next_poll,
+	s.title, s.last_seq, s.item_count, s.last_version_at, s.user_title`
+
+// ScanAnswerSource reads a row of AnswerSourceColumns and the newest
+// version's three columns: the source with those fields only, and the
+// version's head with its URL, Timestamp and Channel only, nil when the
+// source has no version.
+func ScanAnswerSource(row Scanner) (*dynamo.Source, *dynamo.Resource, error) {
+	s := &dynamo.Source{}
+	var url *string
+	var stamp time.Time
+	var channel []byte
+	sum := &s.Summary
+	err := row.Scan(&s.ID, &s.URL, &s.Paused, Time(&s.CreatedAt), Time(&s.State.NextPoll),
+		&sum.Title, &sum.Versions, &sum.Items, Time(&sum.LastVersionAt), &s.Title, &url, Time(&stamp), &channel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if url == nil {
+		return s, nil, nil
+	}
+	head := &dynamo.Resource{URL: *url, Timestamp: stamp}
+	if err := json.Unmarshal(channel, &head.Channel); err != nil {
+		return nil, nil, fmt.Errorf("channel of version 1 of %s: %w", s.ID, err)
+	}
+	return s, head, nil
+}
+
 // NewSourceColumns are the columns CreateSource writes, and NewSourceArgs
 // their values in this order.
 const NewSourceColumns = `id, url, kind, interval_ns, policy, category, title_prefix, subscribers, timezone, paused,
