@@ -41,6 +41,9 @@ type built struct {
 	// does (archiveAtOnce), and fits whether it holds them all; items
 	// then reads them again only for an answer written as it is read.
 	read, fits bool
+	// pooled says the document's item list came from itemLists
+	// (archiveBuilt), to give back once the answer is rendered.
+	pooled bool
 }
 
 // feedRequest is one read being answered.
@@ -127,6 +130,10 @@ func (s *Server) serveFeed(w http.ResponseWriter, r *http.Request, e dynamo.Quer
 	var a *answer
 	if held {
 		a, err = render(b, format, fr.self, fr.base+schema.XMLDataPath, s.cfg.Hub, s.cfg.MaxAnswerBytes)
+		if b.pooled {
+			freeItems(b.doc.Items)
+			b.doc.Items = nil
+		}
 		if errors.Is(err, limits.ErrTooLarge) && b.items == nil {
 			err = badParam("max", "the answer would be larger than %d MiB (serve --max-answer-mib): ask for fewer items with max=, or for one version with index=", s.cfg.MaxAnswerBytes>>20)
 		}
@@ -491,8 +498,9 @@ func archiveItemQuery(fr *feedRequest, sourceID string) dynamo.ItemQuery {
 func (s *Server) archiveBuilt(fr *feedRequest, src *dynamo.Source, latest *dynamo.Resource, q dynamo.ItemQuery) *built {
 	b := s.sourceBuilt(fr, src, latest)
 	// Room for the items answered, made once (as archive.CollectItems
-	// does) rather than grown by doubling as holdItems appends them.
-	b.doc.Items = make([]dynamo.Item, 0, min(q.Max, src.Summary.Items, 1000))
+	// does) rather than grown by doubling as holdItems appends them, and
+	// given back once rendered (serveFeed).
+	b.doc.Items, b.pooled = getItems(min(q.Max, src.Summary.Items, maxPooledItems)), true
 	b.items = func(ctx context.Context) transform.Items {
 		return func(yield func(*dynamo.Item) error) error {
 			if err := s.cfg.Store.EachItem(ctx, q, archiveYield(yield)); err != nil {
@@ -504,6 +512,34 @@ func (s *Server) archiveBuilt(fr *feedRequest, src *dynamo.Source, latest *dynam
 	return b
 }
 
+// itemLists keeps the item lists of rendered archive answers: a new list
+// for every uncached answer was a tenth of its allocated bytes.
+var itemLists = sync.Pool{New: func() any { return new([]dynamo.Item) }}
+
+// maxPooledItems bounds the lists itemLists keeps, and the room an archive
+// answer makes for its items at first.
+const maxPooledItems = 1000
+
+// getItems returns an empty item list with room for n items.
+func getItems(n int) []dynamo.Item {
+	p := itemLists.Get().(*[]dynamo.Item)
+	if cap(*p) < n {
+		return make([]dynamo.Item, 0, n)
+	}
+	return (*p)[:0]
+}
+
+// freeItems gives a list of getItems back, emptied so that the pool holds
+// on to nothing of its answer.
+func freeItems(items []dynamo.Item) {
+	if cap(items) > maxPooledItems {
+		return
+	}
+	clear(items)
+	items = items[:0]
+	itemLists.Put(&items)
+}
+
 // archiveYield hands yield each archive item as a feed shows it, each in
 // the same variable: yield copies what it keeps (holder.add), as the
 // store's fn does (dynamo.Store.EachItem's items are good until fn
@@ -511,8 +547,9 @@ func (s *Server) archiveBuilt(fr *feedRequest, src *dynamo.Source, latest *dynam
 func archiveYield(yield func(*dynamo.Item) error) func(*dynamo.ArchivedItem) error {
 	n := 0
 	var it dynamo.Item
+	var block extensionBlock
 	return func(ai *dynamo.ArchivedItem) error {
-		it = archivedItem(ai)
+		it = archivedItem(ai, &block)
 		// Items come from different versions, whose index attributes
 		// collide; XMLData wants them unique, so they are numbered anew.
 		n++
@@ -609,13 +646,35 @@ func (s *Server) sourceBuilt(fr *feedRequest, src *dynamo.Source, latest *dynamo
 }
 
 // archivedItem is an archive item as a feed shows it: dated by when Dynamo
-// first saw it when the page gave no date, so that readers order it.
-func archivedItem(ai *dynamo.ArchivedItem) dynamo.Item {
+// first saw it when the page gave no date, so that readers order it. An
+// item without extensions gets its date's list from block when there is
+// one.
+func archivedItem(ai *dynamo.ArchivedItem, block *extensionBlock) dynamo.Item {
 	it := ai.Item
 	if _, ok := it.Date(); !ok && !ai.FirstSeen.IsZero() {
-		it.Extensions = append(it.Extensions[:len(it.Extensions):len(it.Extensions)], dateExtension(ai.FirstSeen))
+		if len(it.Extensions) == 0 && block != nil {
+			it.Extensions = block.one(dateExtension(ai.FirstSeen))
+		} else {
+			it.Extensions = append(it.Extensions[:len(it.Extensions):len(it.Extensions)], dateExtension(ai.FirstSeen))
+		}
 	}
 	return it
+}
+
+// extensionBlock hands out lists of one extension carved from a shared
+// array: an answer dates most of its archive items (archivedItem), and a
+// list of one made for each was an allocation per item.
+type extensionBlock []dynamo.Extension
+
+// one returns a list of x alone, whose capacity is its length, so that
+// appending to it copies it.
+func (b *extensionBlock) one(x dynamo.Extension) []dynamo.Extension {
+	if len(*b) == cap(*b) {
+		*b = make([]dynamo.Extension, 0, 32)
+	}
+	*b = append(*b, x)
+	n := len(*b)
+	return (*b)[n-1 : n : n]
 }
 
 // aggregate answers GET /aggregate: items across collections, each story
@@ -695,7 +754,7 @@ func (s *Server) dateAggregate(ctx context.Context, b *built, fr *feedRequest, i
 // the story (a copy: its primary's source) as a dc:relation, that source's
 // collection feed.
 func aggregatedItem(fr *feedRequest, index int, ai dynamo.AggregatedItem) dynamo.Item {
-	it := archivedItem(&ai.ArchivedItem)
+	it := archivedItem(&ai.ArchivedItem, nil)
 	it.Index = index
 	// Ids are unique within a source only; the feed spans sources.
 	it.ID = ai.SourceID + "/" + it.ID

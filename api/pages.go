@@ -56,8 +56,9 @@ func (s *Server) archivePage(ctx context.Context, fr *feedRequest, src *dynamo.S
 		b.lastModified, b.immutable = p.Version.SeenAt, true
 	}
 	items := make([]dynamo.Item, len(p.Items))
+	var block extensionBlock
 	for i := range p.Items {
-		items[i] = archivedItem(&p.Items[i])
+		items[i] = archivedItem(&p.Items[i], &block)
 		items[i].Index = i + 1
 	}
 	if fr.q.expr != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/dynamo-feeds/dynamo"
 )
@@ -136,18 +137,51 @@ func Render(w io.Writer, r *dynamo.Resource, f Format, opts ...Option) error {
 		err = writeXMLData(w, r, itemsOf(r.Items), o.schema)
 	} else {
 		fd := o.prepare(r)
-		ents := make([]entry, len(r.Items))
+		ents := getEntries(len(r.Items))
 		fc := newFacts(f)
 		for i := range r.Items {
 			ents[i] = fd.entry(&r.Items[i])
 			fc.add(&ents[i])
 		}
 		err = writeFeed(w, f, fd, entriesOf(ents), fc)
+		freeEntries(ents)
 	}
 	if err != nil {
 		return fmt.Errorf("render %s: %w", f, err)
 	}
 	return nil
+}
+
+// entrySlices keeps the entry lists of finished renderings: every uncached
+// answer prepares its items' entries before writing any, and a new list
+// each time was a sixth of an answer's allocated bytes.
+var entrySlices = sync.Pool{New: func() any { return new([]entry) }}
+
+// maxPooledEntries bounds the lists entrySlices keeps: a rare long
+// rendering's list is let go rather than held by the pool.
+const maxPooledEntries = 1000
+
+// getEntries returns a list of n zero entries, pooled when it can be.
+func getEntries(n int) []entry {
+	if n > maxPooledEntries {
+		return make([]entry, n)
+	}
+	p := entrySlices.Get().(*[]entry)
+	if cap(*p) < n {
+		*p = make([]entry, n)
+	}
+	return (*p)[:n]
+}
+
+// freeEntries gives a list of getEntries back, emptied so that the pool
+// holds on to nothing of its rendering.
+func freeEntries(ents []entry) {
+	if cap(ents) > maxPooledEntries {
+		return
+	}
+	clear(ents)
+	ents = ents[:0]
+	entrySlices.Put(&ents)
 }
 
 // check returns an error (wrapping dynamo.ErrInvalid) for a format Render
