@@ -94,11 +94,14 @@ func prepare(r *dynamo.Resource, self string) *feed {
 		link:        firstNonEmpty(absoluteURL(c.Link, base), absoluteURL(r.URL, nil)),
 		description: strings.TrimSpace(cleanText(c.Description)),
 		timestamp:   feedDate(r.Timestamp.UTC(), !r.Timestamp.IsZero()),
-		extensions:  cleanExtensions(c.Extensions),
 		rssID:       r.RSSID,
 		base:        base,
 	}
-	f.updated = feedDate(extensionsDate(f.extensions))
+	// The channel's list is only read: it may be the channel's own.
+	var date time.Time
+	var dated bool
+	f.extensions, date, dated, _ = cleanExtensions(c.Extensions)
+	f.updated = feedDate(date, dated)
 	f.updatedFromChannel = !f.updated.IsZero()
 	if f.updated.IsZero() {
 		f.updated = f.timestamp
@@ -138,8 +141,8 @@ func prepareEntry(rssID string, it *dynamo.Item, base *url.URL, channelLink stri
 			e.enclosures = append(e.enclosures, enclosure{url: u, mediaType: mediaType(enc.Type), length: max(enc.Length, 0)})
 		}
 	}
-	exts := cleanExtensions(it.Extensions)
-	e.date = feedDate(extensionsDate(exts))
+	exts, date, dated, shared := cleanExtensions(it.Extensions)
+	e.date = feedDate(date, dated)
 	if t, ok := it.Modified(); ok {
 		if t = feedDate(t, true); t.After(e.date) {
 			e.updated = t
@@ -147,9 +150,13 @@ func prepareEntry(rssID string, it *dynamo.Item, base *url.URL, channelLink stri
 	}
 	// The enclosures and the updated time are written in each format's
 	// own way; their extension forms would repeat them.
-	e.extensions = slices.DeleteFunc(exts, func(x dynamo.Extension) bool {
+	repeated := func(x dynamo.Extension) bool {
 		return dynamo.IsLegacyEnclosure(x) || dynamo.IsModifiedExtension(x) && !e.updated.IsZero()
-	})
+	}
+	if shared && slices.ContainsFunc(exts, repeated) {
+		exts = slices.Clone(exts) // the item's own list stays as it is
+	}
+	e.extensions = slices.DeleteFunc(exts, repeated)
 	if e.title == "" {
 		e.title = firstNonEmpty(excerpt(e.text()), e.link, "Untitled")
 	}
@@ -188,13 +195,6 @@ func feedDate(t time.Time, ok bool) time.Time {
 	return t.In(time.FixedZone("", offset)).Truncate(time.Second)
 }
 
-// extensionsDate is Item.Date and Channel.Date over cleaned extensions, so
-// that a date no reader can handle, dropped by cleanExtensions, gives way to
-// the next one.
-func extensionsDate(exts []dynamo.Extension) (time.Time, bool) {
-	return (&dynamo.Channel{Extensions: exts}).Date()
-}
-
 func writableYear(y int) bool { return 1 <= y && y <= 9999 }
 
 // cleanExtensions returns the extensions that can be written as elements
@@ -205,30 +205,54 @@ func writableYear(y int) bool { return 1 <= y && y <= 9999 }
 // whole seconds, and dropped when its year is one readers cannot handle
 // (feedparser returns year 0 as a date that Python's calendar rejects);
 // a date that was kept as the page's own text is written as it is.
-func cleanExtensions(exts []dynamo.Extension) []dynamo.Extension {
-	var out []dynamo.Extension
-	for _, e := range exts {
+//
+// It also returns the date of the extensions returned, as Item.Date and
+// Channel.Date read it (the first date extension holding an RFC 3339
+// time), so that a date no reader can handle, dropped here, gives way to
+// the next one; and whether the list returned is exts itself, which it is
+// when cleaning changes none of them (most often: an archive item's
+// first-seen date, written in this form already), so that the caller
+// copies it before changing it.
+func cleanExtensions(exts []dynamo.Extension) (out []dynamo.Extension, date time.Time, dated, shared bool) {
+	for i, e := range exts {
 		e.URI = namespaceName(e.URI)
-		if e.Valid() != nil || e.URI == "" || e.URI == nsXML || e.URI == nsXMLNS {
-			continue
+		drop := e.Valid() != nil || e.URI == "" || e.URI == nsXML || e.URI == nsXMLNS
+		if !drop {
+			e.Value = cleanText(e.Value)
 		}
-		e.Value = cleanText(e.Value)
-		if dynamo.IsDateName(e.LocalName) {
+		if !drop && dynamo.IsDateName(e.LocalName) {
 			if t, err := time.Parse(time.RFC3339, strings.TrimSpace(e.Value)); err == nil {
 				if t = feedDate(t, true); t.IsZero() {
-					continue
-				}
-				// Formatted in place: most values are already in this
-				// form (the stores' first-seen dates) and keep their string.
-				var buf [40]byte
-				if b := t.AppendFormat(buf[:0], time.RFC3339); string(b) != e.Value {
-					e.Value = string(b)
+					drop = true
+				} else {
+					if !dated {
+						date, dated = t, true
+					}
+					// Formatted in place: most values are already in
+					// this form and keep their string.
+					var buf [40]byte
+					if b := t.AppendFormat(buf[:0], time.RFC3339); string(b) != e.Value {
+						e.Value = string(b)
+					}
 				}
 			}
 		}
-		out = append(out, e)
+		if out == nil && (drop || e != exts[i]) {
+			// The first change: the list becomes a copy.
+			out = make([]dynamo.Extension, i, len(exts))
+			copy(out, exts[:i])
+		}
+		if out != nil && !drop {
+			out = append(out, e)
+		}
 	}
-	return out
+	switch {
+	case out == nil:
+		return exts, date, dated, len(exts) > 0
+	case len(out) == 0:
+		return nil, date, dated, false
+	}
+	return out, date, dated, false
 }
 
 // nativeDC returns the filter of the Dublin Core extensions that a format
