@@ -191,16 +191,6 @@ func collect[T any](rows *sql.Rows, err error, scan func(archive.Scanner) (T, er
 	return archive.Collect(rows, scan)
 }
 
-// each reads the rows of a query, its error err, with scan, handing fn
-// each value, and closes them.
-func each[T any](rows *sql.Rows, err error, scan func(archive.Scanner) (T, error), fn func(T) error) error {
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	return archive.Each(rows, scan, fn)
-}
-
 // eachItem is archive.EachItem over the rows of a query and its error,
 // closing them.
 func eachItem(rows *sql.Rows, err error, shape archive.ItemShape, fn func(*dynamo.ArchivedItem) error) error {
