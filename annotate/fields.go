@@ -1090,7 +1090,7 @@ func (ch *chooser) isDate(s string) bool {
 			other++
 		}
 	}
-	if digits == 0 || 6*digits < digits+other || !mayBeDate(s) {
+	if digits == 0 || 6*digits < digits+other || !mayBeDate(s) || !dates.MayParse(s) {
 		return false
 	}
 	if ok, known := ch.dates[s]; known {

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // maxLen bounds the input that Parse considers: no real date is longer, and
@@ -40,6 +42,46 @@ const maxLen = 256
 // When the preferred reading is impossible (a month above 12) the other one
 // is used. A weekday is ignored, even when it does not match the date.
 func Parse(s string, loc *time.Location) (time.Time, bool) {
+	if !MayParse(s) {
+		return time.Time{}, false
+	}
+	return parse(s, loc)
+}
+
+// MayParse reports whether Parse may read s: false only when it cannot.
+// It is a scan of s without a copy, for a caller that tries many texts
+// and windows of words that are no date (the suggester), where a failing
+// Parse, its copies and a cache of its answers cost more.
+//
+// Every value Parse reads passes normalize, which fails on a field made
+// only of marks outside ASCII that are neither letters nor digits (a
+// middle dot or a bullet between a date and the words after it, "12 March
+// 2005 · Harbour news"): no layout reads those bytes, no zone, month or
+// numeric date is made of them, and nothing before normalize reads such
+// a value (the ISO forms are ASCII) or rewrites the field, except the
+// Korean and Japanese rewriting, which is left to Parse.
+// FuzzMayParse checks it against Parse.
+func MayParse(s string) bool {
+	in, marks := false, false // in a field, and whether it is marks so far
+	for _, r := range s {
+		switch field := !unicode.IsSpace(r) && !isSeparator(r); {
+		case r == '년' || r == '年' || r == '오' || r == '午':
+			return true
+		case field:
+			mark := r >= utf8.RuneSelf && !unicode.IsLetter(r) && !unicode.IsDigit(r)
+			marks = mark && (marks || !in)
+			in = true
+		case in && marks:
+			return false
+		default:
+			in = false
+		}
+	}
+	return !(in && marks)
+}
+
+// parse is Parse of a value MayParse lets through.
+func parse(s string, loc *time.Location) (time.Time, bool) {
 	if loc == nil {
 		loc = time.UTC
 	}

@@ -80,3 +80,22 @@ func TestMayMatchLayoutRejects(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMayParse checks MayParse against the rest of Parse: a value it
+// turns away is one parse cannot read.
+func FuzzMayParse(f *testing.F) {
+	for _, s := range []string{
+		"12 March 2005 · Harbour news", "12 March 2005 ·", "· 12 March 2005", "12 March 2005 •• x",
+		"12 March 2005", "2004년 05월 28일 · 오후 11:23", "12·03·2005", "12 March 2005 ·.", "\xff 12 March 2005",
+		"Wednesday, 12 March 2005 · 10:30 CET", "12 March 2005 – news", "12 March 2005 ½",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !MayParse(s) {
+			if got, ok := parse(s, time.UTC); ok {
+				t.Fatalf("MayParse(%q) = false, but parse reads %s", s, got)
+			}
+		}
+	})
+}

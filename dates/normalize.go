@@ -77,11 +77,20 @@ func normalize(s string, monthFirst bool) (fields []string, zone *time.Location,
 // separatorToSpace turns the punctuation that people put between the parts
 // of a date into spaces.
 func separatorToSpace(r rune) rune {
-	switch r {
-	case ',', '@', '|', '(', ')', '[', ']', ';', '\u2013', '\u2014':
+	if isSeparator(r) {
 		return ' '
 	}
 	return r
+}
+
+// isSeparator reports whether r is punctuation that people put between
+// the parts of a date.
+func isSeparator(r rune) bool {
+	switch r {
+	case ',', '@', '|', '(', ')', '[', ']', ';', '\u2013', '\u2014':
+		return true
+	}
+	return false
 }
 
 // normalizer rewrites the fields of one value.
