@@ -14,27 +14,46 @@ import (
 // default namespace on every element instead), and the feed formats are
 // small and fixed, so the writers lay out their elements themselves and rely
 // on this type for the escaping. Text reaching it has been through
-// cleanText. Write errors are kept by the bufio.Writer and surface at flush.
+// cleanText.
+//
+// The pieces are appended to a pooled buffer, written to the destination
+// whenever the next piece would not fit: an append the compiler inlines,
+// where a bufio.Writer's WriteString (a call, a loop and its checks for
+// every tag, name and escaped run) was a few percent of an uncached
+// answer's CPU. The first write error is kept, nothing is written after
+// it, and it surfaces at flush (and err).
 type xmlWriter struct {
-	w       *bufio.Writer
+	dst     io.Writer
+	buf     []byte   // pending output, cap(buf) == xmlBufferSize
+	werr    error    // the first error dst returned
 	scratch [40]byte // timeElement's formatting
 	// ns is the namespace bindings declared on the root element, which
 	// extension elements use when their prefix matches.
 	ns namespaces
 }
 
+// xmlBufferSize is how much an xmlWriter holds before writing it out.
+const xmlBufferSize = 16 << 10
+
+// xmlBuffers keeps the buffers of finished renderings: every uncached
+// answer renders a feed, and a new buffer each time was a tenth of an
+// answer's allocated bytes.
+var xmlBuffers = sync.Pool{New: func() any { return new([xmlBufferSize]byte) }}
+
 // newXMLWriter returns a writer to w, whose buffer release gives back.
 func newXMLWriter(w io.Writer) *xmlWriter {
-	return &xmlWriter{w: newBufWriter(w)}
+	return &xmlWriter{dst: w, buf: xmlBuffers.Get().(*[xmlBufferSize]byte)[:0]}
 }
 
 // release gives the writer's buffer back for another rendering; the
 // writer is not used after.
-func (x *xmlWriter) release() { freeBufWriter(x.w) }
+func (x *xmlWriter) release() {
+	xmlBuffers.Put((*[xmlBufferSize]byte)(x.buf[:xmlBufferSize]))
+	x.buf, x.dst = nil, nil
+}
 
-// bufWriters keeps the 16 KiB buffers of finished renderings: every
-// uncached answer renders a feed, and a new buffer each time was a tenth
-// of an answer's allocated bytes.
+// bufWriters keeps the 16 KiB buffers of finished JSON Feed renderings, for
+// the reason xmlBuffers keeps the XML formats'.
 var bufWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 16<<10) }}
 
 // newBufWriter returns a pooled buffered writer to w.
@@ -51,24 +70,57 @@ func freeBufWriter(bw *bufio.Writer) {
 	bufWriters.Put(bw)
 }
 
-func (x *xmlWriter) flush() error { return x.w.Flush() }
+// flush writes out what the buffer holds and returns the first write error.
+func (x *xmlWriter) flush() error {
+	if x.werr == nil && len(x.buf) > 0 {
+		_, x.werr = x.dst.Write(x.buf)
+	}
+	x.buf = x.buf[:0]
+	return x.werr
+}
 
 // err is the first error writing failed with, which stops a writer that
 // is handed its entries one at a time.
-func (x *xmlWriter) err() error {
-	_, err := x.w.Write(nil)
-	return err
+func (x *xmlWriter) err() error { return x.werr }
+
+// raw writes s as it is.
+func (x *xmlWriter) raw(s string) {
+	if len(s) > cap(x.buf)-len(x.buf) {
+		x.spill(s)
+		return
+	}
+	x.buf = append(x.buf, s...)
 }
 
-func (x *xmlWriter) raw(s string) { x.w.WriteString(s) }
+// rawBytes writes b as it is.
+func (x *xmlWriter) rawBytes(b []byte) {
+	if len(b) > cap(x.buf)-len(x.buf) {
+		x.spill(string(b))
+		return
+	}
+	x.buf = append(x.buf, b...)
+}
+
+// spill writes out the buffer to make room for s, and s itself when it is
+// longer than the buffer; a write error drops s and all that follows.
+func (x *xmlWriter) spill(s string) {
+	x.flush()
+	switch {
+	case x.werr != nil:
+	case len(s) > cap(x.buf):
+		_, x.werr = io.WriteString(x.dst, s)
+	default:
+		x.buf = append(x.buf, s...)
+	}
+}
 
 // tag writes "<" or "</" (open), the name and ">", piece by piece: string
 // concatenation would allocate for every element.
 func (x *xmlWriter) tag(indent, open, name, end string) {
-	x.w.WriteString(indent)
-	x.w.WriteString(open)
-	x.w.WriteString(name)
-	x.w.WriteString(end)
+	x.raw(indent)
+	x.raw(open)
+	x.raw(name)
+	x.raw(end)
 }
 
 // text writes s as character data.
@@ -89,12 +141,12 @@ func (x *xmlWriter) escape(s string, inAttr bool) {
 	last := 0
 	for i := 0; i < len(s); i++ {
 		if ref := refs[s[i]]; ref != "" {
-			x.w.WriteString(s[last:i])
-			x.w.WriteString(ref)
+			x.raw(s[last:i])
+			x.raw(ref)
 			last = i + 1
 		}
 	}
-	x.w.WriteString(s[last:])
+	x.raw(s[last:])
 }
 
 // textRefs and attrRefs map the bytes that must be escaped in character
@@ -119,7 +171,7 @@ func (x *xmlWriter) element(indent, name, text string) {
 // string per date. A date needs no escaping.
 func (x *xmlWriter) timeElement(indent, name string, t time.Time, layout string) {
 	x.tag(indent, "<", name, ">")
-	x.w.Write(t.AppendFormat(x.scratch[:0], layout))
+	x.rawBytes(t.AppendFormat(x.scratch[:0], layout))
 	x.tag("", "</", name, ">\n")
 }
 
