@@ -22,7 +22,14 @@ func (s *Store) ArchiveAnswer(ctx context.Context, q dynamo.ItemQuery, start fun
 	if q.Version != 0 {
 		return fmt.Errorf("items of %s: an archive answer reads no version (%d): %w", q.SourceID, q.Version, dynamo.ErrInvalid)
 	}
-	src, head, err := archive.ScanAnswerSource(s.r.QueryRowContext(ctx, answerSourceSQL, q.SourceID))
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("source %s: %w", q.SourceID, err)
+	}
+	// One row by its key: it cannot run long, and watching ctx while it
+	// runs cost two goroutines (the driver's and database/sql's), started,
+	// scheduled and stopped for every answer. The items' query, which a
+	// condition can make long, is still cut short when ctx ends.
+	src, head, err := archive.ScanAnswerSource(s.r.QueryRowContext(context.WithoutCancel(ctx), answerSourceSQL, q.SourceID))
 	if err != nil {
 		return fmt.Errorf("source %s: %w", q.SourceID, notFound(err))
 	}
