@@ -36,3 +36,29 @@ func TestDistinctDates(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendRFC1123Z compares appendRFC1123Z with the time package's
+// formatting over random times in zones east and west, with odd offsets
+// (seconds, over a day) and years at and past the fast path's bounds.
+func TestAppendRFC1123Z(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 1123))
+	zones := []*time.Location{time.UTC, time.FixedZone("", -7*3600), time.FixedZone("", 5*3600+1800),
+		time.FixedZone("", -30), time.FixedZone("", 45), time.FixedZone("", -(9*3600 + 59)), time.FixedZone("", 14*3600),
+		time.FixedZone("", 100*3600), time.FixedZone("", -123*3600-60)}
+	if loc, err := time.LoadLocation("America/New_York"); err == nil {
+		zones = append(zones, loc)
+	}
+	times := []time.Time{time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(999, 12, 31, 23, 59, 59, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)}
+	for range 20000 {
+		times = append(times, time.Unix(rng.Int64N(400e9)-200e9, rng.Int64N(1e9)))
+	}
+	for _, tm := range times {
+		for _, z := range zones {
+			tz := tm.In(z)
+			if got, want := string(appendRFC1123Z(nil, tz)), tz.Format(time.RFC1123Z); got != want {
+				t.Fatalf("%v: got %q, want %q", tz, got, want)
+			}
+		}
+	}
+}

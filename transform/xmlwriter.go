@@ -171,9 +171,53 @@ func (x *xmlWriter) element(indent, name, text string) {
 // string per date. A date needs no escaping.
 func (x *xmlWriter) timeElement(indent, name string, t time.Time, layout string) {
 	x.tag(indent, "<", name, ">")
-	x.rawBytes(t.AppendFormat(x.scratch[:0], layout))
+	if layout == time.RFC1123Z {
+		x.rawBytes(appendRFC1123Z(x.scratch[:0], t))
+	} else {
+		x.rawBytes(t.AppendFormat(x.scratch[:0], layout))
+	}
 	x.tag("", "</", name, ">\n")
 }
+
+// appendRFC1123Z appends t as t.AppendFormat(b, time.RFC1123Z) would, without
+// reading the layout: RSS 2.0 writes a pubDate for every entry, and the
+// layout's parse was most of the format's cost (time.RFC3339 has such a
+// path in the time package already). A year outside 1000–9999 or an
+// offset of 100 hours or more is left to AppendFormat.
+func appendRFC1123Z(b []byte, t time.Time) []byte {
+	year, month, day := t.Date()
+	_, offset := t.Zone()
+	zone := offset / 60 // minutes, its seconds dropped as the time package does
+	if year < 1000 || year > 9999 || zone <= -100*60 || zone >= 100*60 {
+		return t.AppendFormat(b, time.RFC1123Z)
+	}
+	hour, minute, sec := t.Clock()
+	b = append(b, t.Weekday().String()[:3]...)
+	b = append(b, ", "...)
+	b = append2(b, day)
+	b = append(b, ' ')
+	b = append(b, month.String()[:3]...)
+	b = append(b, ' ')
+	b = append2(b, year/100)
+	b = append2(b, year%100)
+	b = append(b, ' ')
+	b = append2(b, hour)
+	b = append(b, ':')
+	b = append2(b, minute)
+	b = append(b, ':')
+	b = append2(b, sec)
+	if zone < 0 {
+		b = append(b, " -"...)
+		zone = -zone
+	} else {
+		b = append(b, " +"...)
+	}
+	b = append2(b, zone/60)
+	return append2(b, zone%60)
+}
+
+// append2 appends n, 0 to 99, in two digits.
+func append2(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
 
 // elementAttr writes <name attrName="value"/> on a line of its own.
 func (x *xmlWriter) elementAttr(indent, name, attrName, value string) {
