@@ -317,11 +317,18 @@ fi
 passed=$(grep -c -E '^\s*--- PASS:' "$log_dir/test.log" || true)
 failed=$(grep -c -E '^\s*--- FAIL:' "$log_dir/test.log" || true)
 skipped=$(grep -c -E '^\s*--- SKIP:' "$log_dir/test.log" || true)
-# The skipped tests by name, with the reason each gave (go test -v prints
-# it on the line before).
+# The skipped tests by name, with the reason each gave: go test -v streams a
+# test's log lines under its "=== RUN/NAME/CONT name" header, so the last
+# such line of a test is its reason; the line after "--- SKIP" is taken
+# when nothing was streamed for it.
 if [ "$skipped" != 0 ]; then
   echo "skipped:"
-  awk '/^\s*--- SKIP:/ { name = $3; sub(/^\s+/, "", prev); print "  " name ": " prev } { prev = $0 }' "$log_dir/test.log"
+  awk 'function show(r) { sub(/^[ \t]+/, "", r); print "  " name ": " r; pending = 0 }
+    pending { show($0 ~ /^[ \t]+[^ \t]+\.go:[0-9]+:/ ? $0 : "(no reason given)") }
+    /^=== (RUN|NAME|CONT)/ { current = $3 }
+    /^[ \t]+[^ \t]+\.go:[0-9]+:/ { reason[current] = $0 }
+    /^[ \t]*--- SKIP:/ { name = $3; if (name in reason) show(reason[name]); else pending = 1 }
+    END { if (pending) show("(no reason given)") }' "$log_dir/test.log"
 fi
 if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi # a build failure or panic
 
