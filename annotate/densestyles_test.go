@@ -36,11 +36,7 @@ var denseStyleGens = map[string]styleGen{
 var denseStyleNames = []string{"directory", "pipermail", "recent-changes", "changelog", "flat-news", "aggregator", "pager-articles"}
 
 func denseStylePageOf(name string, size int) stylePage {
-	seed := uint64(23)
-	for _, c := range name {
-		seed = seed*37 + uint64(c)
-	}
-	return denseStyleGens[name](rand.New(rand.NewPCG(seed, 23)), size)
+	return denseStyleGens[name](nameRand(name, 23, 37), size)
 }
 
 // shortTitle is a distinct title of two to four words and a number.

@@ -48,11 +48,7 @@ func speedNames() []string {
 }
 
 func speedPageOf(name string, size int) stylePage {
-	seed := uint64(41)
-	for _, c := range name {
-		seed = seed*43 + uint64(c)
-	}
-	return speedGens[name](rand.New(rand.NewPCG(seed, 41)), size)
+	return speedGens[name](nameRand(name, 41, 43), size)
 }
 
 // genSpeedStoryRows: a news aggregator, two table rows a story (a rank

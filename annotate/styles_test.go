@@ -60,14 +60,21 @@ var styleGens = map[string]styleGen{
 	"gov-docs":    genGovDocs,
 }
 
+// nameRand is the random source a generated page of the given name is
+// built from: seeded by the name, so a page is the same in every run, and
+// by start and mul, which keep each family of pages (styles, dense styles,
+// speed pages) as it was first generated.
+func nameRand(name string, start, mul uint64) *rand.Rand {
+	seed := start
+	for _, c := range name {
+		seed = seed*mul + uint64(c)
+	}
+	return rand.New(rand.NewPCG(seed, start))
+}
+
 // stylePageOf generates a style's page of about size bytes (never more).
 func stylePageOf(name string, size int) stylePage {
-	// A seed per style, so that each page is the same whatever else runs.
-	seed := uint64(19)
-	for _, c := range name {
-		seed = seed*31 + uint64(c)
-	}
-	return styleGens[name](rand.New(rand.NewPCG(seed, 19)), size)
+	return styleGens[name](nameRand(name, 19, 31), size)
 }
 
 var words = strings.Fields(`council allotment river bridge library school market harbour
