@@ -23,8 +23,8 @@ import (
 // dynamo.ErrNotFound, start not called. The two run in one implicit
 // transaction, each with its own snapshot as usual.
 func (s *Store) ArchiveAnswer(ctx context.Context, q dynamo.ItemQuery, start func(*dynamo.Source, *dynamo.Resource) error, fn func(*dynamo.ArchivedItem) error) error {
-	if q.Version != 0 {
-		return fmt.Errorf("items of %s: an archive answer reads no version (%d): %w", q.SourceID, q.Version, dynamo.ErrInvalid)
+	if err := archive.CheckAnswerQuery(q); err != nil {
+		return err
 	}
 	sq, err := archiveQuery(q)
 	if err != nil {

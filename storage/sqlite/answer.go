@@ -19,8 +19,8 @@ import (
 // dynamo.ErrNotFound, start not called. Each statement reads its own
 // snapshot, as the three methods do.
 func (s *Store) ArchiveAnswer(ctx context.Context, q dynamo.ItemQuery, start func(*dynamo.Source, *dynamo.Resource) error, fn func(*dynamo.ArchivedItem) error) error {
-	if q.Version != 0 {
-		return fmt.Errorf("items of %s: an archive answer reads no version (%d): %w", q.SourceID, q.Version, dynamo.ErrInvalid)
+	if err := archive.CheckAnswerQuery(q); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("source %s: %w", q.SourceID, err)

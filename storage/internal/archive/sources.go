@@ -73,6 +73,16 @@ func ScanSource(row Scanner) (dynamo.Source, error) {
 const AnswerSourceColumns = `s.id, s.url, s.paused, s.created_at, s.next_poll,
 	s.title, s.last_seq, s.item_count, s.last_version_at, s.user_title`
 
+// CheckAnswerQuery says whether q is a query an archive answer
+// (Store.ArchiveAnswer) can serve: one over a collection's archive, not a
+// version's items.
+func CheckAnswerQuery(q dynamo.ItemQuery) error {
+	if q.Version != 0 {
+		return fmt.Errorf("items of %s: an archive answer reads no version (%d): %w", q.SourceID, q.Version, dynamo.ErrInvalid)
+	}
+	return nil
+}
+
 // ScanAnswerSource reads a row of AnswerSourceColumns and the newest
 // version's three columns: the source with those fields only, and the
 // version's head with its URL, Timestamp and Channel only, nil when the
