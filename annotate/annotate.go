@@ -304,7 +304,7 @@ func (c *candidate) fieldScore() {
 	if c.kind == "runs" {
 		late := 0
 		for _, it := range fc.items {
-			head := it.rec.nodes[0]
+			head := it.rec.head()
 			// A run should start with its item: its title, or a short
 			// line such as a date. A run that starts with a paragraph and
 			// finds its title further on starts inside an item.

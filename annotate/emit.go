@@ -26,7 +26,7 @@ func (r *Result) Selectors() (Selectors, string, error) {
 		return Selectors{}, "", ErrNoList
 	}
 	first := fc.items[0]
-	head := first.rec.nodes[0]
+	head := first.rec.head()
 	sel := Selectors{Syntax: SyntaxXPath}
 	sel.Title = relXPath(first.rec, first.titleAt)
 	if l := firstAt(fc, func(it itemChoice) *node { return it.link }); l != nil {
@@ -52,7 +52,7 @@ func (r *Result) Selectors() (Selectors, string, error) {
 	doc, back, _ := domOf(r.page, t)
 	heads := map[int]bool{}
 	for _, rec := range r.best.records {
-		heads[int(rec.nodes[0].start)] = true
+		heads[int(rec.head().start)] = true
 	}
 	item, err := r.itemXPath(doc, back, head, heads)
 	if err != nil {
@@ -118,9 +118,11 @@ func recordOf(fc *fieldChoice, n *node) record {
 	return fc.items[0].rec
 }
 
-// relXPath writes the path from a record's first node to n: "." for the
-// node itself, child steps below it, and for a node in the siblings after
-// it, following-sibling::tag[k] counted among the run's nodes of its tag.
+// relXPath writes the path from a record's head (the item's node) to n:
+// "." for the node itself, child steps below it, and for a node in the
+// siblings after it, following-sibling::tag[k] counted among the run's
+// nodes of its tag; before it (a date before the link on a legacy
+// line), preceding-sibling::tag[k], counted back from the head.
 func relXPath(r record, n *node) string {
 	var steps []string
 	a := n
@@ -132,9 +134,16 @@ func relXPath(r record, n *node) string {
 			}
 		}
 		if top >= 0 {
-			if top > 0 {
+			if top != r.lead {
+				var axis string
+				var among []*node
+				if top > r.lead {
+					axis, among = "following-sibling::", r.nodes[r.lead+1:top+1]
+				} else {
+					axis, among = "preceding-sibling::", r.nodes[top:r.lead]
+				}
 				k := 0
-				for _, t := range r.nodes[1 : top+1] {
+				for _, t := range among {
 					if t.tag() == a.tag() {
 						k++
 					}
@@ -143,7 +152,7 @@ func relXPath(r record, n *node) string {
 				if a.isText() {
 					name = "text()"
 				}
-				steps = append(steps, "following-sibling::"+name+"["+strconv.Itoa(k)+"]")
+				steps = append(steps, axis+name+"["+strconv.Itoa(k)+"]")
 			}
 			break
 		}
@@ -268,7 +277,7 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 	for _, a := range ancestors {
 		shared := true
 		for _, rec := range r.best.records {
-			shared = shared && isAncestor(a, rec.nodes[0])
+			shared = shared && isAncestor(a, rec.head())
 		}
 		common[a] = shared
 	}

@@ -699,8 +699,8 @@ func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place
 	if a := ancestorLink(title, r); a != nil && a.usableLink() {
 		add(a, 9)
 	}
-	if r.nodes[0].tag() == "a" && r.nodes[0].usableLink() && r.contains(title) {
-		add(r.nodes[0], 8)
+	if h := r.head(); h.tag() == "a" && h.usableLink() && r.contains(title) {
+		add(h, 8)
 	}
 	// The longest link inside the title.
 	var inside *node

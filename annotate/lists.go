@@ -13,9 +13,18 @@ import (
 // item, a table row, a card) or a run of siblings that starts with the same
 // kind of element each time (a heading and the paragraphs after it, a dt
 // and its dd).
+//
+// A run cut at separators (a legacy line: a date, a link, a <br>) may
+// start before its head, the node of the run's key: lead is the number
+// of its nodes before it.
 type record struct {
 	nodes []*node
+	lead  int
 }
+
+// head is the record's node that names it: its first, or for a run the
+// node of the run's key (after the text of its line before it).
+func (r record) head() *node { return r.nodes[r.lead] }
 
 func (r record) start() int { return int(r.nodes[0].start) }
 func (r record) end() int   { return int(r.nodes[len(r.nodes)-1].end) }
@@ -101,7 +110,7 @@ func findCandidates(t *treeBuilder) []*candidate {
 	addCross := func(k groupKey, parent *node, recs []record, sums recordSums, kind string) {
 		c := cross[k]
 		if c == nil {
-			c = &candidate{kind: kind, head: recs[0].nodes[0]}
+			c = &candidate{kind: kind, head: recs[0].head()}
 			cross[k] = c
 			crossOrder = append(crossOrder, k)
 		}
@@ -176,9 +185,9 @@ func findCandidates(t *treeBuilder) []*candidate {
 		for _, runs := range rc.runsOf(p) {
 			sums := sumsOf(runs)
 			if sums.scorable() {
-				out = append(out, &candidate{kind: "runs", head: runs[0].nodes[0], parents: 1, records: runs, sums: sums})
+				out = append(out, &candidate{kind: "runs", head: runs[0].head(), parents: 1, records: runs, sums: sums})
 			}
-			addCross(groupKey{p.pathKey, true, runs[0].nodes[0].look().key}, p, runs, sums, "runs")
+			addCross(groupKey{p.pathKey, true, runs[0].head().look().key}, p, runs, sums, "runs")
 		}
 	}
 	for _, k := range crossOrder {
@@ -259,24 +268,84 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 		if gaps == 0 || 2*gaps < len(heads)-1 {
 			continue
 		}
+		kids := p.children()
+		starts := lineStarts(kids, heads)
 		var runs []record
 		var sizes []int
 		for j, h := range heads {
-			stop := len(p.children())
+			from, stop := h, len(kids)
+			if starts != nil {
+				from = starts[j]
+			}
 			if j+1 < len(heads) {
 				stop = heads[j+1]
+				if starts != nil {
+					stop = starts[j+1]
+				}
 			}
-			nodes := p.children()[h:stop]
+			nodes := kids[from:stop]
 			if j+1 < len(heads) {
 				sizes = append(sizes, countSignificant(nodes))
 			} else {
-				nodes = trimRun(nodes, median(sizes))
+				// At least up to its head.
+				nodes = trimRun(nodes, max(median(sizes), countSignificant(nodes[:h-from])+1))
 			}
-			runs = append(runs, record{nodes: trimTrailingSpace(nodes)})
+			lead := h - from
+			for lead > 0 && nodes[0].isText() && nodes[0].textBytes == 0 {
+				nodes, lead = nodes[1:], lead-1
+			}
+			runs = append(runs, record{nodes: trimTrailingSpace(nodes), lead: lead})
 		}
 		out = append(out, runs)
 	}
 	return out
+}
+
+// lineStarts returns where each run starts when the runs are lines cut
+// by separators: when a <br> (or <hr>) stands between every two heads
+// and some line holds something before its head (a legacy page's
+// "04.03.2014 - <a>Title</a><br>"), a run starts after the last
+// separator before its head, so that what stands before a link on its
+// line is its item's (run from head to head, each item took the next
+// line's date). The first run takes as many nodes before its head as
+// the others usually have, back to a separator or the parent's start
+// (past a lead-in sentence). nil when the runs start at their heads.
+func lineStarts(kids []*node, heads []int) []int {
+	starts := make([]int, len(heads))
+	var leads []int
+	before := false
+	for j := 1; j < len(heads); j++ {
+		starts[j] = -1
+		for i := heads[j] - 1; i > heads[j-1]; i-- {
+			if separates(kids[i]) {
+				starts[j] = i + 1
+				break
+			}
+		}
+		if starts[j] < 0 {
+			return nil // not lines: two heads on one line
+		}
+		k := countSignificant(kids[starts[j]:heads[j]])
+		before = before || k > 0
+		leads = append(leads, k)
+	}
+	if !before {
+		return nil
+	}
+	want := median(leads)
+	starts[0] = heads[0]
+	for i, k := heads[0]-1, 0; i >= 0 && k < want && !separates(kids[i]); i-- {
+		if !kids[i].isText() || kids[i].textBytes > 0 {
+			k++
+		}
+		starts[0] = i
+	}
+	return starts
+}
+
+// separates reports whether n ends a line among inline siblings.
+func separates(n *node) bool {
+	return !n.isText() && (n.tag() == "br" || n.tag() == "hr")
 }
 
 // countSignificant counts elements and non-blank text nodes.
@@ -364,7 +433,7 @@ func sumsOf(recs []record) recordSums {
 		case s.text == 0 && s.links == 0:
 			// spacer rows and empty cells say nothing
 		case s.links > 0 && s.text >= 3:
-			if id := r.nodes[0].lookID; m.itemLook == 0 {
+			if id := r.head().lookID; m.itemLook == 0 {
 				m.itemLook = id
 			} else if id != m.itemLook {
 				m.looks = true
@@ -1008,12 +1077,12 @@ func (c *candidate) appendDescription(b []byte) []byte {
 		common = common[:len(classes)]
 		same := 0
 		for _, r := range c.records {
-			if r.nodes[0].lookID == c.head.lookID {
+			if r.head().lookID == c.head.lookID {
 				same++
 				continue
 			}
 			for i, cl := range classes {
-				for _, x := range r.nodes[0].look().classes {
+				for _, x := range r.head().look().classes {
 					if x == cl {
 						common[i]++
 					}
@@ -1032,7 +1101,17 @@ func (c *candidate) appendDescription(b []byte) []byte {
 		}
 	}
 	if c.kind == "runs" {
-		b = append(b, " and the siblings up to the next"...)
+		lines := false
+		for _, r := range c.records {
+			if lines = r.lead > 0; lines {
+				break
+			}
+		}
+		if lines {
+			b = append(b, " and the rest of its line (from <br> to <br>)"...)
+		} else {
+			b = append(b, " and the siblings up to the next"...)
+		}
 	}
 	switch {
 	case c.parents > 1 && c.parents == len(c.records):

@@ -405,7 +405,6 @@ var oddKnown = map[string]string{
 	"phpbb,first=sort,last=,n=3":               "runs in the title cell",
 	"phpbb,first=subscribe,last=,n=8,classed":  "runs in the title cell",
 	"phpbb,first=pager,last=,n=3,guard=nodate": "runs in the title cell",
-	"phpbb,first=,last=,n=8,guard=featured":    "runs in the title cell",
 	// The list chosen is the title links across cells: 28 links of odd
 	// rows are left out, too many to name one by one in XPath.
 	"gov-table,first=letters,last=prevnext,n=5": "the items right; no selectors",
