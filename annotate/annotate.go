@@ -166,7 +166,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 			break
 		}
 		c.fields = ch.choose(c, sampleRecords)
-		c.fieldScore()
+		c.fieldScore(p)
 	}
 	resortCandidates(cands, maxChosen)
 	// The best of those whose fields were chosen: one that was not may
@@ -281,7 +281,7 @@ func resortCandidates(c []*candidate, k int) {
 
 // fieldScore weighs a candidate by how many of its records got a title and
 // a link, and by whether the titles differ.
-func (c *candidate) fieldScore() {
+func (c *candidate) fieldScore(p *page) {
 	fc := c.fields
 	if len(fc.items) < minRecords {
 		c.rejected = "fewer than two records have a title"
@@ -298,7 +298,11 @@ func (c *candidate) fieldScore() {
 	n := float64(c.valid)
 	complete := float64(linked) / max(n, float64(len(fc.items)))
 	c.mul("records with a title and a link", 0.4+0.6*complete)
-	if d := float64(len(titles)) / float64(len(fc.items)); d < 0.7 {
+	d := float64(len(titles)) / float64(len(fc.items))
+	if d < 0.7 {
+		d = max(d, datedShare(p, fc))
+	}
+	if d < 0.7 {
 		c.mul("the same title in many records", d)
 	}
 	if c.kind == "runs" {
@@ -316,6 +320,34 @@ func (c *candidate) fieldScore() {
 			c.mul("runs that start with text before their title (each starts inside an item)", 0.5)
 		}
 	}
+}
+
+// datedShare is the share of items told apart by their title and date
+// (as written) together, when each item links to a page of its own (at
+// least 90 % distinct targets among the items): 0 otherwise. A table
+// of a council's documents repeats a few titles ("Regular Council
+// Meeting Minutes") over hundreds of rows, each row its own document
+// and meeting date, and is a list of items; titles that repeat without
+// a date to tell them apart (a call to action under each post, "Leave a
+// reply") are not the items' titles. The same-title penalty counts
+// these pairs: counting titles alone, it fell as 1/n with a few titles
+// over n rows, until the rows lost to their own cells.
+func datedShare(p *page, fc *fieldChoice) float64 {
+	hrefs := make(map[string]bool, len(fc.items))
+	pairs := make(map[string]bool, len(fc.items))
+	for _, it := range fc.items {
+		if it.link != nil {
+			hrefs[strings.TrimSpace(it.link.href())] = true
+		}
+		if it.dateAt != nil && it.dateEnd > it.dateStart {
+			pairs[it.titleText+"\x00"+p.text[it.dateStart:it.dateEnd]] = true
+		}
+	}
+	n := float64(len(fc.items))
+	if float64(len(hrefs)) < 0.9*n {
+		return 0
+	}
+	return float64(len(pairs)) / n
 }
 
 // structureOf describes a candidate.

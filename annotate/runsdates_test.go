@@ -38,6 +38,7 @@ func (v lineVariant) name() string {
 type lineItem struct {
 	title, link string
 	date        time.Time // zero: none
+	anyDate     bool      // the date is not checked
 }
 
 var lineTitles = []string{
@@ -144,6 +145,7 @@ func checkLineItems(got []dynamo.Item, want []lineItem) []string {
 		switch {
 		case it.Title != w.title || it.Link != w.link:
 			wrong = append(wrong, fmt.Sprintf("item %d: %q %s, want %q %s", i+1, it.Title, it.Link, w.title, w.link))
+		case w.anyDate:
 		case w.date.IsZero() && ok:
 			wrong = append(wrong, fmt.Sprintf("item %d: date %s, want none", i+1, d.Format("2006-01-02")))
 		case !w.date.IsZero() && (!ok || d.Format("2006-01-02") != w.date.Format("2006-01-02")):
