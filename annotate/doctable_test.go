@@ -2,7 +2,6 @@ package annotate_test
 
 import (
 	"fmt"
-	"math/rand"
 	"strings"
 	"testing"
 	"time"
@@ -84,14 +83,9 @@ func (v docVariant) page() ([]byte, []lineItem) {
 // docVariants are a half's tables: development seeds 1-24, held-out
 // 101-124.
 func docVariants(half string) []docVariant {
-	first := 1
-	if half == "heldout" {
-		first = 101
-	}
 	formats := []string{"January 2, 2006", "01/02/2006", "2006-01-02", "2 Jan 2006"}
 	var out []docVariant
-	for seed := first; seed < first+24; seed++ {
-		r := rand.New(rand.NewSource(int64(seed)))
+	for _, r := range halfRands(half, 24) {
 		out = append(out, docVariant{
 			rows:      []int{40, 120, 300, 600, 1500}[r.Intn(5)],
 			kinds:     2 + r.Intn(len(docKinds)-1),
@@ -165,48 +159,11 @@ func (v ctaVariant) page() ([]byte, []lineItem) {
 }
 
 func ctaVariants(half string) []ctaVariant {
-	first := 1
-	if half == "heldout" {
-		first = 101
-	}
 	var out []ctaVariant
-	for seed := first; seed < first+12; seed++ {
-		r := rand.New(rand.NewSource(int64(seed)))
+	for _, r := range halfRands(half, 12) {
 		out = append(out, ctaVariant{posts: 4 + r.Intn(60), ctas: 1 + r.Intn(len(ctaTexts)), excerpt: 3 + r.Intn(12), article: r.Intn(3) == 0, dated: r.Intn(2) == 0})
 	}
 	return out
-}
-
-// checkRepeated checks one page's items through the annotations and the
-// selectors: titles and links always, dates where the page has them.
-func checkRepeated(t *testing.T, page []byte, want []lineItem, opts annotate.Options) (bool, bool) {
-	res, err := annotate.Suggest(page, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	annotated, selected := true, true
-	if wrong := checkLineItems(res.Wrapped().Resource.Items, want); len(wrong) > 0 {
-		t.Errorf("annotations (list %s): %s", res.List.Path, strings.Join(wrong[:min(len(wrong), 3)], "; "))
-		annotated = false
-	}
-	sel, _, err := res.Selectors()
-	if err != nil {
-		t.Errorf("selectors: %v", err)
-		return annotated, false
-	}
-	c, err := sel.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := annotate.Follow(page, c, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if wrong := checkLineItems(f.Wrapped.Resource.Items, want); len(wrong) > 0 {
-		t.Errorf("selectors %+v: %s", sel, strings.Join(wrong[:min(len(wrong), 3)], "; "))
-		selected = false
-	}
-	return annotated, selected
 }
 
 func runRepeatedTitles(t *testing.T, half string) {
@@ -214,14 +171,14 @@ func runRepeatedTitles(t *testing.T, half string) {
 	for _, v := range docVariants(half) {
 		t.Run("docs,"+v.name(), func(t *testing.T) {
 			page, want := v.page()
-			a, s := checkRepeated(t, page, want, annotate.Options{URL: "https://www.example.gov/agendas/"})
+			a, s := checkItems(t, page, want, annotate.Options{URL: "https://www.example.gov/agendas/"})
 			docs, docsSel = docs+b2i(a), docsSel+b2i(s)
 		})
 	}
 	for _, v := range ctaVariants(half) {
 		t.Run("cta,"+v.name(), func(t *testing.T) {
 			page, want := v.page()
-			a, s := checkRepeated(t, page, want, annotate.Options{URL: "https://www.example.org/"})
+			a, s := checkItems(t, page, want, annotate.Options{URL: "https://www.example.org/"})
 			ctas, ctasSel = ctas+b2i(a), ctasSel+b2i(s)
 		})
 	}

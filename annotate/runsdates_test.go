@@ -107,18 +107,13 @@ func (v lineVariant) page() ([]byte, []lineItem) {
 // development half (seeds 1-48) was tuned on, the held-out half
 // (101-148) run once at the end.
 func lineVariants(half string) []lineVariant {
-	first := 1
-	if half == "heldout" {
-		first = 101
-	}
 	containers := []string{"p", "td", "td-font", "div"}
 	seps := []string{"<br>", "<br/>", "<BR>", "<br />", "<br>\n<br>"}
 	dates := []string{"before", "before", "before-b", "after", "none"}
 	formats := []string{"02.01.2006", "2 January 2006", "January 2, 2006", "2006-01-02", "02/01/2006", "Jan 2, 2006"}
 	joiners := []string{" - ", ": ", " | ", " &ndash; ", "&nbsp;&nbsp;", " "}
 	var out []lineVariant
-	for seed := first; seed < first+48; seed++ {
-		r := rand.New(rand.NewSource(int64(seed)))
+	for _, r := range halfRands(half, 48) {
 		out = append(out, lineVariant{
 			container: containers[r.Intn(len(containers))],
 			sep:       seps[r.Intn(len(seps))],
@@ -155,39 +150,67 @@ func checkLineItems(got []dynamo.Item, want []lineItem) []string {
 	return wrong
 }
 
+// halfRands are the generators of a half's n variants: the development
+// half's seeds from 1, the held-out half's from 101.
+func halfRands(half string, n int) []*rand.Rand {
+	first := 1
+	if half == "heldout" {
+		first = 101
+	}
+	out := make([]*rand.Rand, n)
+	for i := range out {
+		out[i] = rand.New(rand.NewSource(int64(first + i)))
+	}
+	return out
+}
+
+// followSuggested applies the selectors offered for a suggestion to its
+// page: the items they give, the selectors and their note.
+func followSuggested(t *testing.T, res *annotate.Result, page []byte, opts annotate.Options) ([]dynamo.Item, annotate.Selectors, string) {
+	t.Helper()
+	sel, note, err := res.Selectors()
+	if err != nil {
+		t.Fatalf("selectors: %v", err)
+	}
+	c, err := sel.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := annotate.Follow(page, c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Wrapped.Resource.Items, sel, note
+}
+
+// checkItems checks one page's items through the annotations and
+// through the selectors, and says which were right.
+func checkItems(t *testing.T, page []byte, want []lineItem, opts annotate.Options) (annotated, selected bool) {
+	t.Helper()
+	res, err := annotate.Suggest(page, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := checkLineItems(res.Wrapped().Resource.Items, want)
+	if len(wrong) > 0 {
+		t.Errorf("annotations (list %s): %s", res.List.Path, strings.Join(wrong[:min(len(wrong), 3)], "; "))
+	}
+	items, sel, note := followSuggested(t, res, page, opts)
+	wrongSel := checkLineItems(items, want)
+	if len(wrongSel) > 0 {
+		t.Errorf("selectors %+v (note %q): %s", sel, note, strings.Join(wrongSel[:min(len(wrongSel), 3)], "; "))
+	}
+	return len(wrong) == 0, len(wrongSel) == 0
+}
+
 func runLineVariants(t *testing.T, half string) {
 	vs := lineVariants(half)
 	annotated, selected := 0, 0
 	for _, v := range vs {
 		t.Run(v.name(), func(t *testing.T) {
 			page, want := v.page()
-			opts := annotate.Options{URL: "https://www.example.org/press.html"}
-			res, err := annotate.Suggest(page, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if wrong := checkLineItems(res.Wrapped().Resource.Items, want); len(wrong) > 0 {
-				t.Errorf("annotations (list %s): %s", res.List.Path, strings.Join(wrong, "; "))
-			} else {
-				annotated++
-			}
-			sel, note, err := res.Selectors()
-			if err != nil {
-				t.Fatalf("selectors: %v", err)
-			}
-			c, err := sel.Compile()
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := annotate.Follow(page, c, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if wrong := checkLineItems(f.Wrapped.Resource.Items, want); len(wrong) > 0 {
-				t.Errorf("selectors %+v (note %q): %s", sel, note, strings.Join(wrong, "; "))
-			} else {
-				selected++
-			}
+			a, s := checkItems(t, page, want, annotate.Options{URL: "https://www.example.org/press.html"})
+			annotated, selected = annotated+b2i(a), selected+b2i(s)
 		})
 	}
 	t.Logf("%s half: every item's title, link and date right on %d of %d variants through the annotations, %d through the selectors", half, annotated, len(vs), selected)

@@ -226,22 +226,11 @@ func TestSelectorsDateBesideTheLink(t *testing.T) {
 	if res.List.Date == "" {
 		t.Fatalf("no date chosen: %+v", res.List)
 	}
-	sel, note, err := res.Selectors()
-	if err != nil {
-		t.Fatal(err)
-	}
+	fb, sel, note := followSuggested(t, res, page, opts)
 	if note != "" {
 		t.Errorf("note %q", note)
 	}
-	c, err := sel.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := annotate.Follow(page, c, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, fb := res.Wrapped().Resource.Items, f.Wrapped.Resource.Items
+	a := res.Wrapped().Resource.Items
 	if len(a) != 12 {
 		t.Fatalf("%d items annotated, want 12", len(a))
 	}
