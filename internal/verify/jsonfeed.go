@@ -66,16 +66,44 @@ func JSONFeed(t testing.TB, doc []byte) Parsed {
 		}
 	}
 
-	feed, err := gofeed.NewParser().ParseString(string(doc))
-	if err != nil {
-		t.Fatalf("gofeed: %v\n%s", err, excerpt(doc))
-	}
+	feed := parseGofeed(t, doc)
 	// gofeed reports a JSON Feed's version as the feed declares it: the
 	// version URL.
 	if feed.FeedType != "json" || (feed.FeedVersion != "1.1" && feed.FeedVersion != raw.Version) {
 		t.Fatalf("gofeed reads %s %s, want json 1.1", feed.FeedType, feed.FeedVersion)
 	}
-	p := Parsed{Version: "json11", Title: feed.Title, Link: feed.Link, Subtitle: feed.Description, Language: feed.Language}
+	return fromGofeed(feed, "json11")
+}
+
+// Gofeed parses an RSS or Atom document with gofeed, the second reader
+// the project did not write (feedparser is the first), and fails the test
+// unless gofeed reads it as wantType ("rss" or "atom", gofeed's FeedType).
+// Version is gofeed's type and version ("rss1.0", "rss2.0", "atom1.0").
+func Gofeed(t testing.TB, doc []byte, wantType string) Parsed {
+	t.Helper()
+	feed := parseGofeed(t, doc)
+	if feed.FeedType != wantType {
+		t.Fatalf("gofeed reads a %s feed, want %s\n%s", feed.FeedType, wantType, excerpt(doc))
+	}
+	p := fromGofeed(feed, feed.FeedType+feed.FeedVersion)
+	if feed.UpdatedParsed != nil {
+		p.Updated = feed.UpdatedParsed.UTC().Format(time.RFC3339)
+	}
+	return p
+}
+
+func parseGofeed(t testing.TB, doc []byte) *gofeed.Feed {
+	t.Helper()
+	feed, err := gofeed.NewParser().ParseString(string(doc))
+	if err != nil {
+		t.Fatalf("gofeed: %v\n%s", err, excerpt(doc))
+	}
+	return feed
+}
+
+// fromGofeed is what gofeed read, in the form feedparser's reading has.
+func fromGofeed(feed *gofeed.Feed, version string) Parsed {
+	p := Parsed{Version: version, Title: feed.Title, Link: feed.Link, Subtitle: feed.Description, Language: feed.Language}
 	for _, it := range feed.Items {
 		e := Entry{ID: it.GUID, Title: it.Title, Link: it.Link, Summary: it.Content}
 		if e.Summary == "" {
