@@ -88,7 +88,10 @@ func Parse(body []byte, contentType string, opts Options) (res *Result, err erro
 	case kindXML:
 		text := toUTF8(body, contentType, true, rep)
 		text = dropEncodingDecl(stripIllegal(text, rep))
-		f, err = parseXMLSalvaging(fixMarkup(text, rep), rep)
+		text, bases := readXMLBases(fixMarkup(text, rep), absURL(opts.URL))
+		if f, err = parseXMLSalvaging(text, rep); err == nil {
+			f.bases = bases
+		}
 	case kindJSON:
 		f, err = parseJSON(repairJSON(stripIllegal(toUTF8(body, contentType, false, rep), rep), rep))
 	default:
@@ -133,6 +136,7 @@ type parsed struct {
 	rss    *rss.Feed
 	atom   *atom.Feed
 	json   *json.Feed
+	bases  *xmlBases // nil without xml:base
 }
 
 var (

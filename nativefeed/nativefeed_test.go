@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,11 @@ type wantItem struct {
 	title, link, date string
 	id                string // expected id; "" to skip
 	fromContent       bool
+	// Checked when set: a fragment of the item's text and of its
+	// description, its image URL, its update time in UTC (RFC 3339) and
+	// its enclosures.
+	text, desc, image, updated string
+	enclosures                 []dynamo.Enclosure
 }
 
 func checkItems(t *testing.T, got []dynamo.Item, want []wantItem) {
@@ -69,6 +75,21 @@ func checkItems(t *testing.T, got []dynamo.Item, want []wantItem) {
 		}
 		if w.id != "" && it.ID != w.id {
 			t.Errorf("item %d id = %s, want %s", i+1, it.ID, w.id)
+		}
+		if !strings.Contains(it.Text, w.text) {
+			t.Errorf("item %d text = %q, want it to contain %q", i+1, truncate(it.Text, 300), w.text)
+		}
+		if !strings.Contains(it.Description, w.desc) {
+			t.Errorf("item %d description = %q, want it to contain %q", i+1, truncate(it.Description, 300), w.desc)
+		}
+		if w.image != "" && (it.Image == nil || it.Image.URL != w.image) {
+			t.Errorf("item %d image = %+v, want %s", i+1, it.Image, w.image)
+		}
+		if w.updated != "" && it.Updated.UTC().Format(time.RFC3339) != w.updated {
+			t.Errorf("item %d updated = %s, want %s", i+1, it.Updated, w.updated)
+		}
+		if w.enclosures != nil && !slices.Equal(it.Enclosures, w.enclosures) {
+			t.Errorf("item %d enclosures = %+v\nwant %+v", i+1, it.Enclosures, w.enclosures)
 		}
 	}
 }
@@ -443,6 +464,8 @@ func TestDateFormats(t *testing.T) {
 		{"2006-01-02", "2006-01-02T00:00:00Z"},
 		{"January 2, 2006 3:04 PM", "2006-01-02T15:04:00Z"},
 		{"  Mon,  02 Jan 2006 15:04:05 +0000  ", "2006-01-02T15:04:05Z"},
+		{"mar, 24 nov 2026 09:00:00 +0100", "2026-11-24T09:00:00+01:00"}, // Spanish Tuesday, not March
+		{"Di, 24 Nov 2026 09:00:00 +0100", "2026-11-24T09:00:00+01:00"},
 	}
 	for _, tc := range tests {
 		feed := `<rss version="2.0"><channel><title>T</title><link>https://s.example/</link>` +

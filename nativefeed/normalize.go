@@ -1,6 +1,7 @@
 package nativefeed
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -42,9 +43,7 @@ func normalize(f *parsed, opts Options, w *warnings) *dynamo.Resource {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	if u, err := url.Parse(strings.TrimSpace(opts.URL)); err == nil && u.IsAbs() {
-		n.feedURL = u
-	} else if opts.URL != "" {
+	if n.feedURL = absURL(opts.URL); n.feedURL == nil && opts.URL != "" {
 		w.add("the feed URL %q is not an absolute URL; relative links stay relative", opts.URL)
 	}
 	doc := &dynamo.Resource{RSSID: opts.RSSID, Timestamp: now}
@@ -60,7 +59,11 @@ func normalize(f *parsed, opts Options, w *warnings) *dynamo.Resource {
 func (n *normalizer) channel(ch *dynamo.Channel, feedURL string) {
 	f := n.f.feed
 	var problem string
-	if ch.Link, problem = resolveLink(n.feedURL, f.Link); problem != "" {
+	linkBase := n.feedURL
+	if n.f.bases != nil && n.f.bases.channel != nil {
+		linkBase = n.f.bases.channel
+	}
+	if ch.Link, problem = resolveLink(linkBase, f.Link); problem != "" {
 		n.w.add("the feed's link %s; the feed URL is used", problem)
 	}
 	if ch.Link == "" {
@@ -70,7 +73,7 @@ func (n *normalizer) channel(ch *dynamo.Channel, feedURL string) {
 	if u, err := url.Parse(ch.Link); err == nil && u.IsAbs() {
 		n.site = u
 	}
-	ch.Title = plainText(f.Title)
+	ch.Title = titleText(f.Title)
 	if ch.Title == "" {
 		ch.Title = ch.Link
 		n.w.add("the feed has no title; it is titled with its link")
@@ -78,7 +81,7 @@ func (n *normalizer) channel(ch *dynamo.Channel, feedURL string) {
 	ch.Description, _ = descriptionHTML(f.Description, n.site)
 	if f.Image != nil && strings.TrimSpace(f.Image.URL) != "" {
 		if src, problem := resolveLink(n.site, f.Image.URL); problem == "" {
-			ch.Image = &dynamo.Image{URL: src, Link: ch.Link, Title: plainText(f.Image.Title)}
+			ch.Image = &dynamo.Image{URL: src, Link: ch.Link, Title: titleText(f.Image.Title)}
 			if ch.Image.Title == "" {
 				ch.Image.Title = ch.Title
 			}
@@ -135,17 +138,30 @@ type idKey struct {
 // item converts one feed item; ok is false for an item with nothing to
 // show (no title, no content, no link).
 func (n *normalizer) item(i int, fi *gofeed.Item) (it dynamo.Item, key idKey, ok bool) {
-	link, problem := n.itemLink(i, fi)
+	bases := n.f.bases.item(i, len(n.f.feed.Items))
+	linkBase := n.site
+	if b := cmp.Or(bases["link"], bases[""]); b != nil {
+		linkBase = b
+	}
+	link, problem := n.itemLink(i, fi, linkBase)
 	if problem != "" {
 		n.w.add("item %d: its link %s; left without a link of its own", i+1, problem)
 	}
 	it.Link = link
+	// URLs in the item resolve against its xml:base, else its link.
 	base := n.site
 	if u, err := url.Parse(link); err == nil && link != "" {
 		base = u
 	}
-	it.Title = plainText(fi.Title)
-	it.Description, it.Text = descriptionHTML(n.content(i, fi), base)
+	base = cmp.Or(bases[""], base)
+	it.Title = titleText(fi.Title)
+	content, from := n.content(i, fi)
+	it.Description, it.Text = descriptionHTML(content, cmp.Or(bases[from], base))
+	if it.Text == "" {
+		if d := mediaDescription(fi); d != "" {
+			it.Description, it.Text = descriptionHTML(d, base)
+		}
+	}
 	switch {
 	case it.Title != "":
 	case it.Text != "":
@@ -169,9 +185,13 @@ func (n *normalizer) item(i int, fi *gofeed.Item) (it dynamo.Item, key idKey, ok
 		key = idKey{dynamo.ItemID("", false, it.Title, it.Description), "title and description"}
 		it.IDFromContent = true
 	}
+	picture := mediaPicture(fi)
 	if fi.Image != nil && strings.TrimSpace(fi.Image.URL) != "" {
-		if src, problem := resolveLink(base, fi.Image.URL); problem == "" {
-			it.Image = &dynamo.Image{URL: src, Link: link, Title: plainText(fi.Image.Title)}
+		picture = fi.Image
+	}
+	if picture != nil {
+		if src, problem := resolveLink(base, picture.URL); problem == "" {
+			it.Image = &dynamo.Image{URL: src, Link: link, Title: titleText(picture.Title)}
 			if it.Image.Title == "" {
 				it.Image.Title = it.Title
 			}
@@ -184,8 +204,8 @@ func (n *normalizer) item(i int, fi *gofeed.Item) (it dynamo.Item, key idKey, ok
 }
 
 // itemLink is the item's own link: its link, else an RSS guid that is a
-// permalink, else a JSON Feed external_url.
-func (n *normalizer) itemLink(i int, fi *gofeed.Item) (string, string) {
+// permalink, else a JSON Feed external_url; resolved against base.
+func (n *normalizer) itemLink(i int, fi *gofeed.Item, base *url.URL) (string, string) {
 	candidates := []string{fi.Link}
 	if n.f.rss != nil && i < len(n.f.rss.Items) {
 		if g := n.f.rss.Items[i].GUID; g != nil && !strings.EqualFold(strings.TrimSpace(g.IsPermalink), "false") && isHTTPURL(g.Value) {
@@ -197,7 +217,7 @@ func (n *normalizer) itemLink(i int, fi *gofeed.Item) (string, string) {
 	}
 	for _, c := range candidates {
 		if strings.TrimSpace(c) != "" {
-			return resolveLink(n.site, c)
+			return resolveLink(base, c)
 		}
 	}
 	return "", ""
@@ -205,31 +225,32 @@ func (n *normalizer) itemLink(i int, fi *gofeed.Item) (string, string) {
 
 // content is the item's HTML: its full content when the feed has it, else
 // its description or summary. Text that a format marks as plain (Atom
-// type="text", JSON Feed content_text) is escaped to HTML.
-func (n *normalizer) content(i int, fi *gofeed.Item) string {
+// type="text", JSON Feed content_text) is escaped to HTML. from is the
+// local name of the XML element it came from, whose xml:base applies.
+func (n *normalizer) content(i int, fi *gofeed.Item) (html, from string) {
 	switch {
 	case n.f.atom != nil && i < len(n.f.atom.Entries):
 		if c := n.f.atom.Entries[i].Content; c != nil && strings.TrimSpace(c.Value) != "" {
 			if t := strings.ToLower(c.Type); t == "" || t == "text" {
-				return textHTML(c.Value)
+				return textHTML(c.Value), "content"
 			}
-			return c.Value
+			return c.Value, "content"
 		}
-		return fi.Description
+		return fi.Description, "summary"
 	case n.f.json != nil && i < len(n.f.json.Items):
 		ji := n.f.json.Items[i]
 		switch {
 		case strings.TrimSpace(ji.ContentHTML) != "":
-			return ji.ContentHTML
+			return ji.ContentHTML, ""
 		case strings.TrimSpace(ji.ContentText) != "":
-			return textHTML(ji.ContentText)
+			return textHTML(ji.ContentText), ""
 		}
-		return textHTML(ji.Summary)
+		return textHTML(ji.Summary), ""
 	}
 	if strings.TrimSpace(fi.Content) != "" {
-		return fi.Content
+		return fi.Content, "encoded"
 	}
-	return fi.Description
+	return fi.Description, "description"
 }
 
 // textHTML is plain text as HTML: escaped, line breaks kept.
@@ -283,7 +304,15 @@ func (n *normalizer) enclosures(i int, fi *gofeed.Item, base *url.URL) []dynamo.
 			n.w.add("item %d: the enclosure %s; left out", i+1, problem)
 			return
 		}
-		if slices.ContainsFunc(out, func(e dynamo.Enclosure) bool { return e.URL == u }) {
+		if k := slices.IndexFunc(out, func(e dynamo.Enclosure) bool { return e.URL == u }); k >= 0 {
+			// The same file again (an enclosure and its media:content):
+			// it completes what the first mention left out.
+			if out[k].Type == "" {
+				out[k].Type, _ = values.MediaType(mediaType)
+			}
+			if out[k].Length == 0 {
+				out[k].Length, _ = values.Size(length)
+			}
 			return
 		}
 		e := dynamo.Enclosure{URL: u}
@@ -301,12 +330,7 @@ func (n *normalizer) enclosures(i int, fi *gofeed.Item, base *url.URL) []dynamo.
 			add(e.URL, e.Type, e.Length)
 		}
 	}
-	media := fi.Extensions["media"]
-	contents := media["content"]
-	for _, g := range media["group"] {
-		contents = append(contents, g.Children["content"]...)
-	}
-	for _, c := range contents {
+	for _, c := range mediaElements(fi, "content") {
 		if c.Attrs["medium"] == "image" || strings.HasPrefix(c.Attrs["type"], "image/") {
 			continue
 		}
@@ -314,6 +338,55 @@ func (n *normalizer) enclosures(i int, fi *gofeed.Item, base *url.URL) []dynamo.
 	}
 	return out
 }
+
+// mediaElements returns the item's Media RSS elements named local: those
+// of the item, then those in its media:group elements (YouTube puts
+// everything in a group).
+func mediaElements(fi *gofeed.Item, local string) []gofeedext.Extension {
+	media := fi.Extensions["media"]
+	list := slices.Clone(media[local])
+	for _, g := range media["group"] {
+		list = append(list, g.Children[local]...)
+	}
+	return list
+}
+
+// mediaPicture is the item's picture in Media RSS, for an item the parser
+// found none for: its media:thumbnail (YouTube, Reddit, Blogger, GitHub),
+// else a media:content that is a picture.
+func mediaPicture(fi *gofeed.Item) *gofeed.Image {
+	for _, th := range mediaElements(fi, "thumbnail") {
+		if u := strings.TrimSpace(th.Attrs["url"]); u != "" {
+			return &gofeed.Image{URL: u}
+		}
+	}
+	for _, c := range mediaElements(fi, "content") {
+		if u := strings.TrimSpace(c.Attrs["url"]); u != "" && (c.Attrs["medium"] == "image" || strings.HasPrefix(c.Attrs["type"], "image/")) {
+			return &gofeed.Image{URL: u}
+		}
+	}
+	return nil
+}
+
+// mediaDescription is the item's media:description as HTML, the text of
+// an item that has no description of its own (a YouTube video): plain
+// text unless its type says html.
+func mediaDescription(fi *gofeed.Item) string {
+	for _, d := range mediaElements(fi, "description") {
+		if strings.TrimSpace(d.Value) == "" {
+			continue
+		}
+		if strings.EqualFold(strings.TrimSpace(d.Attrs["type"]), "html") {
+			return d.Value
+		}
+		return textHTML(d.Value)
+	}
+	return ""
+}
+
+// rfc822Weekday matches a date that starts with a word and a comma, the
+// place of RFC 822's day of the week; the submatch is the rest.
+var rfc822Weekday = regexp.MustCompile(`^\p{L}+\.?,\s*(\S.*)$`)
 
 var (
 	itunesDuration = regexp.MustCompile(`^\d+(:\d{1,2}){0,2}$`)
@@ -378,6 +451,14 @@ func (n *normalizer) date(what, raw string, parsed *time.Time) (string, bool) {
 	}
 	if parsed != nil && !parsed.IsZero() {
 		return parsed.Format(time.RFC3339), true
+	}
+	if m := rfc822Weekday.FindStringSubmatch(raw); m != nil {
+		// RFC 822's optional day of the week, in a language the date
+		// parsers do not know ("mar," is Spanish Tuesday, and March):
+		// the date says the day without it.
+		if t, ok := dates.Parse(m[1], n.loc); ok {
+			return t.Format(time.RFC3339), true
+		}
 	}
 	n.w.add("%s: the date %q cannot be read; the text is kept", what, truncate(raw, 60))
 	return collapseSpace(raw), false

@@ -3,6 +3,7 @@ package nativefeed
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -21,6 +22,24 @@ var (
 	excerpt       = dynamo.TitleFromText
 )
 
+// markupSign is what makes a title markup rather than text: an end tag,
+// a void element that has none (<br>, <img …>), a comment, or a character
+// or entity reference.
+var markupSign = regexp.MustCompile(`</[A-Za-z][A-Za-z0-9]*\s*>|<!--|<(?i:br|hr|img|wbr)\b[^>]*>|&(#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);`)
+
+// titleText returns a title's text. Feeds put both text and markup in
+// titles, and RSS and JSON Feed do not say which (Atom's type is often
+// wrong too: Reddit escapes its text titles twice). A title is read as
+// markup, tags stripped and references decoded, when it looks like markup
+// as feedparser judges it (markupSign); otherwise it is text, so that
+// "The <blink> tag" or "On <footnotes>" keep their words.
+func titleText(s string) string {
+	if markupSign.MatchString(s) {
+		return plainText(s)
+	}
+	return collapseSpace(s)
+}
+
 // descriptionHTML returns the sanitized HTML, URLs resolved against base,
 // and its plain text.
 func descriptionHTML(fragment string, base *url.URL) (string, string) {
@@ -34,6 +53,14 @@ func resolveLink(base *url.URL, ref string) (string, string) {
 		return "", ""
 	}
 	return values.ResolveLink(base, ref)
+}
+
+// absURL parses s as an absolute URL; nil when it is not one.
+func absURL(s string) *url.URL {
+	if u, err := url.Parse(strings.TrimSpace(s)); err == nil && u.IsAbs() {
+		return u
+	}
+	return nil
 }
 
 func isHTTPURL(s string) bool {
