@@ -22,20 +22,24 @@ var fuzzSeeds = []string{
 	`{"version":"https://jsonfeed.org/version/1.1","items":"nope"}`,
 	"\xff\xfe<\x00r\x00s\x00s\x00>\x00",
 	`<?xml version="1.0" encoding="utf-16"?><rss><channel><title>t</title></channel></rss>`,
+	`<feed xmlns="http://www.w3.org/2005/Atom" xml:base="::"><link href="a"/><entry xml:base="x.html" xml:base="y/"><link href="#f" xml:base="//h"/><content type="xhtml" xml:base="/m/"><div xmlns="http://www.w3.org/1999/xhtml"><a href="b">b</a></div></content></entry><entry xml:base="javascript:x"><link href="c"/></entry></feed>`,
+	`<rss xml:base="https://s.example/a.html"><channel><item><title>mar, 24 nov</title><pubDate>mar, 24 nov 2026 09:00:00 +0100</pubDate><media:group xmlns:media="http://search.yahoo.com/mrss/"><media:thumbnail url="t.jpg"/><media:description type="html">&lt;b&gt;d</media:description></media:group><enclosure url="e"/><media:content xmlns:media="http://search.yahoo.com/mrss/" url="e" fileSize="9"/></item></channel></rss>`,
 }
 
 func FuzzParse(f *testing.F) {
-	entries, err := os.ReadDir("testdata")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			b, err := os.ReadFile(filepath.Join("testdata", e.Name()))
-			if err != nil {
-				f.Fatal(err)
+	for _, dir := range []string{"testdata", filepath.Join("testdata", "corpus", "dev")} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() {
+				b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(b, "")
 			}
-			f.Add(b, "")
 		}
 	}
 	for _, s := range fuzzSeeds {
