@@ -81,14 +81,21 @@ func Parse(body []byte, contentType string, opts Options) (res *Result, err erro
 			res, err = nil, fmt.Errorf("read feed: the parser failed on this input: %v", p)
 		}
 	}()
-	kind, root := sniff(body, contentType)
 	rep := &repairs{}
+	body, gzipped, err := gunzipInner(body, maxInnerGzip)
+	if err != nil {
+		return nil, err // decompressed too far, or not at all: nothing to read
+	}
+	if gzipped {
+		rep.add("the body was gzip-compressed once more inside its Content-Encoding: decompressed")
+	}
+	kind, root := sniff(body, contentType)
 	var f *parsed
 	switch kind {
 	case kindXML:
 		text := toUTF8(body, contentType, true, rep)
 		text = dropEncodingDecl(stripIllegal(text, rep))
-		text, bases := readXMLBases(fixMarkup(text, rep), absURL(opts.URL))
+		text, bases := readXMLBases(typeEscaped(fixMarkup(text, rep), rep), absURL(opts.URL))
 		if f, err = parseXMLSalvaging(text, rep); err == nil {
 			f.bases = bases
 		}
@@ -124,6 +131,11 @@ func notFeed(root string) error {
 // the body, so it is cheap enough for every fetch. contentType matters for
 // JSON only: application/feed+json marks a JSON Feed.
 func Detect(body []byte, contentType string) bool {
+	if inner, ok, _ := gunzipInner(body[:min(len(body), sniffLimit)], sniffLimit); ok && len(inner) > 0 {
+		// The start of the compressed body decompresses to the start of
+		// the feed (a cut stream gives what it has).
+		body = inner
+	}
 	kind, _ := sniff(body, contentType)
 	return kind != kindNone
 }

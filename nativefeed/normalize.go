@@ -203,10 +203,13 @@ func (n *normalizer) item(i int, fi *gofeed.Item) (it dynamo.Item, key idKey, ok
 	return it, key, true
 }
 
-// itemLink is the item's own link: its link, else an RSS guid that is a
-// permalink, else a JSON Feed external_url; resolved against base.
+// itemLink is the item's own link: its feedburner:origLink, else its
+// link, else an RSS guid that is a permalink, else a JSON Feed
+// external_url; resolved against base.
 func (n *normalizer) itemLink(i int, fi *gofeed.Item, base *url.URL) (string, string) {
-	candidates := []string{fi.Link}
+	// FeedBurner's origLink is the permalink its tracking link redirects
+	// to; an archive keeps the one that outlives the redirector.
+	candidates := []string{first(fi.Extensions["feedburner"]["origLink"]), fi.Link}
 	if n.f.rss != nil && i < len(n.f.rss.Items) {
 		if g := n.f.rss.Items[i].GUID; g != nil && !strings.EqualFold(strings.TrimSpace(g.IsPermalink), "false") && isHTTPURL(g.Value) {
 			candidates = append(candidates, g.Value)
@@ -384,6 +387,13 @@ func mediaDescription(fi *gofeed.Item) string {
 	return ""
 }
 
+// placeholderDate reports whether t is what a generator writes for "no
+// date": Go's zero time (Hugo's "Mon, 01 Jan 0001 00:00:00 +0000"), a year
+// before 100, or the Unix epoch's first second.
+func placeholderDate(t time.Time) bool {
+	return t.Year() < 100 || t.Equal(time.Unix(0, 0))
+}
+
 // rfc822Weekday matches a date that starts with a word and a comma, the
 // place of RFC 822's day of the week; the submatch is the rest.
 var rfc822Weekday = regexp.MustCompile(`^\p{L}+\.?,\s*(\S.*)$`)
@@ -446,19 +456,22 @@ func (n *normalizer) date(what, raw string, parsed *time.Time) (string, bool) {
 	if raw == "" {
 		return "", false
 	}
-	if t, ok := dates.Parse(raw, n.loc); ok {
-		return t.Format(time.RFC3339), true
+	t, ok := dates.Parse(raw, n.loc)
+	if !ok && parsed != nil && !parsed.IsZero() {
+		t, ok = *parsed, true
 	}
-	if parsed != nil && !parsed.IsZero() {
-		return parsed.Format(time.RFC3339), true
-	}
-	if m := rfc822Weekday.FindStringSubmatch(raw); m != nil {
+	if m := rfc822Weekday.FindStringSubmatch(raw); !ok && m != nil {
 		// RFC 822's optional day of the week, in a language the date
 		// parsers do not know ("mar," is Spanish Tuesday, and March):
 		// the date says the day without it.
-		if t, ok := dates.Parse(m[1], n.loc); ok {
-			return t.Format(time.RFC3339), true
-		}
+		t, ok = dates.Parse(m[1], n.loc)
+	}
+	switch {
+	case ok && placeholderDate(t):
+		n.w.add("%s: the date %q is a zero value, not a date; left out", what, truncate(raw, 60))
+		return "", false
+	case ok:
+		return t.Format(time.RFC3339), true
 	}
 	n.w.add("%s: the date %q cannot be read; the text is kept", what, truncate(raw, 60))
 	return collapseSpace(raw), false

@@ -1,6 +1,8 @@
 package nativefeed
 
 import (
+	"bytes"
+	"compress/gzip"
 	"strings"
 	"testing"
 
@@ -193,4 +195,60 @@ func TestSalvage(t *testing.T) {
 		}
 		wantWarnings(t, res.Warnings, "complete items before the damage were read")
 	}
+}
+
+// TestGzipInsideContentEncoding reads a body compressed once more than its
+// Content-Encoding said, and refuses one that decompresses too far or not
+// at all, with an error saying so.
+func TestGzipInsideContentEncoding(t *testing.T) {
+	feed := rssDoc("", "Twice", "")
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		z := gzip.NewWriter(&buf)
+		z.Write(b)
+		z.Close()
+		return buf.Bytes()
+	}
+	body := gz([]byte(feed))
+	if !Detect(body, "application/rss+xml") {
+		t.Error("Detect does not see the feed inside the gzip")
+	}
+	res := parse(t, body, "application/rss+xml")
+	if len(res.Resource.Items) != 1 || res.Resource.Items[0].Title != "Twice" {
+		t.Errorf("items %+v", res.Resource.Items)
+	}
+	wantWarnings(t, res.Warnings, "gzip-compressed once more")
+	if _, err := Parse(body[:len(body)/2], "", Options{}); err == nil {
+		t.Error("half a gzip stream: no error")
+	}
+	bomb := gz(bytes.Repeat([]byte(" "), maxInnerGzip+1))
+	if _, err := Parse(bomb, "", Options{}); err == nil || !strings.Contains(err.Error(), "decompresses to more than") {
+		t.Errorf("gzip bomb: err = %v", err)
+	}
+	if _, err := Parse([]byte{0x1f, 0x8b, 8, 0, 0}, "", Options{}); err == nil || !strings.Contains(err.Error(), "does not decompress") {
+		t.Errorf("broken gzip: err = %v", err)
+	}
+}
+
+// TestSmallerRepairs: Atom 0.3's escaped text, placeholder dates and
+// FeedBurner's original links.
+func TestSmallerRepairs(t *testing.T) {
+	atom03 := `<feed version="0.3" xmlns="http://purl.org/atom/ns#"><title mode="escaped">A &amp;amp; B</title>` +
+		`<entry><title mode="escaped" type="text/plain">x &amp;lt;y&amp;gt;</title><link rel="alternate" href="https://a.example/1"/>` +
+		`<content mode="escaped">&lt;p&gt;Hi &lt;b&gt;there&lt;/b&gt;&lt;/p&gt;</content></entry></feed>`
+	res := parse(t, []byte(atom03), "")
+	if it := res.Resource.Items[0]; res.Resource.Channel.Title != "A & B" || it.Title != "x <y>" || it.Text != "Hi there" {
+		t.Errorf("atom 0.3: %q, %q, %q", res.Resource.Channel.Title, it.Title, it.Text)
+	}
+	rss := `<rss version="2.0" xmlns:feedburner="http://rssnamespace.org/feedburner/ext/1.0"><channel><title>T</title><link>https://s.example/</link>
+	<item><title>Zero</title><link>https://feeds.example/~r/x/1</link><feedburner:origLink>https://s.example/1</feedburner:origLink><pubDate>Mon, 01 Jan 0001 00:00:00 +0000</pubDate></item>
+	<item><title>Epoch</title><link>https://s.example/2</link><pubDate>1970-01-01T00:00:00Z</pubDate></item>
+	<item><title>Old but real</title><link>https://s.example/3</link><pubDate>1970-01-02T00:00:00Z</pubDate></item></channel></rss>`
+	res = parse(t, []byte(rss), "")
+	checkItems(t, res.Resource.Items, []wantItem{
+		{title: "Zero", link: "https://s.example/1"},
+		{title: "Epoch", link: "https://s.example/2"},
+		{title: "Old but real", link: "https://s.example/3", date: "1970-01-02T00:00:00Z"},
+	})
+	wantWarnings(t, res.Warnings, `item 1: the date "Mon, 01 Jan 0001 00:00:00 +0000" is a zero value`, `item 2: the date "1970-01-01T00:00:00Z" is a zero value`)
 }
