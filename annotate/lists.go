@@ -536,12 +536,16 @@ func (c *candidate) detailScore(seen *[]detailed) {
 	if agree := float64(d.top) / n; agree < 0.5 {
 		c.mul("records of different shapes", 0.5+agree)
 	}
+	if d.parts > 1 {
+		c.mul("records that are the parts of one item in each parent", 1/float64(d.parts))
+	}
 }
 
 // detailCounts are what detailScore counts in a candidate's records: the
 // pages they link to, those holding several items, and how many have the
-// most common shape.
-type detailCounts struct{ hrefs, multi, top int }
+// most common shape, and, for a list across parents whose records are
+// the parts of one item in each (partsPerParent), how many parts.
+type detailCounts struct{ hrefs, multi, top, parts int }
 
 // detailed is a list of records counted by detailScore: two candidates
 // may hold the same records (one list, found in its parent and across
@@ -573,6 +577,7 @@ func sameRecords(a, b []record) bool {
 func countDetail(records []record) detailCounts {
 	hrefs := make(map[string]int, len(records))
 	multi := 0
+	var kinds partKinds
 	shapes := map[string]*int{}
 	var shape []byte
 	for _, r := range records {
@@ -583,9 +588,10 @@ func countDetail(records []record) detailCounts {
 		first, long := longLinks(r)
 		if long > 0 {
 			hrefs[first]++
-		} else if h := firstLink(r); h != "" {
-			hrefs[h]++
+		} else if first = firstLink(r); first != "" {
+			hrefs[first]++
 		}
+		kinds.add(r.nodes[0].parent(), first)
 		if long >= 3 {
 			multi++
 		}
@@ -601,7 +607,7 @@ func countDetail(records []record) detailCounts {
 	for _, k := range shapes {
 		top = max(top, *k)
 	}
-	return detailCounts{hrefs: len(hrefs), multi: multi, top: top}
+	return detailCounts{hrefs: len(hrefs), multi: multi, top: top, parts: kinds.parts()}
 }
 
 // strayGroups drops from a candidate made across parents the records of

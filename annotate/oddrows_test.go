@@ -397,14 +397,6 @@ var oddRowsDir = flag.String("oddrows", "", "write the odd-row variants' pages i
 // oddKnown are the variants that fail, and why: each is checked to fail
 // still (a fix must take it off the list), and skipped.
 var oddKnown = map[string]string{
-	// The phpbb rows hold the title link and the author's link in one
-	// cell: a run of each link and what follows it, two an item, wins
-	// over the rows, on main without any odd row too (n=3, featured).
-	"phpbb,first=,last=,n=3":                   "runs in the title cell",
-	"phpbb,first=pager,last=,n=8":              "runs in the title cell",
-	"phpbb,first=sort,last=,n=3":               "runs in the title cell",
-	"phpbb,first=subscribe,last=,n=8,classed":  "runs in the title cell",
-	"phpbb,first=pager,last=,n=3,guard=nodate": "runs in the title cell",
 	// The list chosen is the title links across cells: 28 links of odd
 	// rows are left out, too many to name one by one in XPath.
 	"gov-table,first=letters,last=prevnext,n=5": "the items right; no selectors",
