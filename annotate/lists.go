@@ -430,8 +430,9 @@ func sumsOf(recs []record) recordSums {
 	for _, r := range recs {
 		s := statsOf(r)
 		switch {
-		case s.text == 0 && s.links == 0:
-			// spacer rows and empty cells say nothing
+		case s.text == 0 && s.links == 0, s.links == 0 && headerRow(r):
+			// spacer rows and empty cells say nothing, nor does a
+			// table's header row: a list in a table has one on top
 		case s.links > 0 && s.text >= 3:
 			if id := r.head().lookID; m.itemLook == 0 {
 				m.itemLook = id
@@ -449,6 +450,25 @@ func sumsOf(recs []record) recordSums {
 		}
 	}
 	return m
+}
+
+// headerRow reports whether a record is a table's header row: a tr
+// whose cells are all header cells (th).
+func headerRow(r record) bool {
+	if len(r.nodes) != 1 || r.nodes[0].tag() != "tr" {
+		return false
+	}
+	cells := 0
+	for _, ch := range r.nodes[0].children() {
+		switch {
+		case ch.isText():
+		case ch.tag() == "th":
+			cells++
+		default:
+			return false
+		}
+	}
+	return cells > 0
 }
 
 // scorable reports whether records summing to m can score above 0: a
