@@ -626,8 +626,10 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		case runes > 200:
 			score -= 3
 		}
-		if n.tag() != "a" && n.links > 0 && n.linkTextBytes*2 < n.textBytes {
-			score -= 2 // text around links: a line, not a title
+		if n.tag() != "a" && (n.links > 0 && n.linkTextBytes*2 < n.textBytes || n.links > 1) {
+			// Text around links, or several links (a topic's and its
+			// starter's): a line, not a title.
+			score -= 2
 		}
 		if n.tag() == "a" && n.parent() != nil && (isHeading(n.parent().tag()) || n.parent().tag() == "b" || n.parent().tag() == "strong") {
 			score += 1

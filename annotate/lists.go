@@ -612,7 +612,7 @@ func countDetail(records []record) detailCounts {
 			hrefs[first]++
 		}
 		kinds.add(r.nodes[0].parent(), first)
-		if long >= 3 {
+		if long >= 3 && !oneLinkedHeading(r) {
 			multi++
 		}
 		shape = appendShape(shape[:0], r)
@@ -664,6 +664,7 @@ func (c *candidate) strayGroups() {
 	var sh shapeTable
 	shapes := make([]int32, len(c.records)) // -1: not a record that may be an item
 	links := make([]int, 0, len(c.records))
+	texts := make([]int, 0, len(c.records))
 	var records, parents shapeCounter
 	for i, r := range c.records {
 		shapes[i] = -1
@@ -672,6 +673,7 @@ func (c *candidate) strayGroups() {
 			continue // as detailScore, only records that may be items
 		}
 		links = append(links, s.links)
+		texts = append(texts, s.text)
 		shapes[i] = sh.of(r)
 		records.add(shapes[i])
 		if i == 0 || r.nodes[0].parent() != c.records[i-1].nodes[0].parent() {
@@ -679,9 +681,10 @@ func (c *candidate) strayGroups() {
 		}
 	}
 	wantRecord, wantParent := shapeBag(sh.text(records.mostCommon()), false), shapeBag(sh.text(parents.mostCommon()), true)
-	wantLinks := median(links)
-	// The parents' records: how many each holds, and their text.
-	type group struct{ from, to, valid, text int }
+	wantLinks, wantText := median(links), median(texts)
+	// The parents' records: how many each holds, their text, and the
+	// most text one of them holds.
+	type group struct{ from, to, valid, text, most int }
 	groups := make([]group, 0, c.parents)
 	for i := 0; i < len(c.records); {
 		// A parent's records are consecutive: findCandidates adds each
@@ -689,8 +692,10 @@ func (c *candidate) strayGroups() {
 		g := group{from: i, to: i}
 		for ; g.to < len(c.records) && c.records[g.to].nodes[0].parent() == c.records[i].nodes[0].parent(); g.to++ {
 			if shapes[g.to] >= 0 {
+				text := statsOf(c.records[g.to]).text
 				g.valid++
-				g.text += statsOf(c.records[g.to]).text
+				g.text += text
+				g.most = max(g.most, text)
 			}
 		}
 		groups = append(groups, g)
@@ -738,6 +743,15 @@ func (c *candidate) strayGroups() {
 					alike = false
 				}
 			}
+		}
+		// A parent holding several records, fewer than the others,
+		// each with less than half the text most records have: a menu
+		// of short links ("Home", "Documents") in the cell beside a
+		// legacy page's list, of the list's tags. (A parent of one
+		// record with a short title is an item of a list of one a
+		// parent: a card, a day's post.)
+		if alike && g.valid >= minRecords && 2*g.most < wantText && 2*g.valid < valid {
+			alike = false
 		}
 		if alike || g.valid == 0 {
 			kept += g.valid
@@ -979,6 +993,31 @@ func longLinks(r record) (string, int) {
 		return m.links > 0 && m.textBytes >= 12, false
 	})
 	return found[0], n
+}
+
+// oneLinkedHeading reports whether the record's first heading holds a
+// long link (12 bytes of text or more, as longLinks counts) and no other
+// heading does. A record headed so (a release's name over its notes and
+// its assets) is one item, however many long links follow the heading:
+// a record holding several items holds several headings that link, or
+// one over them that does not (a month's heading over its posts, a
+// wiki's section heading and its "edit" link).
+func oneLinkedHeading(r record) bool {
+	linked, first := 0, false
+	walkUntil(r, func(n *node) (bool, bool) {
+		if isHeading(n.tag()) {
+			if n.linkTextBytes >= 12 {
+				linked++
+			}
+			if !first && linked == 0 {
+				return false, true // the first heading holds no link
+			}
+			first = true
+			return false, linked > 1
+		}
+		return n.headings > 0, false
+	})
+	return first && linked == 1
 }
 
 // firstLink returns the target of the record's first link to a page.
