@@ -14,6 +14,7 @@ import (
 
 	"github.com/dynamo-feeds/dynamo/dates"
 	"github.com/dynamo-feeds/dynamo/values"
+	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
 // fieldChoice is what each item of a list gets: its title, link,
@@ -608,8 +609,12 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		default:
 			return true
 		}
-		if n.textBytes > 400 || at != nil && !at.has(n) {
-			return true // too long for a title, or not at the place: look inside
+		if n.textBytes > 400 || at != nil && !at.has(n) || blockParts(n) > 1 {
+			// Too long for a title, not at the place, or holding two
+			// blocks (a card's link around its title's, company's and
+			// place's divs), which the wrapper reads as no title
+			// (wrapper.CrossesBlocks): look inside.
+			return true
 		}
 		text := ch.p.textOf(n)
 		runes := utf8.RuneCountInString(text)
@@ -643,6 +648,17 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		return true
 	})
 	return out
+}
+
+// blockParts counts the block-level children of n that hold text.
+func blockParts(n *node) int {
+	k := 0
+	for _, c := range n.children() {
+		if !c.isText() && c.textBytes > 0 && wrapper.IsBlockTag(c.tag()) {
+			k++
+		}
+	}
+	return k
 }
 
 // narrow returns the deepest element that holds all of n's text, so that

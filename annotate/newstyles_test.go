@@ -391,6 +391,15 @@ var newKnown = map[string]string{
 	// (docs/ANNOTATE.md, "Not handled").
 	"br-cell,n=5":  "a trailing single link taken as an item",
 	"br-cell,n=24": "a trailing single link taken as an item",
+	// Held-out half. A thread's replies are items in a list nested in
+	// its first message's li: the items stand at two depths, and a
+	// list is the records of one structure.
+	"mail-thread,n=5":  "replies nested in their thread: items at two depths",
+	"mail-thread,n=24": "replies nested in their thread: items at two depths",
+	// The "most read" box has the main list's markup and as many
+	// items: the two are taken as one list across parents (with 24
+	// items, the main column's list alone wins).
+	"main-and-most-read,n=5": "a sidebar of the list's markup and length merged with it",
 }
 
 // runNewStyles checks every page of a half and logs, per style, the

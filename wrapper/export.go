@@ -73,3 +73,7 @@ func CrossesBlocks(content string) bool {
 	_, _, crosses := blockMarkup(content, []span{{0, len(content)}})
 	return crosses
 }
+
+// IsBlockTag reports whether a tag (lower case) is block-level in
+// CrossesBlocks' sense: a value holding two such elements crosses.
+func IsBlockTag(name string) bool { return blockTags[name] }
