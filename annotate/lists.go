@@ -681,7 +681,8 @@ func (c *candidate) strayGroups() {
 		}
 	}
 	wantRecord, wantParent := shapeBag(sh.text(records.mostCommon()), false), shapeBag(sh.text(parents.mostCommon()), true)
-	wantLinks, wantText := median(links), median(texts)
+	wantLinks := median(links)
+	wantText := -1 // median(texts), taken when first asked
 	// The parents' records: how many each holds, their text, and the
 	// most text one of them holds.
 	type group struct{ from, to, valid, text, most int }
@@ -750,8 +751,11 @@ func (c *candidate) strayGroups() {
 		// legacy page's list, of the list's tags. (A parent of one
 		// record with a short title is an item of a list of one a
 		// parent: a card, a day's post.)
-		if alike && g.valid >= minRecords && 2*g.most < wantText && 2*g.valid < valid {
-			alike = false
+		if alike && g.valid >= minRecords && 2*g.valid < valid {
+			if wantText < 0 {
+				wantText = median(texts)
+			}
+			alike = 2*g.most >= wantText
 		}
 		if alike || g.valid == 0 {
 			kept += g.valid

@@ -15,70 +15,104 @@ import "strings"
 // wherever they stand, whether several stand in each parent (a grid's
 // rows of cards) or not.
 
-// partKinds gathers, parent by parent, the kind of page (linkKind) each
-// record links to, for partsPerParent.
+// partKinds gathers, parent by parent, how many records each parent
+// holds and, for the first partSample parents, the link of each of its
+// first maxParts records, for partsPerParent. It keeps the links as the
+// page has them and names their kinds only if the counts allow parts: a
+// list of 20,000 posts, one a parent, costs a count each.
 type partKinds struct {
-	last   *node
-	groups [][]string
+	last    *node
+	parents int
+	cur     int               // records of the last parent
+	sizes   [maxParts + 2]int // parents by records held (maxParts+1: more)
+	sample  [partSample]partGroup
 }
 
-// add records that a record under parent p links to href ("" for
-// none). Records come in page order, so a parent's come together.
-func (k *partKinds) add(p *node, href string) {
-	if p != k.last || len(k.groups) == 0 {
-		k.last = p
-		k.groups = append(k.groups, nil)
-	}
-	g := &k.groups[len(k.groups)-1]
-	if len(*g) <= maxParts { // more than maxParts: not parts, and not counted
-		*g = append(*g, linkKind(href))
-	}
+// partGroup is a sampled parent's records: how many, and the first
+// maxParts records' links ("" for none).
+type partGroup struct {
+	n     int
+	hrefs [maxParts]string
 }
 
 // maxParts is the most parts an item is taken to be made of.
 const maxParts = 4
 
+// partSample bounds the parents whose records' links are compared, as
+// the fields are voted on the first 40 records.
+const partSample = 40
+
+// add records that a record under parent p links to href ("" for
+// none). Records come in page order, so a parent's come together.
+func (k *partKinds) add(p *node, href string) {
+	if p != k.last || k.parents == 0 {
+		k.endParent()
+		k.last, k.cur = p, 0
+		k.parents++
+	}
+	if i := k.parents - 1; i < partSample {
+		if k.cur < maxParts {
+			k.sample[i].hrefs[k.cur] = href
+		}
+		k.sample[i].n = k.cur + 1
+	}
+	k.cur++
+}
+
+// endParent counts the last parent's records.
+func (k *partKinds) endParent() {
+	if k.parents > 0 {
+		k.sizes[min(k.cur, maxParts+1)]++
+	}
+}
+
 // parts returns how many parts of one item each parent holds, or 0 when
 // the records are items. They are parts when there are three parents or
 // more, at least two thirds of them hold the same number of records (2
-// to maxParts), and in those, the records at each place link to one
-// kind of page in at least two thirds of them, a kind not the same at
-// every place.
+// to maxParts), and in the sampled parents that hold that many, the
+// records at each place link to one kind of page (linkKind) in at least
+// two thirds of them, a kind not the same at every place. It ends the
+// count: call it once, after the last add.
 func (k *partKinds) parts() int {
-	if len(k.groups) < 3 {
+	k.endParent()
+	if k.parents < 3 {
 		return 0
-	}
-	var count [maxParts + 2]int
-	for _, g := range k.groups {
-		count[len(g)]++
 	}
 	n := 0
 	for size := 2; size <= maxParts; size++ {
-		if count[size] > count[n] {
+		if k.sizes[size] > k.sizes[n] {
 			n = size
 		}
 	}
-	if n == 0 || 3*count[n] < 2*len(k.groups) {
+	if n == 0 || 3*k.sizes[n] < 2*k.parents {
 		return 0
 	}
-	kinds := make([]string, n)
-	for place := range kinds {
+	sampled := k.sample[:min(k.parents, partSample)]
+	groups := 0
+	for _, g := range sampled {
+		if g.n == n {
+			groups++
+		}
+	}
+	var kinds [maxParts]string
+	for place := range n {
 		votes := map[string]int{}
 		best := 0
-		for _, g := range k.groups {
-			if len(g) != n {
+		for _, g := range sampled {
+			if g.n != n {
 				continue
 			}
-			votes[g[place]]++
-			if v := votes[g[place]]; v > best {
-				best, kinds[place] = v, g[place]
+			kind := linkKind(g.hrefs[place])
+			votes[kind]++
+			if v := votes[kind]; v > best {
+				best, kinds[place] = v, kind
 			}
 		}
-		if kinds[place] == "" || 3*best < 2*count[n] {
+		if kinds[place] == "" || 3*best < 2*groups {
 			return 0
 		}
 	}
-	for _, kind := range kinds[1:] {
+	for _, kind := range kinds[1:n] {
 		if kind != kinds[0] {
 			return n
 		}
