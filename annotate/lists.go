@@ -564,7 +564,7 @@ func (c *candidate) detailScore(seen *[]detailed) {
 // detailCounts are what detailScore counts in a candidate's records: the
 // pages they link to, those holding several items, and how many have the
 // most common shape, and, for a list across parents whose records are
-// the parts of one item in each (partsPerParent), how many parts.
+// the parts of one item in each (partKinds.parts), how many parts.
 type detailCounts struct{ hrefs, multi, top, parts int }
 
 // detailed is a list of records counted by detailScore: two candidates

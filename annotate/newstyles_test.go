@@ -437,15 +437,7 @@ func runNewStyles(t *testing.T, half string) {
 						}
 					}
 				}
-				why, known := newKnown[pname]
-				switch {
-				case known && len(wrong) == 0:
-					t.Errorf("known to fail (%s), but right: take it off newKnown", why)
-				case known:
-					t.Skipf("known to fail: %s: %s", why, strings.Join(wrong, "; "))
-				case len(wrong) > 0:
-					t.Error(strings.Join(wrong, "\n"))
-				}
+				judgeKnown(t, newKnown, "newKnown", pname, wrong)
 			})
 		}
 	}

@@ -17,9 +17,9 @@ import "strings"
 
 // partKinds gathers, parent by parent, how many records each parent
 // holds and, for the first partSample parents, the link of each of its
-// first maxParts records, for partsPerParent. It keeps the links as the
-// page has them and names their kinds only if the counts allow parts: a
-// list of 20,000 posts, one a parent, costs a count each.
+// first maxParts records, for parts. It keeps the links as the page has
+// them and names their kinds only if the counts allow parts: a list of
+// 20,000 posts, one a parent, costs a count each.
 type partKinds struct {
 	last    *node
 	parents int
