@@ -41,11 +41,119 @@ const maxLen = 256
 // Philippines, where people write them so. Dots are always day first.
 // When the preferred reading is impossible (a month above 12) the other one
 // is used. A weekday is ignored, even when it does not match the date.
+// This is ParseOrder with ZoneOrder; a caller with several values written
+// together chooses one order for them with Evidence.
 func Parse(s string, loc *time.Location) (time.Time, bool) {
-	if !MayParse(s) {
-		return time.Time{}, false
+	t, _, ok := ParseOrder(s, loc, ZoneOrder)
+	return t, ok
+}
+
+// Order is how a numeric date with slashes or dashes whose day and month
+// could be swapped ("05/03/2024") is read. Whatever the order, a value
+// that is possible only in the other one ("25/03/2024") is read in that
+// one, and dotted dates ("05.03.2024") are read day first.
+type Order uint8
+
+const (
+	// ZoneOrder is Parse's rule: month first in UTC and in the zones of
+	// the United States and the Philippines, day first elsewhere.
+	ZoneOrder Order = iota
+	// DayFirst reads "05/03/2024" as 5 March.
+	DayFirst
+	// MonthFirst reads "05/03/2024" as May 3.
+	MonthFirst
+)
+
+// String names the order in messages.
+func (o Order) String() string {
+	switch o {
+	case DayFirst:
+		return "day first"
+	case MonthFirst:
+		return "month first"
 	}
-	return parse(s, loc)
+	return "by the time zone's rule"
+}
+
+// Reading says what a value's numeric date (day, month and year in
+// figures, with slashes or dashes) allows, and how it was read.
+type Reading uint8
+
+const (
+	// Fixed: the value reads the same in either order: it has no such
+	// date (a month name, ISO 8601, year first, dots), its day and month
+	// are equal, or it is no date Parse reads.
+	Fixed Reading = iota
+	// OnlyDayFirst: the first number is above 12 ("25/03/2024").
+	OnlyDayFirst
+	// OnlyMonthFirst: the second number is above 12 ("03/25/2024").
+	OnlyMonthFirst
+	// EitherReadDayFirst: both orders are possible ("05/03/2024") and it
+	// was read day first.
+	EitherReadDayFirst
+	// EitherReadMonthFirst: both orders are possible and it was read
+	// month first.
+	EitherReadMonthFirst
+)
+
+// Ambiguous reports whether the value could be read in either order.
+func (r Reading) Ambiguous() bool { return r == EitherReadDayFirst || r == EitherReadMonthFirst }
+
+// ReadIn reports whether an ambiguous value was read in order o (a
+// concrete order, DayFirst or MonthFirst): false when reading it in o
+// would give another date.
+func (r Reading) ReadIn(o Order) bool {
+	return !r.Ambiguous() || (r == EitherReadDayFirst) == (o == DayFirst)
+}
+
+// Evidence gathers the Readings of values written together (one field
+// of the items of one page), which one writer writes in one order, to
+// choose that order for all of them: a value possible only day first
+// says the writer writes day first.
+type Evidence struct {
+	dayFirst, monthFirst, ambiguous int
+}
+
+// Add counts one value's Reading.
+func (e *Evidence) Add(r Reading) {
+	switch {
+	case r == OnlyDayFirst:
+		e.dayFirst++
+	case r == OnlyMonthFirst:
+		e.monthFirst++
+	case r.Ambiguous():
+		e.ambiguous++
+	}
+}
+
+// Order returns the order for the values' ambiguous numeric dates: day
+// first when some value is possible only day first and none only month
+// first, month first in the reverse case, and otherwise ZoneOrder, Parse's
+// rule for each value. conflict is true when that otherwise is because
+// the values were written both ways and some could be read either way:
+// those are then a guess.
+func (e Evidence) Order() (o Order, conflict bool) {
+	switch {
+	case e.dayFirst > 0 && e.monthFirst == 0:
+		return DayFirst, false
+	case e.monthFirst > 0 && e.dayFirst == 0:
+		return MonthFirst, false
+	}
+	return ZoneOrder, e.dayFirst > 0 && e.ambiguous > 0
+}
+
+// ParseOrder is Parse with the order of ambiguous numeric dates chosen by
+// the caller (ZoneOrder is Parse's), and reports what the value's numeric
+// date allowed (Fixed when the value is not read).
+func ParseOrder(s string, loc *time.Location, o Order) (time.Time, Reading, bool) {
+	if !MayParse(s) {
+		return time.Time{}, Fixed, false
+	}
+	t, r, ok := parse(s, loc, o)
+	if !ok {
+		return t, Fixed, false
+	}
+	return t, r, true
 }
 
 // MayParse reports whether Parse may read s: false only when it cannot.
@@ -80,33 +188,35 @@ func MayParse(s string) bool {
 	return !(in && marks)
 }
 
-// parse is Parse of a value MayParse lets through.
-func parse(s string, loc *time.Location) (time.Time, bool) {
+// parse is ParseOrder of a value MayParse lets through.
+func parse(s string, loc *time.Location, o Order) (time.Time, Reading, bool) {
 	if loc == nil {
 		loc = time.UTC
 	}
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > maxLen {
-		return time.Time{}, false
+		return time.Time{}, Fixed, false
 	}
 	if t, ok := parsePartialISO(s, loc); ok {
-		return t, true
+		return t, Fixed, true
 	}
 	if t, ok := parseISO(s, loc); ok {
-		return t, true
+		return t, Fixed, true
 	}
 	s, loc = rewriteCJK(s, loc)
 	if digitTDigit(s) { // splitDateTime needs one
 		s = splitDateTime.ReplaceAllString(s, "$1 $2")
 	}
-	fields, zone, ok := normalize(s, monthFirst(loc))
+	mf := o == MonthFirst || o == ZoneOrder && monthFirst(loc)
+	fields, zone, r, ok := normalize(s, mf)
 	if !ok || len(fields) == 0 {
-		return time.Time{}, false
+		return time.Time{}, Fixed, false
 	}
 	if zone != nil {
 		loc = zone
 	}
-	return parseFields(strings.Join(fields, " "), loc)
+	t, ok := parseFields(strings.Join(fields, " "), loc)
+	return t, r, ok
 }
 
 // digitTDigit reports whether s has a 'T' or 't' between two ASCII

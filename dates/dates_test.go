@@ -239,11 +239,13 @@ func FuzzParseDate(f *testing.F) {
 		"12/08/05", "08.12.2005", "Thu Dec  8 08:25:00 2005", "8. Dezember 2005 um 08h25", "1er août",
 		"GMT+", "+", "-", "a.m.", "8pm", "Z", "h", "00:00:00-", "2005-12-08 08:25:00 +99", "1/2/3/4",
 		"Etc/", "etc/GMT+1", "12 March 2005 · Harbour news", "Wednesday, 12 March 2005 · 10:30 CET",
+		"05/03/2024", "25/03/24 8 PM", "3-25-2024", "05.13.2024", "05/05/2024", "2004-05-25 오후 05/03/2024",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got, ok := dates.Parse(s, time.UTC)
+		checkOrders(t, s, got, ok)
 		if !ok {
 			return
 		}
@@ -282,4 +284,34 @@ func ExampleParse() {
 	// "08.12.2005 08:25"             2005-12-08T08:25:00-05:00
 	// "12/08/2005"                   2005-12-08T00:00:00-05:00
 	// "last Tuesday"                 not a date
+}
+
+// checkOrders checks ParseOrder against Parse's answer for s in UTC: in
+// every order the same values are dates; one whose Reading is not
+// ambiguous is the same date, and an ambiguous one is Parse's date exactly
+// in the order it was read in (its two readings differ).
+func checkOrders(t *testing.T, s string, parsed time.Time, parsedOK bool) {
+	t.Helper()
+	zone, r, ok := dates.ParseOrder(s, time.UTC, dates.ZoneOrder)
+	if ok != parsedOK || !zone.Equal(parsed) {
+		t.Fatalf("ParseOrder(%q) in ZoneOrder = %v, %v; Parse %v, %v", s, zone, ok, parsed, parsedOK)
+	}
+	for _, o := range []dates.Order{dates.DayFirst, dates.MonthFirst} {
+		got, r2, ok2 := dates.ParseOrder(s, time.UTC, o)
+		if ok2 != ok {
+			t.Fatalf("ParseOrder(%q, %s) ok %v, in ZoneOrder %v", s, o, ok2, ok)
+		}
+		if !ok {
+			continue
+		}
+		if !r.Ambiguous() {
+			if r2 != r || !got.Equal(zone) {
+				t.Fatalf("ParseOrder(%q, %s) = %v (reading %d); in ZoneOrder %v (reading %d)", s, o, got, r2, zone, r)
+			}
+			continue
+		}
+		if !r2.Ambiguous() || !r2.ReadIn(o) || got.Equal(zone) != r.ReadIn(o) {
+			t.Fatalf("ParseOrder(%q, %s) = %v (reading %d); in ZoneOrder %v (reading %d)", s, o, got, r2, zone, r)
+		}
+	}
 }

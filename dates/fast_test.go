@@ -93,7 +93,7 @@ func FuzzMayParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if !MayParse(s) {
-			if got, ok := parse(s, time.UTC); ok {
+			if got, _, ok := parse(s, time.UTC, ZoneOrder); ok {
 				t.Fatalf("MayParse(%q) = false, but parse reads %s", s, got)
 			}
 		}

@@ -51,9 +51,11 @@ var threeDigitMonth = regexp.MustCompile(`^(\d{4})-0(\d{2})-`)
 // table knows: English three-letter month names, numeric dates as
 // YYYY-MM-DD, times as H:MM[:SS] with a separate AM/PM, and no commas,
 // weekdays, ordinals or connecting words. The zone, if any, is taken out
-// and returned. ok is false when the value holds something that makes any
-// reading a guess (an unknown zone abbreviation, two zones).
-func normalize(s string, monthFirst bool) (fields []string, zone *time.Location, ok bool) {
+// and returned, and so is what its numeric date allowed (the last one's,
+// when it has several, which no layout reads). ok is false when the value
+// holds something that makes any reading a guess (an unknown zone
+// abbreviation, two zones).
+func normalize(s string, monthFirst bool) (fields []string, zone *time.Location, r Reading, ok bool) {
 	s = strings.Map(separatorToSpace, s)
 	n := normalizer{monthFirst: monthFirst}
 	fields = make([]string, 0, 8)
@@ -62,16 +64,16 @@ func normalize(s string, monthFirst bool) (fields []string, zone *time.Location,
 		var ok bool
 		fields, z, ok = n.field(fields, raw, len(fields) > 0 && endsWithDigit(fields[len(fields)-1]))
 		if !ok {
-			return nil, nil, false
+			return nil, nil, Fixed, false
 		}
 		if z != nil {
 			if zone != nil {
-				return nil, nil, false
+				return nil, nil, Fixed, false
 			}
 			zone = z
 		}
 	}
-	return fields, zone, true
+	return fields, zone, n.reading, true
 }
 
 // separatorToSpace turns the punctuation that people put between the parts
@@ -95,14 +97,15 @@ func isSeparator(r rune) bool {
 
 // normalizer rewrites the fields of one value.
 type normalizer struct {
-	monthFirst bool // how to read an ambiguous numeric date with '/' or '-'
+	monthFirst bool    // how to read an ambiguous numeric date with '/' or '-'
+	reading    Reading // what the numeric date read allowed
 }
 
 // field rewrites one whitespace-separated field into zero or more canonical
 // fields, appended to out. afterNumber tells whether the previous field
 // ended in a digit, which makes "am" a meridiem rather than the German "am"
 // (on).
-func (n normalizer) field(out []string, f string, afterNumber bool) ([]string, *time.Location, bool) {
+func (n *normalizer) field(out []string, f string, afterNumber bool) ([]string, *time.Location, bool) {
 	if f == "-" || f == "/" {
 		return out, nil, true
 	}
@@ -130,7 +133,8 @@ func (n normalizer) field(out []string, f string, afterNumber bool) ([]string, *
 	if strings.Contains(f, ":") {
 		return timeField(out, f)
 	}
-	if d, ok := numericDate(f, n.monthFirst); ok {
+	if d, r, ok := numericDate(f, n.monthFirst); ok {
+		n.reading = r
 		return append(out, d), nil, true
 	}
 	f = strings.TrimSuffix(f, ".") // "8." (German day), "2005"
@@ -189,7 +193,7 @@ func lowerWord(w string) string {
 // mixedField handles letters glued to digits: ordinals ("8th"), times with
 // a meridiem or zone ("8:25PM", "08:25:00Z"), French hours ("08h25"),
 // dashed dates with a month name ("02-Dec-2005").
-func (n normalizer) mixedField(out []string, f string) ([]string, *time.Location, bool) {
+func (n *normalizer) mixedField(out []string, f string) ([]string, *time.Location, bool) {
 	lower := strings.ToLower(strings.TrimSuffix(f, "."))
 	for _, suffix := range []string{"st", "nd", "rd", "th", "er", "e", "º", "°"} {
 		if digits, ok := strings.CutSuffix(lower, suffix); ok && isNumber(digits) {
@@ -253,8 +257,10 @@ func timeField(out []string, f string) ([]string, *time.Location, bool) {
 }
 
 // numericDate rewrites a numeric date with '/', '.' or '-' separators as
-// YYYY-MM-DD, choosing between day-month and month-day as Parse documents.
-func numericDate(f string, monthFirst bool) (string, bool) {
+// YYYY-MM-DD, choosing between day-month and month-day as Parse documents
+// (monthFirst for an ambiguous one with '/' or '-'), and says what the
+// value allowed.
+func numericDate(f string, monthFirst bool) (string, Reading, bool) {
 	sep := byte(0)
 	for _, c := range []byte{'/', '.', '-'} {
 		if strings.Count(f, string(c)) == 2 {
@@ -263,23 +269,34 @@ func numericDate(f string, monthFirst bool) (string, bool) {
 		}
 	}
 	if sep == 0 {
-		return "", false
+		return "", Fixed, false
 	}
 	p := strings.Split(f, string(sep))
 	if len(p[0]) == 4 {
-		return ymd(p[0], p[1], p[2])
+		d, ok := ymd(p[0], p[1], p[2])
+		return d, Fixed, ok
 	}
 	if len(p[2]) != 4 && len(p[2]) != 2 {
-		return "", false
+		return "", Fixed, false
 	}
-	first, second := p[1], p[0] // day first: 08.12.2005, 08/12/2005 in Europe
-	if sep != '.' && monthFirst {
-		first, second = p[0], p[1] // month first: 12/08/2005 in the United States
+	dayFirst, dayOK := ymd(p[2], p[1], p[0])         // 08.12.2005, 08/12/2005 in Europe
+	monthFirstDate, monthOK := ymd(p[2], p[0], p[1]) // 12/08/2005 in the United States
+	switch {
+	case !dayOK && !monthOK:
+		return "", Fixed, false
+	case sep == '.' || dayOK && dayFirst == monthFirstDate: // dots are day first
+		if dayOK {
+			return dayFirst, Fixed, true
+		}
+		return monthFirstDate, Fixed, true
+	case dayOK && monthOK && monthFirst:
+		return monthFirstDate, EitherReadMonthFirst, true
+	case dayOK && monthOK:
+		return dayFirst, EitherReadDayFirst, true
+	case dayOK:
+		return dayFirst, OnlyDayFirst, true
 	}
-	if d, ok := ymd(p[2], first, second); ok {
-		return d, true
-	}
-	return ymd(p[2], second, first)
+	return monthFirstDate, OnlyMonthFirst, true
 }
 
 // ymd formats year, month and day as YYYY-MM-DD when they are numbers in

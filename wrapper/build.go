@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/dates"
 	"github.com/dynamo-feeds/dynamo/values"
 )
 
@@ -32,6 +33,9 @@ type builder struct {
 	// extRoom is room for the extensions of the items not yet drafted,
 	// one allocation for the page rather than one an item.
 	extRoom []dynamo.Extension
+	// dateFields are the page's date fields whose numeric dates could be
+	// read in two orders, in the order first seen (dates.go).
+	dateFields dateFields
 }
 
 func newBuilder(text string, ln *lines, sc *scanned, opts Options, w *warnings) *builder {
@@ -89,6 +93,7 @@ func (b *builder) build(annots []*annot) {
 	groups := group(items, b.warn)
 	warnNeighbourIndexes(groups, b.warn)
 	b.items(groups)
+	b.orderDates()
 }
 
 // describe makes the public Annotation of an annot (Value and Item are
@@ -199,9 +204,10 @@ func (b *builder) channel(c *channelParts) {
 		}
 	}
 	for _, a := range c.extensions {
-		if e, ok := b.extension(a); ok {
+		if e, d, ok := b.extension(a); ok {
 			ch.Extensions = append(ch.Extensions, e)
 			c.pubs[a].Value = e.Value
+			b.dateFields.note(d, &ch.Extensions, len(ch.Extensions)-1, c.pubs[a])
 		}
 	}
 }
@@ -282,8 +288,9 @@ var wellKnownNamespaces = map[string]string{
 // extension reads an extension annotation. A date-like one (see
 // dynamo.IsDateName) is parsed leniently and stored in RFC 3339, which is
 // how Item.Date and Channel.Date read it; one that cannot be parsed keeps
-// its text.
-func (b *builder) extension(a *annot) (dynamo.Extension, bool) {
+// its text. Its numeric date is read by the zone's rule; what it allowed
+// is returned for orderDates, which may read it again in the page's order.
+func (b *builder) extension(a *annot) (dynamo.Extension, dateRead, bool) {
 	uri, _ := a.open.attr("uri")
 	prefix, _ := a.open.attr("prefix")
 	local, _ := a.open.attr("localname")
@@ -291,7 +298,7 @@ func (b *builder) extension(a *annot) (dynamo.Extension, bool) {
 	b.completeNamespace(a, &e)
 	if err := e.Valid(); err != nil {
 		b.warn.add(a.open.line, "<%s>: %v; ignored", a.name, err)
-		return e, false
+		return e, dateRead{}, false
 	}
 	e.Value = b.plainText(a.content(b.text))
 	if e.Value == "" {
@@ -303,18 +310,20 @@ func (b *builder) extension(a *annot) (dynamo.Extension, bool) {
 		link, problem := b.links.ResolveLink(b.base, e.Value)
 		if problem != "" {
 			b.warn.add(a.open.line, "<%s> dynamo:enclosure %s; ignored", a.name, problem)
-			return e, false
+			return e, dateRead{}, false
 		}
 		e.Value = link
 	}
+	var d dateRead
 	if dynamo.IsDateName(e.LocalName) && e.Value != "" {
-		if date, ok := b.date(e.Value); ok {
+		if date, r, ok := b.date(e.Value, dates.ZoneOrder); ok {
+			d = dateRead{ext: e, text: e.Value, annot: a.name, line: a.open.line, reading: r}
 			e.Value = date
 		} else {
 			b.warn.add(a.open.line, "<%s> %s:%s: %q is not a date Dynamo can read; the text is kept", a.name, e.Prefix, e.LocalName, truncate(e.Value, 60))
 		}
 	}
-	return e, true
+	return e, d, true
 }
 
 // completeNamespace fills a missing uri from a well-known prefix, or a

@@ -296,13 +296,14 @@ func (b *builder) draft(g *itemGroup, it *dynamo.Item) (draft, bool) {
 		it.Extensions, b.extRoom = b.extRoom[:0:len(g.exts)], b.extRoom[len(g.exts):]
 	}
 	for _, ia := range g.exts {
-		if e, ok := b.extension(ia.a); ok {
+		if e, dr, ok := b.extension(ia.a); ok {
 			if dynamo.IsLegacyEnclosure(e) && e.Value != "" {
 				// dynamo:enclosure names a file the item carries: an
 				// enclosure, whose type and length the page does not say.
 				it.Enclosures = append(it.Enclosures, dynamo.Enclosure{URL: e.Value})
 			} else {
 				it.Extensions = append(it.Extensions, e)
+				b.dateFields.note(dr, &it.Extensions, len(it.Extensions)-1, ia.pub)
 			}
 			ia.pub.Value = e.Value
 		}

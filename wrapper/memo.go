@@ -18,7 +18,7 @@ const (
 	memoDescription memoKind = iota // sanitized HTML and its plain text; ctx is the base URL
 	memoLink                        // linkValue: the link and the problem; ctx is the base URL
 	memoText                        // plainText
-	memoDate                        // a date value in RFC 3339, "" when it cannot be read; in loc
+	memoDate                        // a date value in RFC 3339, "" when it cannot be read, and its dates.Reading; in loc, ctx the dates.Order
 )
 
 // memoKey is what a derived value depends on, all of it: the content of

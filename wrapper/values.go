@@ -3,6 +3,7 @@ package wrapper
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,16 +48,18 @@ func (b *builder) plainText(content string) string {
 	return text
 }
 
-// date reads a date value in the page's zone and returns it in RFC 3339,
-// through the memo; false when it is not a date Dynamo can read.
-func (b *builder) date(value string) (string, bool) {
-	s, _ := memos.get(memoKey{kind: memoDate, in: value, loc: b.loc}, func() (string, string) {
-		if t, ok := dates.Parse(value, b.loc); ok {
-			return t.Format(time.RFC3339), ""
+// date reads a date value in the page's zone, its ambiguous numeric date
+// in order o, and returns it in RFC 3339 with what its numeric date
+// allowed, through the memo; false when it is not a date Dynamo can read.
+func (b *builder) date(value string, o dates.Order) (string, dates.Reading, bool) {
+	s, r := memos.get(memoKey{kind: memoDate, in: value, ctx: o.String(), loc: b.loc}, func() (string, string) {
+		if t, r, ok := dates.ParseOrder(value, b.loc, o); ok {
+			return t.Format(time.RFC3339), strconv.Itoa(int(r))
 		}
 		return "", ""
 	})
-	return s, s != ""
+	n, _ := strconv.Atoi(r)
+	return s, dates.Reading(n), s != ""
 }
 
 // linkValue reads a link annotation's content: the href of its first <a>
