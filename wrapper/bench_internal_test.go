@@ -3,6 +3,7 @@ package wrapper
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,6 +103,23 @@ func BenchmarkWrap(b *testing.B) {
 			Wrap(page, Options{URL: "http://gazette" + strconv.Itoa(n) + ".example.com/index.html", RSSID: "bench", Now: benchNow})
 		}
 	})
+	b.Run("wrapper-numeric-dates", func(b *testing.B) {
+		// A page never seen whose dates are numeric and day first
+		// ("23/12/2005 08:50"): in UTC, whose rule is month first, its
+		// items of the 1st to the 12th are read again day first, the
+		// order the others show (docs/WRAPPER.md "Dates").
+		page := numericDates.ReplaceAll(page, []byte("$1/12/2005 08:$2"))
+		if r := Wrap(page, Options{URL: "http://gazette.example.com/index.html", RSSID: "bench", Now: benchNow}); len(r.Resource.Items) != 50 || len(r.Warnings) != 0 {
+			b.Fatalf("the numeric-dates page gives %d items and warnings %v", len(r.Resource.Items), r.Warnings)
+		}
+		defer reportCPU(b, len(page))()
+		n := 0
+		for b.Loop() {
+			memos = newMemo()
+			n++
+			Wrap(page, Options{URL: "http://gazette" + strconv.Itoa(n) + ".example.com/index.html", RSSID: "bench", Now: benchNow})
+		}
+	})
 	b.Run("wrapper-seen", func(b *testing.B) {
 		// The same page again, as a poll that finds the page changed
 		// elsewhere: every value comes from the memo.
@@ -177,6 +195,10 @@ func BenchmarkWrap(b *testing.B) {
 		}
 	})
 }
+
+// numericDates finds benchPage's dates ("December 08, 2005 @ 08:25 AM"),
+// their day and minutes.
+var numericDates = regexp.MustCompile(`December (\d\d), 2005 @ 08:(\d\d) AM`)
 
 // locate is the part of Wrap that finds the annotations and their contents
 // in the page: decoding, the scan from '<' to '<', pairing and the sweep;

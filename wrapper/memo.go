@@ -15,10 +15,12 @@ const memoGeneration = 8 << 20
 type memoKind uint8
 
 const (
-	memoDescription memoKind = iota // sanitized HTML and its plain text; ctx is the base URL
-	memoLink                        // linkValue: the link and the problem; ctx is the base URL
-	memoText                        // plainText
-	memoDate                        // a date value in RFC 3339, "" when it cannot be read, and its dates.Reading; in loc, ctx the dates.Order
+	memoDescription    memoKind = iota // sanitized HTML and its plain text; ctx is the base URL
+	memoLink                           // linkValue: the link and the problem; ctx is the base URL
+	memoText                           // plainText
+	memoDate                           // a date value in RFC 3339 ("" when it cannot be read) and its dates.Reading ("" for Fixed); in loc, read in dates.ZoneOrder
+	memoDateDayFirst                   // the same, read in dates.DayFirst
+	memoDateMonthFirst                 // the same, read in dates.MonthFirst
 )
 
 // memoKey is what a derived value depends on, all of it: the content of

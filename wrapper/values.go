@@ -51,15 +51,32 @@ func (b *builder) plainText(content string) string {
 // date reads a date value in the page's zone, its ambiguous numeric date
 // in order o, and returns it in RFC 3339 with what its numeric date
 // allowed, through the memo; false when it is not a date Dynamo can read.
+// A Fixed value (most: month names, ISO dates) stores no Reading, which
+// would cost an allocation in the memo.
 func (b *builder) date(value string, o dates.Order) (string, dates.Reading, bool) {
-	s, r := memos.get(memoKey{kind: memoDate, in: value, ctx: o.String(), loc: b.loc}, func() (string, string) {
-		if t, r, ok := dates.ParseOrder(value, b.loc, o); ok {
-			return t.Format(time.RFC3339), strconv.Itoa(int(r))
+	kind := memoDate
+	switch o {
+	case dates.DayFirst:
+		kind = memoDateDayFirst
+	case dates.MonthFirst:
+		kind = memoDateMonthFirst
+	}
+	s, reading := memos.get(memoKey{kind: kind, in: value, loc: b.loc}, func() (string, string) {
+		t, r, ok := dates.ParseOrder(value, b.loc, o)
+		switch {
+		case !ok:
+			return "", ""
+		case r == dates.Fixed:
+			return t.Format(time.RFC3339), ""
 		}
-		return "", ""
+		return t.Format(time.RFC3339), strconv.Itoa(int(r))
 	})
-	n, _ := strconv.Atoi(r)
-	return s, dates.Reading(n), s != ""
+	r := dates.Fixed
+	if reading != "" {
+		n, _ := strconv.Atoi(reading)
+		r = dates.Reading(n)
+	}
+	return s, r, s != ""
 }
 
 // linkValue reads a link annotation's content: the href of its first <a>
