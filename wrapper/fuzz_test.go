@@ -32,6 +32,7 @@ var nastyFragments = []string{
 	`<!-- <channel:link> -->http://a b/<!-- </channel:link> -->`,
 	`<base href="::"><!-- <item:link index=1> -->x<!-- </item:link> -->`,
 	`<!-- <item:extension index=1 uri="u" prefix="p" localName="date">99/99/9999</item:extension> -->`,
+	`<!-- <channel:extension uri="u" prefix="p" localName="DATE">03/26/2024</channel:extension> --><!-- <item:extension index=1 uri="u" prefix="p" localName="date">25/03/2024</item:extension> --><!-- <item:extension index=2 uri="u" prefix="p" localName="date">05/03/24 8 PM</item:extension> --><!-- <item:extension index=2 uri="u" prefix="q" localName="date">05-03-2024</item:extension> -->`,
 	`<!-- <item:extension index=1 uri="u" prefix="p:q" localName="a b">v</item:extension> -->`,
 	`<!-- <item:description index=99999999999999999999>x</item:description> -->`,
 	`<!-- <item:description index=-0>x</item:description> --><!-- <item:description index=+0>y</item:description> -->`,
