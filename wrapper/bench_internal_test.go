@@ -87,21 +87,9 @@ the bridge, the schools, the roads and the weather, as a front page teaser does.
 // tokenizer; docs/benchmarks/wrapper.md has the figures and the command.
 func BenchmarkWrap(b *testing.B) {
 	page := benchPage()
-	r := Wrap(page, Options{URL: "http://gazette.example.com/index.html", RSSID: "bench", Now: benchNow})
-	if len(r.Resource.Items) != 50 || len(r.Warnings) != 0 {
-		b.Fatalf("the bench page gives %d items and warnings %v", len(r.Resource.Items), r.Warnings)
-	}
+	checkBenchPage(b, page)
 	b.Run("wrapper", func(b *testing.B) {
-		defer reportCPU(b, len(page))()
-		n := 0
-		for b.Loop() {
-			// A page never seen: none of its values is in the memo, and
-			// its links, resolved against a host of its own, are new to
-			// sanitize's decisions.
-			memos = newMemo()
-			n++
-			Wrap(page, Options{URL: "http://gazette" + strconv.Itoa(n) + ".example.com/index.html", RSSID: "bench", Now: benchNow})
-		}
+		wrapUnseen(b, page)
 	})
 	b.Run("wrapper-numeric-dates", func(b *testing.B) {
 		// A page never seen whose dates are numeric and day first
@@ -109,16 +97,8 @@ func BenchmarkWrap(b *testing.B) {
 		// items of the 1st to the 12th are read again day first, the
 		// order the others show (docs/WRAPPER.md "Dates").
 		page := numericDates.ReplaceAll(page, []byte("$1/12/2005 08:$2"))
-		if r := Wrap(page, Options{URL: "http://gazette.example.com/index.html", RSSID: "bench", Now: benchNow}); len(r.Resource.Items) != 50 || len(r.Warnings) != 0 {
-			b.Fatalf("the numeric-dates page gives %d items and warnings %v", len(r.Resource.Items), r.Warnings)
-		}
-		defer reportCPU(b, len(page))()
-		n := 0
-		for b.Loop() {
-			memos = newMemo()
-			n++
-			Wrap(page, Options{URL: "http://gazette" + strconv.Itoa(n) + ".example.com/index.html", RSSID: "bench", Now: benchNow})
-		}
+		checkBenchPage(b, page)
+		wrapUnseen(b, page)
 	})
 	b.Run("wrapper-seen", func(b *testing.B) {
 		// The same page again, as a poll that finds the page changed
@@ -194,6 +174,28 @@ func BenchmarkWrap(b *testing.B) {
 			}
 		}
 	})
+}
+
+// checkBenchPage fails the benchmark unless page gives 50 items and no
+// warning.
+func checkBenchPage(b *testing.B, page []byte) {
+	r := Wrap(page, Options{URL: "http://gazette.example.com/index.html", RSSID: "bench", Now: benchNow})
+	if len(r.Resource.Items) != 50 || len(r.Warnings) != 0 {
+		b.Fatalf("the bench page gives %d items and warnings %v", len(r.Resource.Items), r.Warnings)
+	}
+}
+
+// wrapUnseen measures Wrap on page as a page never seen: none of its
+// values is in the memo, and its links, resolved against a host of its
+// own, are new to sanitize's decisions.
+func wrapUnseen(b *testing.B, page []byte) {
+	defer reportCPU(b, len(page))()
+	n := 0
+	for b.Loop() {
+		memos = newMemo()
+		n++
+		Wrap(page, Options{URL: "http://gazette" + strconv.Itoa(n) + ".example.com/index.html", RSSID: "bench", Now: benchNow})
+	}
 }
 
 // numericDates finds benchPage's dates ("December 08, 2005 @ 08:25 AM"),
