@@ -23,9 +23,10 @@ var (
 )
 
 // markupSign is what makes a title markup rather than text: an end tag,
-// a void element that has none (<br>, <img …>), a comment, or a character
-// or entity reference.
-var markupSign = regexp.MustCompile(`</[A-Za-z][A-Za-z0-9]*\s*>|<!--|<(?i:br|hr|img|wbr)\b[^>]*>|&(#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);`)
+// a void element that has none (<br>, <img …>), a start tag with an
+// attribute (<embed src="…">, which no one writes as text, unlike "The
+// <blink> tag"), a comment, or a character or entity reference.
+var markupSign = regexp.MustCompile(`</[A-Za-z][A-Za-z0-9]*\s*>|<!--|<(?i:br|hr|img|wbr)\b[^>]*>|<[A-Za-z][A-Za-z0-9]*\s+[A-Za-z_:][-A-Za-z0-9_:.]*\s*=|&(#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);`)
 
 // titleText returns a title's text. Feeds put both text and markup in
 // titles, and RSS and JSON Feed do not say which (Atom's type is often

@@ -52,6 +52,9 @@ func TestTitleText(t *testing.T) {
 		"line<br>break":               "line break",
 		"T<!-- c -->":                 "T",
 		"  spaced\n out ":             "spaced out",
+		`safe<embed src="http://x.example/"> description`: "safe description",
+		`a <meta http-equiv="Refresh" content="0"> b`:     "a b",
+		"x <y=1> z": "x <y=1> z",
 	} {
 		if got := titleText(in); got != want {
 			t.Errorf("titleText(%q) = %q, want %q", in, got, want)
