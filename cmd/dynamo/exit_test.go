@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,6 +50,33 @@ func TestExitCodes(t *testing.T) {
 		if code != tc.code || !strings.Contains(strings.ToLower(out), "usage") {
 			t.Errorf("dynamo %s: exit %d, want %d with the usage on %s; stdout %q, stderr %q",
 				strings.Join(tc.args, " "), code, tc.code, map[bool]string{true: "stdout", false: "stderr"}[tc.stdout], stdout, stderr)
+		}
+	}
+}
+
+// TestServeRefusesBadPollerFlags: a mistyped --policy and a --workers below
+// one are mistakes on the command line, as docs/OPERATIONS.md says of a bad
+// flag value: exit 2 naming the flag, before the address is bound or the
+// embedded store's file created. (A mistyped policy used to exit 1 after
+// creating and migrating the store; --workers 0 was taken for 8.)
+func TestServeRefusesBadPollerFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--policy", "fastest"}, `--policy must be one of flat, smart`},
+		{[]string{"--policy", "Smart"}, `not "Smart"`},
+		{[]string{"--workers", "0"}, "--workers must be at least 1, not 0"},
+		{[]string{"--workers", "-3"}, "--workers must be at least 1, not -3"},
+	} {
+		db := filepath.Join(t.TempDir(), "dynamo.db")
+		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, tc.args...)
+		code, _, stderr := run(t, "", args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("dynamo %s: exit %d, want 2 saying %q; stderr %q", strings.Join(args, " "), code, tc.want, stderr)
+		}
+		if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("dynamo %s: the store's file exists (%v); a refused command line must create nothing", strings.Join(args, " "), err)
 		}
 	}
 }

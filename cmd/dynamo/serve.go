@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -226,6 +227,18 @@ func parseServeArgs(args []string, errOut io.Writer) (serveConfig, bool) {
 	cfg.budgets.maxAnswerBytes = int64(*maxAnswerMiB) << 20
 	if err := cfg.tuning.Validate(); err != nil {
 		fmt.Fprintf(errOut, "dynamo serve: --budget/--subscriber-weight: %v\n", err)
+		return cfg, false
+	}
+	// The policy and the workers are the poller's, which starts after the
+	// store is opened: checked here, a mistyped name is a mistake on the
+	// command line (exit 2) that creates no store, and --workers 0 is not
+	// taken silently for the default.
+	if cfg.policy != "" && !slices.Contains(policy.Names(), cfg.policy) {
+		fmt.Fprintf(errOut, "dynamo serve: --policy must be one of %s, not %q\n", strings.Join(policy.Names(), ", "), cfg.policy)
+		return cfg, false
+	}
+	if cfg.workers < 1 {
+		fmt.Fprintf(errOut, "dynamo serve: --workers must be at least 1, not %d\n", cfg.workers)
 		return cfg, false
 	}
 	switch cfg.role {
