@@ -281,6 +281,10 @@ func (s QuerySyntax) ParseParams(params []QueryParam) (*Query, error) {
 	if opPending != "" {
 		return nil, BadParam("op", "op=%s is followed by no condition: op joins the conditions after it to those before, as in title=a&op=or&title=b", opPending)
 	}
+	ranged := !q.Since.IsZero() || !q.Until.IsZero()
+	if ranged && (q.Index > 0 || q.XPath != "") {
+		return nil, BadParam("since", "since and until bound the archive's items (max=…), not one version (index=…) or an XPath selection")
+	}
 	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
 		return nil, BadParam("until", "until must be after since")
 	}

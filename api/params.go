@@ -47,9 +47,6 @@ func parseQuery(raw string, e dynamo.QuerySyntax) (*readQuery, error) {
 		return nil, err
 	}
 	q := &readQuery{Query: *dq}
-	if q.ranged() && (q.Index > 0 || q.XPath != "") {
-		return nil, badParam("since", "since and until bound the archive's items (max=…), not one version (index=…) or an XPath selection")
-	}
 	if q.Page != 0 && (q.Index > 0 || q.Max > 0 || q.ranged()) {
 		return nil, badParam("page", "page reads a document of the archived feed: it goes with title, link, description, op, xpath, category, dups and type, not with index, max, since or until")
 	}

@@ -25,19 +25,20 @@ source, as /aggregate does) that QUERY selects, newest first: one line each
 with when the item was first seen, its collection, title and link. QUERY is
 written as in the feeds' URLs (docs/API.md "Parameters") and read by the same
 grammar, with the same limits: title=, link=, description= (or desc=)
-conditions joined left to right by op=and|or, max= (default 100), and
-index= for one version of ID (1 = the newest); with --all, category= and
-dups=include. Quote it for the shell: 'title=rain&op=or&title=snow'.
+conditions joined left to right by op=and|or, max= (default 100),
+since= and until= (a date, 2026-11-20, or an RFC 3339 time: items first
+seen from since, before until), and index= for one version of ID (1 = the
+newest); with --all, category= and dups=include. Quote it for the shell: 'title=rain&op=or&title=snow'.
 The exit code is 1 when the store or the collection cannot be read, 2 for a
 mistake on the command line or in QUERY.
 `
 
 // The queries dynamo query reads: those of the feeds but for the output
-// format (it prints a list) and XPath (which needs the stored documents
-// the API rebuilds).
+// format (it prints a list), XPath (which needs the stored documents the
+// API rebuilds) and the archived feed's pages (page=, documents of a feed).
 var (
-	collectionQuery = dynamo.QuerySyntax{Name: "dynamo query ID", Params: []string{"index", "max", "title", "link", "description", "desc", "op"}}
-	allQuery        = dynamo.QuerySyntax{Name: "dynamo query --all", Params: []string{"max", "category", "title", "link", "description", "desc", "op", "dups"}}
+	collectionQuery = dynamo.QuerySyntax{Name: "dynamo query ID", Params: []string{"index", "max", "title", "link", "description", "desc", "op", "since", "until"}}
+	allQuery        = dynamo.QuerySyntax{Name: "dynamo query --all", Params: []string{"max", "category", "title", "link", "description", "desc", "op", "since", "until", "dups"}}
 )
 
 func runQuery(ctx context.Context, args []string, s stdio) int {
@@ -86,12 +87,12 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	var items []dynamo.ArchivedItem
 	if *all {
 		var found []dynamo.AggregatedItem
-		found, err = store.Aggregate(ctx, dynamo.AggregateQuery{Category: q.Category, Conditions: q.Conditions, Max: q.Limit(), IncludeDuplicates: q.Dups})
+		found, err = store.Aggregate(ctx, dynamo.AggregateQuery{Category: q.Category, Conditions: q.Conditions, Max: q.Limit(), IncludeDuplicates: q.Dups, Since: q.Since, Until: q.Until})
 		for _, it := range found {
 			items = append(items, it.ArchivedItem)
 		}
 	} else {
-		items, err = store.Items(ctx, dynamo.ItemQuery{SourceID: id, Version: q.Index, Conditions: q.Conditions, Max: q.Limit()})
+		items, err = store.Items(ctx, dynamo.ItemQuery{SourceID: id, Version: q.Index, Conditions: q.Conditions, Max: q.Limit(), Since: q.Since, Until: q.Until})
 	}
 	switch {
 	case errors.Is(err, dynamo.ErrNotFound) && q.Index > 0:

@@ -76,6 +76,16 @@ func TestQuery(t *testing.T) {
 		{[]string{"news", "max=2&utm_source=x"}, 0, []string{"Snow day", "Rain all week"}},
 		{[]string{"--all", "title=rain"}, 0, []string{"Rain on the wire", "Rain all week"}},
 		{[]string{"--all", "category=newss&desc=&title=rain"}, 0, []string{"Rain all week"}},
+		// since and until, as the feeds and the web search read them: a
+		// time bounds when items were first seen (news 12:00 and 13:00,
+		// wire 14:00); a date's until runs through its day.
+		{[]string{"news", "since=2026-03-01T12:30:00Z"}, 0, []string{"Snow day"}},
+		{[]string{"news", "until=2026-03-01T12:30:00Z&title=o"}, 0, []string{"Old story"}},
+		{[]string{"news", "since=2026-03-01&until=2026-03-01"}, 0, []string{"Snow day", "Rain all week", "Old story"}},
+		{[]string{"--all", "since=2026-03-01T13:30:00Z"}, 0, []string{"Rain on the wire"}},
+		{[]string{"--all", "until=2026-03-01T13:30:00Z&title=rain"}, 0, []string{"Rain all week"}},
+		{[]string{"news", "index=1&since=2026-03-01"}, 2, []string{"since and until bound the archive's items"}},
+		{[]string{"news", "since=yesterday"}, 2, []string{`since must be a date (2026-11-20) or an RFC 3339 time`}},
 		{[]string{"news", "max=0"}, 2, []string{"max must be an integer from 1 to 10000"}},
 		{[]string{"news", "title=a&op=or"}, 2, []string{"followed by no condition"}},
 		{[]string{"news", "xpath=//item"}, 2, []string{`parameter "xpath" has no meaning here`}},
