@@ -43,6 +43,13 @@ func TestReadErrors(t *testing.T) {
 			{"too many conditions", "/resources/news?" + strings.Repeat("title=a&", 33), 400, "title", "at most 32 conditions"},
 			{"xpath empty", "/resources/news?xpath=", 400, "xpath", "non-empty"},
 			{"xpath syntax", "/resources/news?xpath=%2F%2Fitem%5B", 400, "xpath", "not a valid XPath"},
+			// The XPath library compiles what comes before a token it does not
+			// expect: a stray closer would run silently as the rest.
+			{"xpath stray bracket", "/resources/news?xpath=%2F%2Fitem%5B1%5D%5D", 400, "xpath", "the ] at byte 10 closes no ["},
+			{"xpath stray parenthesis", "/resources/news?xpath=%2F%2Fitem)", 400, "xpath", "the ) at byte 7 closes no ("},
+			{"xpath unclosed bracket", "/resources/news?xpath=%2F%2Fitem%5Btitle%3D", 400, "xpath", "the [ at byte 7 is never closed"},
+			{"xpath unclosed string", "/resources/news?xpath=%2F%2Fitem%5Bcontains(title%2C'a)%5D", 400, "xpath", "the string opened by ' at byte 23 is never closed"},
+			{"xpath step missing", "/resources/news?xpath=%2F%2F%2F", 400, "xpath", "a step has no name, * or node test"},
 			{"xpath unknown function", "/resources/news?xpath=nope()", 400, "xpath", "not a valid XPath"},
 			{"xpath not nodes", "/resources/news?xpath=count(%2F%2Fitem)", 400, "xpath", "must select nodes"},
 			{"xpath too long", "/resources/news?xpath=" + strings.Repeat("a", 1100), 400, "xpath", "at most 1024 bytes"},

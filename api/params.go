@@ -70,11 +70,58 @@ func compileXPath(value string) (expr *xpath.Expr, err error) {
 			expr, err = nil, badParam("xpath", "xpath is not a valid XPath 1.0 expression: %v", p)
 		}
 	}()
+	if err := xpathBrackets(value); err != nil {
+		return nil, err
+	}
 	expr, err = xpath.Compile(value)
 	if err != nil {
-		return nil, badParam("xpath", "xpath is not a valid XPath 1.0 expression: %v", err)
+		msg := err.Error()
+		if msg == xpathNoStepMessage {
+			msg = "a step has no name, * or node test (such as //item/title), or an operator has nothing after it"
+		}
+		return nil, badParam("xpath", "xpath is not a valid XPath 1.0 expression: %s", msg)
 	}
 	return expr, nil
+}
+
+// xpathNoStepMessage is what the XPath library says of any token it meets
+// where a location step should be, a message that misleads when the
+// expression is merely cut short ("///", "//item[title=").
+const xpathNoStepMessage = "expression must evaluate to a node-set"
+
+// xpathBrackets refuses an expression whose brackets, parentheses or
+// string literals do not pair up. The XPath library stops at a token it
+// does not expect and compiles what came before it, so "//item[1]]" would
+// run silently as "//item[1]", and an expression cut short gets the
+// library's message about node-sets; this names the character instead.
+func xpathBrackets(expr string) error {
+	var open []int // byte offsets of the unclosed '[' and '('
+	for i := 0; i < len(expr); i++ {
+		switch c := expr[i]; c {
+		case '\'', '"':
+			end := strings.IndexByte(expr[i+1:], c)
+			if end < 0 {
+				return badParam("xpath", "xpath is not a valid XPath 1.0 expression: the string opened by %c at byte %d is never closed", c, i+1)
+			}
+			i += end + 1
+		case '[', '(':
+			open = append(open, i)
+		case ']', ')':
+			want := byte('[')
+			if c == ')' {
+				want = '('
+			}
+			if len(open) == 0 || expr[open[len(open)-1]] != want {
+				return badParam("xpath", "xpath is not a valid XPath 1.0 expression: the %c at byte %d closes no %c", c, i+1, want)
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) > 0 {
+		at := open[len(open)-1]
+		return badParam("xpath", "xpath is not a valid XPath 1.0 expression: the %c at byte %d is never closed", expr[at], at+1)
+	}
+	return nil
 }
 
 func formatList() string {

@@ -44,3 +44,20 @@ func TestXPathTreeFactor(t *testing.T) {
 		t.Errorf("the tree takes %d bytes, more than %d× the %d bytes of XML", tree, xpathTreeFactor, len(data))
 	}
 }
+
+// TestXPathBracketsAcceptsValid: the bracket check leaves alone what the
+// library compiles whole, brackets and quotes inside string literals
+// included (TestReadErrors has the refused ones, over HTTP).
+func TestXPathBracketsAcceptsValid(t *testing.T) {
+	for _, expr := range []string{
+		"//item",
+		"//item[contains(title, 'a]')]",
+		`//item[contains(title, "it's (1")]`,
+		"//item[position() < 3][contains(concat(title, ' ', link), '[x')]",
+		"(//item)[last()]",
+	} {
+		if _, err := compileXPath(expr); err != nil {
+			t.Errorf("%q refused: %v", expr, err)
+		}
+	}
+}
