@@ -72,8 +72,8 @@ func NewResolver(client *fetch.Client, robotsTxt *robots.Checker, memory discove
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("kind auto: discovery on %s: %w", src.URL, ctx.Err())
 		case errors.Is(err, discovery.ErrNoFeed):
-			return nil, fmt.Errorf("kind auto: %s has no annotations and no feed was found; tried %s: %w (%w)",
-				src.URL, triedText(res), ErrUnresolvable, dynamo.ErrInvalid)
+			return nil, unresolvable(fmt.Sprintf("kind auto: %s has no annotations and no feed was found; tried %s. %s",
+				src.URL, triedText(res), unresolvableHint))
 		case err != nil:
 			return nil, fmt.Errorf("kind auto: discovery on %s: %v: %w", src.URL, err, dynamo.ErrInvalid)
 		}
@@ -81,6 +81,20 @@ func NewResolver(client *fetch.Client, robotsTxt *robots.Checker, memory discove
 		return res, nil
 	}
 }
+
+// unresolvableHint tells whoever registered a page with nothing to poll
+// how it can be followed: most such pages are a webmaster's own, not yet
+// annotated.
+const unresolvableHint = "To follow this page, annotate it (dynamo annotate, or Suggest annotations in the playground) " +
+	"and register it with kind html, or follow it as it is with kind selectors (dynamo annotate --selectors prints them)"
+
+// unresolvable is the error of a page with nothing to poll: its message
+// is the sentence for the person who registered it, without the text of
+// the sentinels it wraps (ErrUnresolvable, dynamo.ErrInvalid).
+type unresolvable string
+
+func (u unresolvable) Error() string   { return string(u) }
+func (u unresolvable) Unwrap() []error { return []error{ErrUnresolvable, dynamo.ErrInvalid} }
 
 // triedText lists the URLs a discovery requested, each candidate with how
 // it was found and why it is not a feed: "http://a/ (the page),

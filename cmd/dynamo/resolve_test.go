@@ -252,6 +252,12 @@ func TestKindAutoThroughTheAPI(t *testing.T) {
 	if status != http.StatusUnprocessableEntity || !strings.Contains(msg, "no feed was found; tried "+site.URL+"/nothing/ (the page), "+site.URL+"/nothing/feed (common-path: ") {
 		t.Errorf("POST a page without a feed: %d %q; want 422 saying what was tried", status, msg)
 	}
+	// The person registering it learns how the page can be followed, and
+	// reads no sentinel's text ("nothing to poll (invalid)").
+	if !strings.Contains(msg, "annotate it (dynamo annotate, or Suggest annotations in the playground) and register it with kind html") ||
+		!strings.Contains(msg, "kind selectors") || strings.Contains(msg, "invalid") || strings.Contains(msg, "nothing to poll") {
+		t.Errorf("POST a page without a feed: %q; want how to follow it (annotations or selectors), without the sentinels' text", msg)
+	}
 	for _, tc := range []struct {
 		path, kind, url string
 	}{
