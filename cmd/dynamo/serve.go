@@ -537,6 +537,11 @@ func newServePoller(ctx context.Context, store dynamo.Store, client *pollfetch.C
 	return p, nil
 }
 
+// pollerOnlyMessage answers every path but the probes of a poller-only
+// process.
+const pollerOnlyMessage = "this process polls only (--role poller): it serves /healthz and /metrics; " +
+	"the feeds, the admin API and the web interface are served by the processes of --role api or all"
+
 // serveHandler is the HTTP interface for the role: the API and the web
 // interface on one ServeMux, or for a poller-only process just /healthz and
 // /metrics; every request is counted in the metrics under the route
@@ -545,6 +550,11 @@ func serveHandler(ctx context.Context, cfg serveConfig, svc *sources.Service, p 
 	mux := http.NewServeMux()
 	if cfg.role == "poller" {
 		api.MountProbes(mux, svc.Store, m, log)
+		// Anything else is served by the other processes: say so, rather
+		// than the standard library's bare "404 page not found".
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, pollerOnlyMessage, http.StatusNotFound)
+		})
 		return m.Observe(httpcompress.Handler(mux)), nil
 	}
 	token := os.Getenv("DYNAMO_ADMIN_TOKEN")

@@ -309,11 +309,16 @@ func TestServeRolesAndTheWebInterface(t *testing.T) {
 		t.Errorf("playground fetch of a loopback URL without --allow-private: %s\n%.3000s", resp.Status, pg)
 	}
 
-	// A poller-only process serves no pages.
+	// A poller-only process serves no pages, and says where they are
+	// rather than the standard library's bare "404 page not found".
 	base = startServe(t, serveConfig{db: sqlitetest.Path(t, dir, "poller.db"), role: "poller"})
-	for path, want := range map[string]int{"/": http.StatusNotFound, "/ui/": http.StatusNotFound, "/healthz": http.StatusOK} {
-		if resp, _ := get(t, base+path); resp.StatusCode != want {
+	for path, want := range map[string]int{"/": http.StatusNotFound, "/ui/": http.StatusNotFound, "/resources/one": http.StatusNotFound, "/api/sources": http.StatusNotFound, "/healthz": http.StatusOK, "/metrics": http.StatusOK} {
+		resp, body := get(t, base+path)
+		if resp.StatusCode != want {
 			t.Errorf("role poller GET %s: %s, want %d", path, resp.Status, want)
+		}
+		if want == http.StatusNotFound && !strings.Contains(body, "this process polls only (--role poller)") {
+			t.Errorf("role poller GET %s: %q, want it to say the process only polls and who serves the rest", path, body)
 		}
 	}
 }
