@@ -212,7 +212,9 @@ type errorBody struct {
 
 func writeJSONError(w http.ResponseWriter, status int, param, msg string) {
 	errorHeaders(w, "application/json; charset=utf-8", status)
-	json.NewEncoder(w).Encode(errorBody{Status: status, Error: msg, Parameter: param})
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(errorBody{Status: status, Error: msg, Parameter: param})
 }
 
 // xmlError is the XML error document.
@@ -279,12 +281,34 @@ const MaxJSONBody = 64 << 10
 
 // writeJSON sends v as the JSON answer.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	jsonHeaders(w)
+	w.WriteHeader(status)
+	b, _ := jsonIndent(v, "")
+	w.Write(append(b, '\n'))
+}
+
+// jsonHeaders are those of every JSON answer of the admin API.
+func jsonHeaders(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(v)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+}
+
+// jsonIndent marshals v indented by two spaces after prefix, leaving <, >
+// and & as they are: answers quote annotations ("<item:title> is never
+// closed") and URLs with &, which a reader of curl's output must see as
+// written, not as \u003citem:title\u003e. The Content-Type and nosniff
+// keep browsers from reading the answer as HTML, which is what that
+// escaping guards against.
+func jsonIndent(v any, prefix string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // writeJSONList answers {"key": [...]}, after head's fields when head is
@@ -297,7 +321,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func writeJSONList(w http.ResponseWriter, head any, key string, each func(item func(any) error) error) error {
 	opening := []byte("{")
 	if head != nil {
-		b, err := json.MarshalIndent(head, "", "  ")
+		b, err := jsonIndent(head, "")
 		if err != nil {
 			return err
 		}
@@ -305,8 +329,7 @@ func writeJSONList(w http.ResponseWriter, head any, key string, each func(item f
 	}
 	started := false
 	start := func() {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
+		jsonHeaders(w)
 		w.WriteHeader(http.StatusOK)
 		k, _ := json.Marshal(key)
 		fmt.Fprintf(w, "%s\n  %s: [", opening, k)
@@ -314,7 +337,7 @@ func writeJSONList(w http.ResponseWriter, head any, key string, each func(item f
 	}
 	sep := "\n    "
 	err := each(func(v any) error {
-		b, err := json.MarshalIndent(v, "    ", "  ")
+		b, err := jsonIndent(v, "    ")
 		if err != nil {
 			return err
 		}
