@@ -9,10 +9,14 @@ import (
 	"github.com/dynamo-feeds/dynamo"
 )
 
+// noPollerMessage answers what needs a poller in a process without one.
+const noPollerMessage = "this process runs no poller (--role api): the processes of --role poller or all poll the sources on their schedule, " +
+	"and the global policy is theirs to switch"
+
 // pollSource answers POST /api/sources/{id}/poll with the poll's outcome.
 func (s *Server) pollSource(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Poller == nil {
-		writeJSONError(w, http.StatusServiceUnavailable, "", "this process runs no poller (--role api)")
+		writeJSONError(w, http.StatusServiceUnavailable, "", noPollerMessage)
 		return
 	}
 	id := r.PathValue("id")
@@ -38,7 +42,7 @@ type pollerState struct {
 
 func (s *Server) getPoller(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Poller == nil {
-		writeJSONError(w, http.StatusServiceUnavailable, "", "this process runs no poller (--role api)")
+		writeJSONError(w, http.StatusServiceUnavailable, "", noPollerMessage)
 		return
 	}
 	writeJSON(w, http.StatusOK, pollerState{Policy: s.cfg.Poller.Policy(), Policies: s.cfg.Poller.Policies()})
@@ -46,7 +50,7 @@ func (s *Server) getPoller(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) putPoller(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Poller == nil {
-		writeJSONError(w, http.StatusServiceUnavailable, "", "this process runs no poller (--role api)")
+		writeJSONError(w, http.StatusServiceUnavailable, "", noPollerMessage)
 		return
 	}
 	var body struct {

@@ -291,6 +291,22 @@ func TestServeRolesAndTheWebInterface(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "No poller runs in this process") || !strings.Contains(body, `href="/ui/sources/one"`) {
 		t.Fatalf("role api /ui/: %s\n%.2000s", resp.Status, body)
 	}
+	// Poll now through the API says where polling happens.
+	for _, req := range []struct{ method, path string }{{"POST", "/api/sources/one/poll"}, {"GET", "/api/poller"}} {
+		r, err := http.NewRequest(req.method, base+req.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(answer.Body)
+		answer.Body.Close()
+		if answer.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(msg), "the processes of --role poller or all poll the sources on their schedule") {
+			t.Errorf("role api %s %s: %s %s, want 503 saying who polls", req.method, req.path, answer.Status, msg)
+		}
+	}
 	resp, err := http.PostForm(base+"/ui/sources/one/poll", url.Values{})
 	if err != nil {
 		t.Fatal(err)
