@@ -68,13 +68,16 @@ func (s *Source) Normalize() {
 // it): a source that names another is refused, and with none given any
 // named policy is. The error wraps ErrInvalid and says what to write.
 func (s *Source) Validate(policies []string) error {
-	if err := ValidateSourceID(s.ID); err != nil {
-		return err
-	}
+	// The URL first: an id left out is derived from it, so a URL that is
+	// not one (javascript:…, "http://") leaves the id empty, and the
+	// mistake to report is the URL's, not an id the user never gave.
 	if s.URL == "" {
 		return Invalidf("url is required: the page or feed to poll")
 	}
 	if err := ValidateSourceURL(s.URL); err != nil {
+		return err
+	}
+	if err := ValidateSourceID(s.ID); err != nil {
 		return err
 	}
 	switch s.Kind {

@@ -410,3 +410,46 @@ func importWithCLI(t *testing.T, src map[string]any) (string, bool) {
 	sort.Strings(ids)
 	return stdout + stderr + strings.Join(ids, ","), len(list) > 0
 }
+
+// TestBadURLWithoutIDNamesTheURL: a source given without an id derives it
+// from its URL, so a URL that is not one (a javascript: link, "http://")
+// derives none. The refusal must name the URL the user wrote, not an empty
+// id the user never gave (it said `id "" must be 1 to 64 letters…`):
+// through the API and an OPML import over the API (a sources file
+// requires ids).
+func TestBadURLWithoutIDNamesTheURL(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base := startServe(t, serveConfig{db: sqlitetest.Path(t, dir, "dynamo.db")})
+	for _, raw := range []string{"javascript:alert(1)", "http://", "mailto:news@example.org"} {
+		want := fmt.Sprintf("url %q must be an absolute http or https URL", raw)
+		body, _ := json.Marshal(map[string]string{"url": raw})
+		resp, err := http.Post(base+"/api/sources", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refusal struct{ Error string }
+		err = json.NewDecoder(resp.Body).Decode(&refusal)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusBadRequest || !strings.Contains(refusal.Error, want) {
+			t.Errorf("POST /api/sources %s: %s %q (%v), want 400 saying %s", body, resp.Status, refusal.Error, err, want)
+		}
+
+		doc := fmt.Sprintf(`<opml version="2.0"><body><outline type="rss" text="x" xmlUrl=%q/></body></opml>`, html.EscapeString(raw))
+		resp, err = http.Post(base+"/api/sources/import", "text/x-opml", strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var report struct {
+			Failed  int `json:"failed"`
+			Entries []struct {
+				Reason string `json:"reason"`
+			} `json:"entries"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&report)
+		resp.Body.Close()
+		if err != nil || report.Failed != 1 || len(report.Entries) != 1 || !strings.Contains(report.Entries[0].Reason, want) {
+			t.Errorf("OPML import of xmlUrl %q: %+v (%v), want one failed entry saying %s", raw, report, err, want)
+		}
+	}
+}
