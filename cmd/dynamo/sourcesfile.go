@@ -234,14 +234,24 @@ func eachYAMLEntryAlone(data []byte, add func([]byte) error) (n int, done bool, 
 }
 
 // eachYAMLEntryWhole decodes a YAML sources file whole and hands add its
-// entries after the first skip.
+// entries after the first skip. A file with nothing in it but comments,
+// and a "sources:" key with nothing under it, are lists of no sources, as
+// "sources: []" is: an operator who comments out every entry means none,
+// not a file serve refuses to start with.
 func eachYAMLEntryWhole(data []byte, skip int, add func([]byte) error) error {
 	var doc any
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return err
 	}
 	if m, ok := doc.(map[string]any); ok {
-		doc = m["sources"]
+		list, given := m["sources"]
+		if !given {
+			return errNotAList
+		}
+		doc = list
+	}
+	if doc == nil {
+		return nil
 	}
 	entries, ok := doc.([]any)
 	if !ok {

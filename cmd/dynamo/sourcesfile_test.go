@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/internal/sqlitetest"
 	"github.com/dynamo-feeds/dynamo/poller/policy"
 	"github.com/dynamo-feeds/dynamo/sources"
 )
@@ -142,5 +145,38 @@ func sameAsWhole(t *testing.T, data []byte) {
 	want, wantErr := read(func(data []byte, add func([]byte) error) error { return eachYAMLEntryWhole(data, 0, add) })
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) || wantErr == nil && !slices.Equal(got, want) {
 		t.Errorf("%q: entries %q, error %v; read whole: %q, %v", data, got, err, want, wantErr)
+	}
+}
+
+// TestSourcesFileWithNoEntries: a sources file whose every entry is
+// commented out, or that is empty, means no sources, as "sources: []"
+// does: serve starts and serves (it refused to start, "want a list of
+// sources"). A mapping without a "sources" key is still refused.
+func TestSourcesFileWithNoEntries(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, text := range []string{
+		"",
+		"# no sources yet\n",
+		"sources:\n",
+		"sources:\n#  - id: town\n#    url: https://example.org/news.html\n",
+		"---\nsources: []\n",
+	} {
+		file := filepath.Join(dir, fmt.Sprintf("sources-%d.yaml", i))
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		base := startServe(t, serveConfig{db: sqlitetest.Path(t, dir, fmt.Sprintf("dynamo-%d.db", i)), sourcesFile: file})
+		var list struct{ Sources []any }
+		getJSON(t, base+"/api/sources", &list)
+		if len(list.Sources) != 0 {
+			t.Errorf("sources file %q: %d sources, want none", text, len(list.Sources))
+		}
+	}
+	file := filepath.Join(dir, "typo.yaml")
+	os.WriteFile(file, []byte("source:\n  - id: town\n    url: https://example.org/news.html\n"), 0o644)
+	code, _, stderr := run(t, "", "serve", "--addr", "127.0.0.1:0", "--db", sqlitetest.Path(t, dir, "typo.db"), "--sources", file)
+	if code != 1 || !strings.Contains(stderr, `want a list of sources, or an object with a \"sources\" list`) {
+		t.Errorf("a mapping without sources: exit %d, stderr %q; want 1 saying what the file must hold", code, stderr)
 	}
 }
