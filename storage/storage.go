@@ -5,7 +5,10 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -36,6 +39,21 @@ func Open(ctx context.Context, dsn string, replicas ...string) (dynamo.Store, er
 	default:
 		return nil, fmt.Errorf("storage: %q is neither a postgres:// URL nor a file path: %w", dsn, dynamo.ErrInvalid)
 	}
+}
+
+// OpenExisting opens the store dsn names, as Open does, but refuses an
+// embedded store's file that does not exist rather than creating it (an
+// error wrapping dynamo.ErrNotFound): for the commands that only read a
+// store (dynamo query, dynamo sources export), where a mistyped path
+// would otherwise answer from a new, empty store, as if it had no
+// sources, and leave its file behind.
+func OpenExisting(ctx context.Context, dsn string) (dynamo.Store, error) {
+	if kind, path := parse(dsn); kind == kindSQLite {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("storage: no embedded store at %s (dynamo serve or dynamo migrate creates one; give --db or DATABASE_URL for another): %w", path, dynamo.ErrNotFound)
+		}
+	}
+	return Open(ctx, dsn)
 }
 
 // Applied names the migrations that opening store applied, for stores that

@@ -78,7 +78,7 @@ func runQuery(ctx context.Context, args []string, s stdio) int {
 	for _, name := range q.Ignored { // as the feed URLs ignore them; a typo shows here
 		fmt.Fprintf(s.err, "dynamo query: ignoring %q, which is no query parameter\n", name)
 	}
-	store, err := storage.Open(ctx, storeDSN(*db))
+	store, err := storage.OpenExisting(ctx, storeDSN(*db))
 	if err != nil {
 		fmt.Fprintf(s.err, "dynamo query: %v\n", err)
 		return 1

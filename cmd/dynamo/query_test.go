@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +118,32 @@ func TestQuery(t *testing.T) {
 				t.Errorf("%v: line %d is %q, want %q", tc.args, i+1, lines[i], title)
 			}
 		}
+	}
+}
+
+// TestReadingCommandsNeedAStore: dynamo query and dynamo sources export
+// only read, so a --db path with no store behind it (a typo, the wrong
+// directory) is an error naming it, and leaves no file behind; they used
+// to create an empty store there and answer from it, as if it had no
+// sources.
+func TestReadingCommandsNeedAStore(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "typo.db")
+	for _, args := range [][]string{
+		{"query", "--db", missing, "news"},
+		{"query", "--db", "sqlite:" + missing, "--all"},
+		{"sources", "export", "--db", missing},
+	} {
+		code, stdout, stderr := run(t, "", args...)
+		if code != 1 || !strings.Contains(stderr, "no embedded store at "+missing+" (dynamo serve or dynamo migrate creates one") || stdout != "" {
+			t.Errorf("dynamo %s: exit %d, stdout %q, stderr %q; want 1 saying there is no store", strings.Join(args, " "), code, stdout, stderr)
+		}
+		if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("dynamo %s left %s behind (%v)", strings.Join(args, " "), missing, err)
+		}
+	}
+	// An existing store is read as before.
+	if code, _, stderr := run(t, "", "query", "--db", queryStore(t), "news"); code != 0 {
+		t.Errorf("dynamo query of an existing store: exit %d, %s", code, stderr)
 	}
 }

@@ -167,7 +167,7 @@ func runSourcesExport(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintf(s.err, "dynamo sources export: --base %q is not an http or https URL\n", *base)
 		return 2
 	}
-	store, err := storage.Open(ctx, storeDSN(*db))
+	store, err := storage.OpenExisting(ctx, storeDSN(*db))
 	if err != nil {
 		fmt.Fprintf(s.err, "dynamo sources export: %v\n", err)
 		return 1
