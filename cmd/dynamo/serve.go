@@ -316,6 +316,15 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	// The sources file is checked before the store is opened for the same
+	// reason: a mistake in it must leave nothing behind.
+	var sourcesData []byte
+	if cfg.sourcesFile != "" {
+		if sourcesData, err = readSourcesFile(cfg.sourcesFile, policy.Names()); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	store, err := storage.Open(ctx, cfg.db, cfg.replicas...)
 	if err != nil {
 		ln.Close()
@@ -350,7 +359,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		log.Info("demo site serving the example pages; news and wire gain a story every period", "url", site.URL, "period", site.every)
 	}
 	if cfg.sourcesFile != "" {
-		if err := applySourcesFile(ctx, svc, cfg.sourcesFile, log); err != nil {
+		if err := applySourcesFile(ctx, svc, cfg.sourcesFile, sourcesData, log); err != nil {
 			ln.Close()
 			return err
 		}

@@ -17,20 +17,30 @@ import (
 	"github.com/dynamo-feeds/dynamo/sources"
 )
 
-// applySourcesFile registers or updates the sources listed in a YAML or
-// JSON file (README.md "Configuration"): a list of objects with the fields POST /api/sources
+// readSourcesFile reads a YAML or JSON sources file (README.md
+// "Configuration"): a list of objects with the fields POST /api/sources
 // takes, or an object whose "sources" key holds that list. Every entry is
-// read and checked by svc's rules before any is applied, so a typo changes
-// nothing. The file is read twice, checked and then applied, rather than
-// held as a list: 100,000 checked sources would hold 140 MB.
-func applySourcesFile(ctx context.Context, svc *sources.Service, path string, log *slog.Logger) error {
+// checked by the domain's rules, which need no store, so that serve calls
+// it before opening the store: a file with a typo changes nothing and
+// creates or migrates no store. policies are the names a source may
+// follow.
+func readSourcesFile(path string, policies []string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("sources file: %w", err)
+		return nil, fmt.Errorf("sources file: %w", err)
 	}
-	if err := eachFileSource(data, svc, func(*dynamo.Source) error { return nil }); err != nil {
-		return fmt.Errorf("sources file %s: %w", path, err)
+	check := &sources.Service{Policies: policies}
+	if err := eachFileSource(data, check, func(*dynamo.Source) error { return nil }); err != nil {
+		return nil, fmt.Errorf("sources file %s: %w", path, err)
 	}
+	return data, nil
+}
+
+// applySourcesFile registers or updates the sources of a file that
+// readSourcesFile read and checked, through svc, in order. The file is
+// read twice, checked and then applied, rather than held as a list:
+// 100,000 checked sources would hold 140 MB.
+func applySourcesFile(ctx context.Context, svc *sources.Service, path string, data []byte, log *slog.Logger) error {
 	return eachFileSource(data, svc, func(src *dynamo.Source) error {
 		if err := svc.Apply(ctx, src); err != nil {
 			return fmt.Errorf("sources file %s: source %s: %w", path, src.ID, err)

@@ -180,3 +180,30 @@ func TestSourcesFileWithNoEntries(t *testing.T) {
 		t.Errorf("a mapping without sources: exit %d, stderr %q; want 1 saying what the file must hold", code, stderr)
 	}
 }
+
+// TestBadSourcesFileCreatesNoStore: a sources file with a mistake stops
+// serve before the store is opened, as a port that cannot be bound does
+// (docs/OPERATIONS.md): the embedded store's file is not created, nor is a
+// database migrated, for a command that changed nothing.
+func TestBadSourcesFileCreatesNoStore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, tc := range []struct{ text, want string }{
+		{"sources:\n  - id: town\n    url: https://example.org/news.html\n    intervall: 30m\n", `entry 1, line 4: unknown key \"intervall\": did you mean \"interval\"?`},
+		{"- id: town\n  url: https://example.org/news.html\n  interval: 5s\n", "entry 1: invalid: interval 5s must be from 10s to 30d"},
+		{"- id: town\n  url: https://example.org/news.html\n  policy: fastest\n", `policy \"fastest\" is unknown`},
+	} {
+		file := filepath.Join(dir, fmt.Sprintf("bad-%d.yaml", i))
+		if err := os.WriteFile(file, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		db := filepath.Join(dir, fmt.Sprintf("bad-%d.db", i))
+		code, _, stderr := run(t, "", "serve", "--addr", "127.0.0.1:0", "--db", db, "--sources", file)
+		if code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("sources file %q: exit %d, stderr %q; want 1 saying %s", tc.text, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(db); !os.IsNotExist(err) {
+			t.Errorf("sources file %q: the store's file exists (%v); a refused file must create nothing", tc.text, err)
+		}
+	}
+}
