@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,24 @@ func TestServeRefusesBadPollerFlags(t *testing.T) {
 		if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("dynamo %s: the store's file exists (%v); a refused command line must create nothing", strings.Join(args, " "), err)
 		}
+	}
+}
+
+// TestServeOnATakenPort: a serve whose address is taken (a second demo,
+// say) exits 1 saying so and what to do, and creates no store
+// (docs/OPERATIONS.md "Exit codes").
+func TestServeOnATakenPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	db := filepath.Join(t.TempDir(), "dynamo.db")
+	code, _, stderr := run(t, "", "serve", "--addr", ln.Addr().String(), "--db", db)
+	if code != 1 || !strings.Contains(stderr, "another process serves on "+ln.Addr().String()+"; stop it, or give this one another address with --addr") {
+		t.Errorf("serve on a taken port: exit %d, stderr %q; want 1 saying the address is taken and naming --addr", code, stderr)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("serve on a taken port created the store's file (%v)", err)
 	}
 }

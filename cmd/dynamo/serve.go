@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -313,6 +314,10 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 	// The address first: a process that cannot serve must not create an
 	// embedded store's file (or migrate a database) on its way out.
 	ln, err := net.Listen("tcp", cfg.addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		// The first thing a second demo or a second instance meets.
+		return fmt.Errorf("listen: %w: another process serves on %s; stop it, or give this one another address with --addr", err, cfg.addr)
+	}
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
