@@ -243,6 +243,12 @@ func (s QuerySyntax) ParseParams(params []QueryParam) (*Query, error) {
 	opPending := "" // the value of an op that no condition has followed yet
 	for _, p := range params {
 		if !slices.Contains(grammarParams, p.Name) {
+			// TITLE= or Max= is a mistyped grammar name, not a tag added
+			// by a newsletter: ignoring it would answer as if no
+			// condition or bound had been given.
+			if lower := strings.ToLower(p.Name); slices.Contains(grammarParams, lower) {
+				return nil, BadParam(p.Name, "parameter names are lower case: %s, not %s", lower, p.Name)
+			}
 			if !slices.Contains(q.Ignored, p.Name) {
 				q.Ignored = append(q.Ignored, p.Name)
 			}

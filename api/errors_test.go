@@ -38,6 +38,10 @@ func TestReadErrors(t *testing.T) {
 			{"known parameter of another URL", "/resources/news?category=a", 400, "category", "accepts index, max, title"},
 			{"parameter of another URL", "/resources?max=3", 400, "max", "/resources accepts type"},
 			{"aggregate index", "/aggregate?index=1", 400, "index", "/aggregate accepts"},
+			// A grammar name in capitals is a typo, not a newsletter's tag:
+			// ignored, it would answer as if no condition were given.
+			{"name in capitals", "/resources/news?TITLE=snow", 400, "TITLE", "parameter names are lower case: title, not TITLE"},
+			{"name capitalised", "/aggregate?Max=3", 400, "Max", "parameter names are lower case: max, not Max"},
 			{"dups unknown", "/aggregate?dups=all", 400, "dups", "dups must be include"},
 			{"condition too long", "/resources/news?title=" + strings.Repeat("y", 300), 400, "title", "at most 256 bytes"},
 			{"too many conditions", "/resources/news?" + strings.Repeat("title=a&", 33), 400, "title", "at most 32 conditions"},

@@ -90,6 +90,7 @@ func TestQuery(t *testing.T) {
 		{[]string{"news", "index=1&since=2026-03-01"}, 2, []string{"since and until bound the archive's items"}},
 		{[]string{"news", "since=yesterday"}, 2, []string{`since must be a date (2026-11-20) or an RFC 3339 time`}},
 		{[]string{"news", "max=0"}, 2, []string{"max must be an integer from 1 to 10000"}},
+		{[]string{"news", "TITLE=rain"}, 2, []string{"parameter names are lower case: title, not TITLE"}},
 		{[]string{"news", "title=a&op=or"}, 2, []string{"followed by no condition"}},
 		{[]string{"news", "xpath=//item"}, 2, []string{`parameter "xpath" has no meaning here`}},
 		{[]string{"--all", "index=1"}, 2, []string{`parameter "index" has no meaning here`}},
