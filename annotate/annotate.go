@@ -762,8 +762,14 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 	if skipped > 0 {
 		notes = append(notes, fmt.Sprintf("%d items already annotated with several indexes (or none) were left as they are", skipped))
 	}
-	if ex.maxIndex > 0 {
+	switch {
+	case ex.maxIndex == 0:
+	case next > ex.maxIndex:
 		notes = append(notes, fmt.Sprintf("the page was annotated in part: its annotations are kept, and new items are numbered from %d", ex.maxIndex+1))
+	case len(spans) > 0:
+		notes = append(notes, "the page was annotated in part: its annotations are kept, and only fields its items lacked were added")
+	default:
+		notes = append(notes, "the page is already annotated: every item found has its annotations, nothing was added")
 	}
 	return spans, notes
 }

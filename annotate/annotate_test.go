@@ -148,6 +148,38 @@ func TestSuggestPartlyAnnotated(t *testing.T) {
 	if got := res.Wrapped().Indexes; strings.Join(got, ",") != "7,8,9" {
 		t.Errorf("indexes = %q", got)
 	}
+	if !hasNote(res.Notes, "new items are numbered from 8") {
+		t.Errorf("notes %q: want the new items' first index", res.Notes)
+	}
+
+	// Suggesting again on the annotated page adds nothing, and says so
+	// rather than announcing new items.
+	again, err := annotate.Suggest(res.Page, annotate.Options{URL: "https://parish.example/news"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Page, res.Page) || !hasNote(again.Notes, "already annotated") || hasNote(again.Notes, "numbered from") {
+		t.Errorf("a page already annotated: changed %v, notes %q", !bytes.Equal(again.Page, res.Page), again.Notes)
+	}
+
+	// A page whose items lack only a field gets it, and no new item.
+	noLinks := strings.NewReplacer(`<!-- <item:link index="7"> -->`, "", `<!-- <item:link index="8"> -->`, "", `<!-- <item:link index="9"> -->`, "", `<!-- </item:link> -->`, "").Replace(string(res.Page))
+	fill, err := annotate.Suggest([]byte(noLinks), annotate.Options{URL: "https://parish.example/news"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasNote(fill.Notes, "only fields its items lacked were added") || bytes.Count(fill.Page, []byte("<item:link index=")) != 3 {
+		t.Errorf("links only missing: notes %q\n%s", fill.Notes, fill.Page)
+	}
+}
+
+func hasNote(notes []string, part string) bool {
+	for _, n := range notes {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
 }
 
 // Removing the inserted comments gives every corpus page back, byte for
