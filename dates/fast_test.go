@@ -88,6 +88,8 @@ func FuzzMayParse(f *testing.F) {
 		"12 March 2005 · Harbour news", "12 March 2005 ·", "· 12 March 2005", "12 March 2005 •• x",
 		"12 March 2005", "2004년 05월 28일 · 오후 11:23", "12·03·2005", "12 March 2005 ·.", "\xff 12 March 2005",
 		"Wednesday, 12 March 2005 · 10:30 CET", "12 March 2005 – news", "12 March 2005 ½",
+		"Episode 12: Bridge park 11", "2003", " 031231 ", "20051208T082500Z", "12 maart 2005", "3 MEI 2005",
+		"12 agosto 2005", "1 dezember 2005", "Sat 12:DEC 5 05", "8th of okt 2005 10:30", "12 Jan 05", "2005 12 ott.",
 	} {
 		f.Add(s)
 	}
@@ -98,4 +100,33 @@ func FuzzMayParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLongestMonthName checks longestMonthName against monthNames: no
+// name in ASCII is longer.
+func TestLongestMonthName(t *testing.T) {
+	longest := 0
+	for name := range monthNames {
+		if isASCII(name) {
+			longest = max(longest, len(name))
+		}
+	}
+	if longest != longestMonthName {
+		t.Fatalf("the longest month name in ASCII has %d bytes; longestMonthName is %d", longest, longestMonthName)
+	}
+}
+
+// TestMayParseTurnsAway checks that MayParse turns away texts in ASCII
+// with two numbers and neither a month nor a numeric date, and lets
+// through those with one.
+func TestMayParseTurnsAway(t *testing.T) {
+	for s, want := range map[string]bool{
+		"Episode 12: Bridge park 11": false, "Top 10 tips for 2024": false, "PATCH 2 of 5": false,
+		"12 March 2005": true, "12 maart 2005": true, "12.03.2005": true, "12/03/2005": true, "2005-03-12": true,
+		"20050312T1200": true, "2005": true, "12:mar 5 05": true,
+	} {
+		if got := MayParse(s); got != want {
+			t.Errorf("MayParse(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
