@@ -4,6 +4,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -536,22 +537,35 @@ var keepContent = map[string]bool{
 }
 
 // joinFields is strings.Join(strings.Fields(s), " "): the words of s, one
-// space between. Text that is so already (ASCII, no space but single ones
+// space between. Text that is so already (no space but single ASCII ones
 // between words), as most titles and dates are, is returned as it is,
-// without the two allocations.
+// without the two allocations. That holds for text outside ASCII too,
+// whose runes are read only to learn that none is a space: a line of a
+// podcast's episode ("12 March 2005 · notes", a middle dot), split and
+// joined again, was a fifth of the time spent finding its date.
 func joinFields(s string) string {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= utf8.RuneSelf || c < ' ' && isFieldSpace(c) || c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				return strings.Join(strings.Fields(s), " ")
+			}
+			i += size
+			continue
+		}
+		if c < ' ' && isFieldSpace(c) || c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
 			return joinFieldsFrom(s, i)
 		}
+		i++
 	}
 	return s
 }
 
-// joinFieldsFrom is joinFields of s, whose first i bytes are ASCII
-// without a space to change. ASCII text (a title ending in a line break,
-// as Pipermail writes them) is joined in one pass and one allocation.
+// joinFieldsFrom is joinFields of s, whose first i bytes hold no space
+// to change (nor any space outside ASCII). ASCII text from there (a
+// title ending in a line break, as Pipermail writes them) is joined in
+// one pass and one allocation.
 func joinFieldsFrom(s string, i int) string {
 	for j := i; j < len(s); j++ {
 		if s[j] >= utf8.RuneSelf {
