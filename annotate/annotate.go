@@ -151,7 +151,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	clear(found[len(cands):])
 	sortCandidates(cands)
 	top := cands[:min(len(cands), maxDetailed)]
-	var counted []detailed
+	var counted detailCounter
 	for _, c := range top {
 		c.strayGroups()
 		c.strayRecords()

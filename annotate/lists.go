@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"cmp"
+	"hash/maphash"
 	"math"
 	"slices"
 	"sort"
@@ -530,21 +531,21 @@ func (c *candidate) prescore() {
 // takes a walk of its records: whether they link to different pages,
 // whether their structure agrees, and whether one record holds several
 // items.
-func (c *candidate) detailScore(seen *[]detailed) {
+func (c *candidate) detailScore(dc *detailCounter) {
 	if c.valid < minRecords {
 		return
 	}
 	var d detailCounts
 	found := false
-	for _, s := range *seen {
+	for _, s := range dc.seen {
 		if sameRecords(s.records, c.records) {
 			d, found = s.counts, true
 			break
 		}
 	}
 	if !found {
-		d = countDetail(c.records)
-		*seen = append(*seen, detailed{c.records, d})
+		d = dc.count(c.records)
+		dc.seen = append(dc.seen, detailed{c.records, d})
 	}
 	n := float64(c.valid)
 	if share := float64(d.hrefs) / n; share < 0.9 {
@@ -575,6 +576,58 @@ type detailed struct {
 	counts  detailCounts
 }
 
+// detailCounter counts detailScore's figures for the best candidates of
+// a page: the lists of records counted so far, and, kept from one list
+// to the next, the targets of one list's links and the table that finds
+// how many of them differ.
+type detailCounter struct {
+	seen  []detailed
+	hrefs []string
+	table []hrefSlot
+	seed  maphash.Seed
+}
+
+// hrefSlot is a place in distinct's table: a target's hash, and 1 + its
+// index in hrefs (0: empty).
+type hrefSlot struct {
+	hash uint64
+	at   int32
+}
+
+// distinct returns how many distinct targets hrefs holds. It is a set of
+// their hashes with open addressing, in a table reused from one list to
+// the next, the targets of one hash compared: a map of a long list's
+// targets (sized to its tens of thousands of records, filled once and
+// read for its length) was about half of the counting.
+func (dc *detailCounter) distinct() int {
+	size := 1
+	for size < 2*len(dc.hrefs) {
+		size <<= 1
+	}
+	if cap(dc.table) < size {
+		dc.table = make([]hrefSlot, size)
+	} else {
+		dc.table = dc.table[:size]
+		clear(dc.table)
+	}
+	mask, n := uint64(size-1), 0
+	for i, s := range dc.hrefs {
+		h := maphash.String(dc.seed, s)
+		for j := h & mask; ; j = (j + 1) & mask {
+			slot := &dc.table[j]
+			if slot.at == 0 {
+				*slot = hrefSlot{h, int32(i + 1)}
+				n++
+				break
+			}
+			if slot.hash == h && dc.hrefs[slot.at-1] == s {
+				break
+			}
+		}
+	}
+	return n
+}
+
 // sameRecords reports whether two lists of records are the same nodes.
 func sameRecords(a, b []record) bool {
 	if len(a) != len(b) {
@@ -593,9 +646,12 @@ func sameRecords(a, b []record) bool {
 	return true
 }
 
-// countDetail counts detailScore's figures over records.
-func countDetail(records []record) detailCounts {
-	hrefs := make(map[string]int, len(records))
+// count counts detailScore's figures over records.
+func (dc *detailCounter) count(records []record) detailCounts {
+	if dc.seed == (maphash.Seed{}) {
+		dc.seed = maphash.MakeSeed()
+	}
+	hrefs := dc.hrefs[:0]
 	multi := 0
 	var kinds partKinds
 	shapes := map[string]*int{}
@@ -607,9 +663,9 @@ func countDetail(records []record) detailCounts {
 		}
 		first, long := longLinks(r)
 		if long > 0 {
-			hrefs[first]++
+			hrefs = append(hrefs, first)
 		} else if first = firstLink(r); first != "" {
-			hrefs[first]++
+			hrefs = append(hrefs, first)
 		}
 		kinds.add(r.nodes[0].parent(), first)
 		if long >= 3 && !oneLinkedHeading(r) {
@@ -627,7 +683,8 @@ func countDetail(records []record) detailCounts {
 	for _, k := range shapes {
 		top = max(top, *k)
 	}
-	return detailCounts{hrefs: len(hrefs), multi: multi, top: top, parts: kinds.parts()}
+	dc.hrefs = hrefs
+	return detailCounts{hrefs: dc.distinct(), multi: multi, top: top, parts: kinds.parts()}
 }
 
 // strayGroups drops from a candidate made across parents the records of
@@ -660,24 +717,29 @@ func (c *candidate) strayGroups() {
 	}
 	// Each record's shape and each parent's, by number: a long list has
 	// one or two shapes in tens of thousands of records, written once
-	// into a buffer each and looked up there.
+	// into a buffer each and looked up there. What is read of each
+	// record is kept beside its shape, read once: the passes below read
+	// it again for every record, and each read of a record's nodes, far
+	// apart in a long page's tree, waited for memory.
 	var sh shapeTable
-	shapes := make([]int32, len(c.records)) // -1: not a record that may be an item
+	recs := make([]strayRecord, len(c.records))
 	links := make([]int, 0, len(c.records))
 	texts := make([]int, 0, len(c.records))
 	var records, parents shapeCounter
 	for i, r := range c.records {
-		shapes[i] = -1
+		rec := &recs[i]
+		rec.parent, rec.shape = r.nodes[0].parent(), -1
 		s := statsOf(r)
 		if s.links == 0 || s.text < 3 {
 			continue // as detailScore, only records that may be items
 		}
+		rec.links, rec.text = int32(s.links), int32(s.text)
 		links = append(links, s.links)
 		texts = append(texts, s.text)
-		shapes[i] = sh.of(r)
-		records.add(shapes[i])
-		if i == 0 || r.nodes[0].parent() != c.records[i-1].nodes[0].parent() {
-			parents.add(sh.of(record{nodes: []*node{r.nodes[0].parent()}}))
+		rec.shape = sh.of(r)
+		records.add(rec.shape)
+		if i == 0 || rec.parent != recs[i-1].parent {
+			parents.add(sh.of(record{nodes: []*node{rec.parent}}))
 		}
 	}
 	wantRecord, wantParent := shapeBag(sh.text(records.mostCommon()), false), shapeBag(sh.text(parents.mostCommon()), true)
@@ -691,9 +753,9 @@ func (c *candidate) strayGroups() {
 		// A parent's records are consecutive: findCandidates adds each
 		// parent's at once.
 		g := group{from: i, to: i}
-		for ; g.to < len(c.records) && c.records[g.to].nodes[0].parent() == c.records[i].nodes[0].parent(); g.to++ {
-			if shapes[g.to] >= 0 {
-				text := statsOf(c.records[g.to]).text
+		for ; g.to < len(recs) && recs[g.to].parent == recs[i].parent; g.to++ {
+			if recs[g.to].shape >= 0 {
+				text := int(recs[g.to].text)
 				g.valid++
 				g.text += text
 				g.most = max(g.most, text)
@@ -721,12 +783,12 @@ func (c *candidate) strayGroups() {
 	for gi, g := range groups {
 		alike := false
 		for j := g.from; j < g.to && !alike; j++ {
-			if shapes[j] >= 0 {
-				n := statsOf(c.records[j]).links
-				alike = n <= 2*wantLinks && 2*n >= wantLinks && sh.kin(recordKin, shapes[j], false, wantRecord)
+			if rec := recs[j]; rec.shape >= 0 {
+				n := int(rec.links)
+				alike = n <= 2*wantLinks && 2*n >= wantLinks && sh.kin(recordKin, rec.shape, false, wantRecord)
 			}
 		}
-		parent := c.records[g.from].nodes[0].parent()
+		parent := recs[g.from].parent
 		alike = alike && sh.kin(parentKin, sh.of(record{nodes: []*node{parent}}), true, wantParent)
 		if alike && g.valid > 0 {
 			// Parents that each hold as many records (a title link in
@@ -778,6 +840,15 @@ func (c *candidate) strayGroups() {
 	}
 	c.records, c.parents, c.sums, c.strays = keep, kinds, sumsOf(keep), strays
 	c.prescore()
+}
+
+// strayRecord is what strayGroups reads of a record: its first node's
+// parent, the number of its shape (-1: not a record that may be an item)
+// and, for one that may, its links and text.
+type strayRecord struct {
+	parent      *node
+	shape       int32
+	links, text int32 // as the nodes count them
 }
 
 // shapeTable numbers the shapes (appendShape's text) of records: each
@@ -933,7 +1004,11 @@ func repeatsLinksOf(cands []*candidate) {
 			}
 			var shared int
 			if len(sets[i]) <= smallLinkSet {
-				shared = sharedLinks(sets[i], linksOf(j))
+				// Once a's first links are found, looking in them is
+				// cheaper than reading the table again.
+				if links[j] != nil || mayLinkTo(a, sets[i]) {
+					shared = sharedLinks(sets[i], linksOf(j))
+				}
 			} else {
 				for h := range sets[i] {
 					if setOf(j)[h] {
@@ -947,6 +1022,38 @@ func repeatsLinksOf(cands []*candidate) {
 			}
 		}
 	}
+}
+
+// mayLinkTo reports whether any link in the stretch of the page that
+// c's records cover may have one of the targets in set: false only when
+// none has, and then none of its records' first links is one. It reads
+// the tree's table of hrefs, where each is kept as an offset in the page
+// (those copied, decoded from entities or an encoding, have none and are
+// all compared): the first links of a list of 70,000 records, found by a
+// walk of each for a menu's two targets that the list does not link to,
+// were a tenth of a suggestion.
+func mayLinkTo(c *candidate, set map[string]bool) bool {
+	t := c.head.tables()
+	from, to := int32(c.records[0].start()), int32(c.records[len(c.records)-1].end())
+	left := int(t.numHrefs)
+	for _, block := range t.hrefs {
+		for _, r := range block[:min(len(block), left)] {
+			var h string
+			switch {
+			case r.n < 0:
+				h = t.copies[r.at]
+			case r.at < from || r.at >= to:
+				continue
+			default:
+				h = t.text[r.at : r.at+r.n]
+			}
+			if set[strings.TrimSpace(h)] {
+				return true
+			}
+		}
+		left -= len(block)
+	}
+	return false
 }
 
 // smallLinkSet is the most targets a candidate may have for repeatsLinksOf
