@@ -27,7 +27,7 @@ func TestCursorReachesEveryNode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, _, _ := domOf(p, buildTree(p.text, maphash.MakeSeed(), nil, true))
+		doc := domOf(p, buildTree(p.text, maphash.MakeSeed(), nil, true)).doc
 		var nodes []*nethtml.Node
 		var visit func(n *nethtml.Node)
 		visit = func(n *nethtml.Node) {

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	nethtml "golang.org/x/net/html"
 )
 
 // Selectors returns the suggester's choice as XPath selectors, for a
@@ -47,14 +45,13 @@ func (r *Result) Selectors() (Selectors, string, error) {
 	}
 	// The selectors need every attribute, which the suggester does not:
 	// the page is read again keeping them, and records are matched by
-	// their offsets.
-	t := r.page.tree(nil, true)
-	doc, back, _ := domOf(r.page, t)
+	// their offsets. The selectors are then followed on that reading.
+	t, d := selectorsTree(r.page)
 	heads := map[int]bool{}
 	for _, rec := range r.best.records {
 		heads[int(rec.head().start)] = true
 	}
-	item, err := r.itemXPath(doc, back, head, heads)
+	item, err := r.itemXPath(d, head, heads)
 	if err != nil {
 		return Selectors{}, "", err
 	}
@@ -72,7 +69,7 @@ func (r *Result) Selectors() (Selectors, string, error) {
 		return Selectors{}, "", fmt.Errorf("the selectors made are wrong: %w", err)
 	}
 	note := ""
-	f, err := Follow(r.raw, c, r.opts)
+	f, err := follow(r.page, t, d, c, r.opts)
 	switch {
 	case err != nil:
 		note = fmt.Sprintf("the selectors do not read the page: %v", err)
@@ -262,7 +259,7 @@ func predicate(rel string) string {
 // itemXPath finds the shortest path that selects exactly the records' first
 // nodes: from the parent up, anchored at an ancestor with an id free of
 // digits where there is one, else at /html/body.
-func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head *node, heads map[int]bool) (string, error) {
+func (r *Result) itemXPath(d *dom, head *node, heads map[int]bool) (string, error) {
 	step := xpathName(head.tag())
 	if r.best.kind == "runs" {
 		step = xpathStep(head, false, false)
@@ -313,7 +310,7 @@ func (r *Result) itemXPath(doc *nethtml.Node, back map[*nethtml.Node]*node, head
 		}
 	}
 	for _, step := range steps {
-		if itemPath, ok, err := r.itemXPathWith(doc, back, step, ancestors, common, excludes, heads); ok || err != nil {
+		if itemPath, ok, err := r.itemXPathWith(d, step, ancestors, common, excludes, heads); ok || err != nil {
 			return itemPath, err
 		}
 	}
@@ -362,7 +359,7 @@ func notClasses(nodes []*node) string {
 // itemXPathWith is itemXPath's search with one step for the records: the
 // shortest path of their ancestors that, ending in step, selects exactly
 // the records' first nodes.
-func (r *Result) itemXPathWith(doc *nethtml.Node, back map[*nethtml.Node]*node, step string, ancestors []*node, common map[*node]bool, excludes []string, heads map[int]bool) (string, bool, error) {
+func (r *Result) itemXPathWith(d *dom, step string, ancestors []*node, common map[*node]bool, excludes []string, heads map[int]bool) (string, bool, error) {
 	for _, exclude := range excludes {
 		for _, positional := range []bool{false, true} {
 			for depth := 0; depth <= len(ancestors); depth++ {
@@ -389,13 +386,13 @@ func (r *Result) itemXPathWith(doc *nethtml.Node, back map[*nethtml.Node]*node, 
 				if err != nil {
 					return "", false, err
 				}
-				got := c.item.all(doc)
+				got := c.item.all(d.doc)
 				if len(got) != len(heads) {
 					continue
 				}
 				all := true
 				for _, m := range got {
-					n := back[m.node]
+					n := d.back(m.node)
 					all = all && n != nil && heads[int(n.start)]
 				}
 				if all {

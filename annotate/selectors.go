@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/andybalholm/cascadia"
 	"github.com/antchfx/htmlquery"
@@ -316,40 +317,42 @@ func (c *cursor) navigatorAt(n *nethtml.Node) *htmlquery.NodeNavigator {
 	return nav.Copy().(*htmlquery.NodeNavigator)
 }
 
+// dom is the x/net/html tree the selector engines read, made from the
+// suggester's tree (domOf). Its nodes lie in one slice, by the index of
+// the suggester's node each is made from: the way from one to the other
+// is an index, where two maps of a node each cost a long page (a million
+// nodes) seconds and hundreds of megabytes.
+type dom struct {
+	doc   *nethtml.Node
+	t     *treeBuilder
+	nodes []nethtml.Node // by node.idx; the root's, and those of nodes left out of the tree, unused
+}
+
 // domOf builds the x/net/html tree the selector engines read from the
-// suggester's tree, keeping a map back to its nodes (and their offsets).
-// The page is as written: <html>, <head> and <body> are made as browsers
-// make them, so that /html/body/… works, but no <tbody> is inserted, as
-// FreshRSS's libxml2 inserts none.
-func domOf(p *page, t *treeBuilder) (*nethtml.Node, map[*nethtml.Node]*node, map[*node]*nethtml.Node) {
-	doc := &nethtml.Node{Type: nethtml.DocumentNode}
-	htmlEl := element("html", nil)
-	head, body := element("head", nil), element("body", nil)
-	doc.AppendChild(htmlEl)
+// suggester's tree. The page is as written: <html>, <head> and <body> are
+// made as browsers make them, so that /html/body/… works, but no <tbody>
+// is inserted, as FreshRSS's libxml2 inserts none.
+func domOf(p *page, t *treeBuilder) *dom {
+	d := &dom{doc: &nethtml.Node{Type: nethtml.DocumentNode}, t: t, nodes: make([]nethtml.Node, t.made)}
+	htmlEl := element("html")
+	head, body := element("head"), element("body")
+	d.doc.AppendChild(htmlEl)
 	htmlEl.AppendChild(head)
 	htmlEl.AppendChild(body)
-	back := map[*nethtml.Node]*node{}
-	made := map[*node]*nethtml.Node{}
 	inBody := false
 	for n := range t.all {
-		var hn *nethtml.Node
+		hn := &d.nodes[n.idx]
 		if n.isText() {
 			raw := p.decode(p.text[n.start:n.end])
 			if !n.parent().raw {
 				raw = html.UnescapeString(raw)
 			}
-			hn = &nethtml.Node{Type: nethtml.TextNode, Data: raw}
+			*hn = nethtml.Node{Type: nethtml.TextNode, Data: raw}
 		} else {
-			attrs := make([]nethtml.Attribute, len(t.attrs[n]))
-			for i, a := range t.attrs[n] {
-				attrs[i] = nethtml.Attribute{Key: a.Key, Val: p.decode(a.Val)}
-			}
-			hn = element(n.tag(), attrs)
+			*hn = nethtml.Node{Type: nethtml.ElementNode, Data: n.tag(), DataAtom: atom.Lookup([]byte(n.tag())), Attr: decodedAttrs(p, t.attrs[n])}
 		}
-		back[hn] = n
-		made[n] = hn
-		if parent := made[n.parent()]; parent != nil {
-			parent.AppendChild(hn)
+		if n.up > 0 { // below an element; the root (index 0) has none made
+			d.nodes[n.up].AppendChild(hn)
 			continue
 		}
 		switch {
@@ -360,13 +363,46 @@ func domOf(p *page, t *treeBuilder) (*nethtml.Node, map[*nethtml.Node]*node, map
 			body.AppendChild(hn)
 		}
 	}
-	return doc, back, made
+	return d
+}
+
+// decodedAttrs returns the attributes with their values decoded: attrs
+// themselves when decoding changes none (a UTF-8 page's), else a copy.
+func decodedAttrs(p *page, attrs []nethtml.Attribute) []nethtml.Attribute {
+	for i, a := range attrs {
+		if v := p.decode(a.Val); v != a.Val {
+			out := slices.Clone(attrs)
+			out[i].Val = v
+			for j := i + 1; j < len(out); j++ {
+				out[j].Val = p.decode(out[j].Val)
+			}
+			return out
+		}
+	}
+	return attrs
+}
+
+// nodeOf returns the x/net/html node made from n.
+func (d *dom) nodeOf(n *node) *nethtml.Node { return &d.nodes[n.idx] }
+
+// back returns the suggester's node an x/net/html node was made from; nil
+// for the document, <html>, <head> and <body>, which lie outside nodes.
+func (d *dom) back(hn *nethtml.Node) *node {
+	if hn == nil || len(d.nodes) == 0 {
+		return nil
+	}
+	size := unsafe.Sizeof(nethtml.Node{})
+	at, first := uintptr(unsafe.Pointer(hn)), uintptr(unsafe.Pointer(&d.nodes[0]))
+	if at < first || at >= first+uintptr(len(d.nodes))*size {
+		return nil
+	}
+	return d.t.t.node(int32((at - first) / size))
 }
 
 var headElements = map[string]bool{"title": true, "meta": true, "link": true, "script": true, "style": true, "base": true}
 
-func element(tag string, attrs []nethtml.Attribute) *nethtml.Node {
-	return &nethtml.Node{Type: nethtml.ElementNode, Data: tag, DataAtom: atom.Lookup([]byte(tag)), Attr: attrs}
+func element(tag string) *nethtml.Node {
+	return &nethtml.Node{Type: nethtml.ElementNode, Data: tag, DataAtom: atom.Lookup([]byte(tag))}
 }
 
 // Followed is a page read through selectors.
@@ -391,9 +427,23 @@ func Follow(raw []byte, c *Compiled, opts Options) (*Followed, error) {
 	if err != nil {
 		return nil, err
 	}
+	t, d := selectorsTree(p)
+	return follow(p, t, d, c, opts)
+}
+
+// selectorsTree reads the page as selectors read it: the suggester's tree
+// with every attribute and the page's own annotations, and the x/net/html
+// tree made from it.
+func selectorsTree(p *page) (*treeBuilder, *dom) {
 	t := p.tree(func(body string) []existingTag { return wrapper.CommentTags(body) }, true)
-	doc, back, made := domOf(p, t)
-	f := follower{p: p, t: t, doc: doc, back: back, made: made, c: c, g: newGuard(p.text), lines: newLineCounter(p.text), cursor: cursor{doc: doc},
+	return t, domOf(p, t)
+}
+
+// follow is Follow on a page read already: Result.Selectors reads the
+// page once for finding the item selector and following the selectors.
+// Neither changes the trees.
+func follow(p *page, t *treeBuilder, d *dom, c *Compiled, opts Options) (*Followed, error) {
+	f := follower{p: p, t: t, dom: d, c: c, g: newGuard(p.text), lines: newLineCounter(p.text), cursor: cursor{doc: d.doc},
 		chooser: &chooser{p: p, loc: opts.Location}}
 	if f.chooser.loc == nil {
 		f.chooser.loc = time.UTC
@@ -406,9 +456,9 @@ func Follow(raw []byte, c *Compiled, opts Options) (*Followed, error) {
 	if len(ex.comments) > 0 {
 		f.warn(0, "the page has annotations of its own, which are read too: a source of kind html reads them alone")
 	}
-	var spans []span
+	spans := make([]span, 0, len(items)*len(c.fields))
 	for i, it := range items {
-		spans = append(spans, f.itemSpans(it, strconv.Itoa(ex.maxIndex+i+1), i+1)...)
+		spans = f.itemSpans(spans, it, strconv.Itoa(ex.maxIndex+i+1), i+1)
 	}
 	for i := range spans {
 		spans[i].seq = i
@@ -426,9 +476,7 @@ func Follow(raw []byte, c *Compiled, opts Options) (*Followed, error) {
 type follower struct {
 	p        *page
 	t        *treeBuilder
-	doc      *nethtml.Node
-	back     map[*nethtml.Node]*node
-	made     map[*node]*nethtml.Node
+	dom      *dom
 	c        *Compiled
 	g        *guard
 	lines    *lineCounter
@@ -454,8 +502,8 @@ const maxSelectorWarnings = 200
 func (f *follower) items() []*node {
 	var out []*node
 	nested, texts := 0, 0
-	for _, m := range f.c.item.all(f.doc) {
-		n := f.back[m.node]
+	for _, m := range f.c.item.all(f.dom.doc) {
+		n := f.dom.back(m.node)
 		switch {
 		case n == nil:
 			continue // <html>, <head>, <body>
@@ -479,16 +527,17 @@ func (f *follower) items() []*node {
 	return out
 }
 
-// itemSpans lays out one item's annotations.
-func (f *follower) itemSpans(item *node, index string, position int) []span {
-	var spans []span
+// itemSpans lays out one item's annotations, appended to spans: a slice
+// made once for every item's, where one slice an item cost a long list
+// as many allocations.
+func (f *follower) itemSpans(spans []span, item *node, index string, position int) []span {
 	line := f.lines.at(int(item.start))
 	for _, name := range fieldNames {
 		q := f.c.fields[name]
 		if q == nil {
 			continue
 		}
-		from := f.nodeOf(item)
+		from := f.dom.nodeOf(item)
 		m, ok := q.first(&f.cursor, from)
 		if !ok {
 			if name == "title" || name == "link" {
@@ -510,8 +559,6 @@ func (f *follower) itemSpans(item *node, index string, position int) []span {
 	}
 	return spans
 }
-
-func (f *follower) nodeOf(n *node) *nethtml.Node { return f.made[n] }
 
 // takenSpan is a field's span taken by an item, and how many were
 // taken before it.
@@ -560,7 +607,7 @@ var fieldAnnotation = map[string]struct{ name, attrs string }{
 // value with no place in the page (an attribute, a computed string), a
 // whole annotation element holding it, placed before the item.
 func (f *follower) fieldSpan(name string, m match, item *node, index string) (span, bool) {
-	n := f.back[m.node]
+	n := f.dom.back(m.node)
 	if name == "image" {
 		return f.imageSpan(m, n, item, index)
 	}

@@ -49,6 +49,29 @@ func newScanned() *scanned {
 	return sc
 }
 
+// reserve makes room for the annotations of text, when it has more than
+// the pool's slices hold: a page annotated by the suggester or through
+// selectors has hundreds of thousands of tags, and slices grown a quarter
+// at a time to that size allocated five times what they keep. The tags
+// are counted by their names as written ("item:", "channel:"): a
+// capitalized name or a text mentioning one only makes the room a little
+// short or long.
+func (sc *scanned) reserve(text string) {
+	n := strings.Count(text, "item:") + strings.Count(text, "channel:")
+	if n <= maxPooledTags {
+		return
+	}
+	if cap(sc.tags) < n {
+		sc.tags = make([]tag, 0, n)
+	}
+	if cap(sc.comments) < n {
+		sc.comments = make([]comment, 0, n)
+	}
+	if cap(sc.attrs) < n {
+		sc.attrs = make([]attr, 0, n)
+	}
+}
+
 // release hands sc back to the pool. Nothing may use sc, its tags or
 // their attributes afterwards. Its slices are cleared first, so that the
 // pool does not keep the page's text alive.
@@ -96,6 +119,7 @@ type scanner struct {
 // also every stretch of the page that is not page text (out.all).
 func scan(text string, ln *lines, warn *warnings, stretches bool) *scanned {
 	s := &scanner{text: text, lines: ln, warn: warn, stretches: stretches, out: newScanned()}
+	s.out.reserve(text)
 	s.tags = tagParser{line: ln.at, warn: warn, attrs: s.out.attrs}
 	s.commentEnd = finder{text: text, needle: "-->", from: -1}
 	s.gt = finder{text: text, needle: ">", from: -1}
