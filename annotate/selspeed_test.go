@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -102,51 +101,44 @@ func BenchmarkSelectorsPath(b *testing.B) {
 		for _, name := range h.names {
 			page := sync.OnceValue(func() []byte { return selPage(name, 10<<20) })
 			b.Run(h.half+"/"+name+"/follow", func(b *testing.B) {
-				page := page()
-				c := compiledFor(b, page)
-				b.ResetTimer()
-				b.SetBytes(int64(len(page)))
-				b.ReportAllocs()
-				cpu, _ := cputime.Process()
-				for i := 0; i < b.N; i++ {
-					if _, err := annotate.Follow(page, c, selOpts); err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportCPU(b, cpu)
+				c := compiledFor(b, page())
+				measurePage(b, page(), func(p []byte) error {
+					_, err := annotate.Follow(p, c, selOpts)
+					return err
+				})
 			})
 			b.Run(h.half+"/"+name+"/selectors", func(b *testing.B) {
-				page := page()
-				b.ResetTimer()
-				b.SetBytes(int64(len(page)))
-				b.ReportAllocs()
-				cpu, _ := cputime.Process()
-				for i := 0; i < b.N; i++ {
-					res, err := annotate.Suggest(page, selOpts)
-					if err != nil {
-						b.Fatal(err)
+				measurePage(b, page(), func(p []byte) error {
+					res, err := annotate.Suggest(p, selOpts)
+					if err == nil {
+						_, _, err = res.Selectors()
 					}
-					if _, _, err := res.Selectors(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportCPU(b, cpu)
+					return err
+				})
 			})
 			b.Run(h.half+"/"+name+"/suggest", func(b *testing.B) {
-				page := page()
-				b.ResetTimer()
-				b.SetBytes(int64(len(page)))
-				b.ReportAllocs()
-				cpu, _ := cputime.Process()
-				for i := 0; i < b.N; i++ {
-					if _, err := annotate.Suggest(page, selOpts); err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportCPU(b, cpu)
+				measurePage(b, page(), func(p []byte) error {
+					_, err := annotate.Suggest(p, selOpts)
+					return err
+				})
 			})
 		}
 	}
+}
+
+// measurePage runs read on page b.N times, reporting bytes, allocations
+// and CPU (the setup before it left out).
+func measurePage(b *testing.B, page []byte, read func([]byte) error) {
+	b.ResetTimer()
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	cpu, _ := cputime.Process()
+	for i := 0; i < b.N; i++ {
+		if err := read(page); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu)
 }
 
 // TestSelectorsPathPages checks that the suggester's selectors read every
@@ -196,9 +188,9 @@ func TestSelectorsPathPages(t *testing.T) {
 }
 
 // TestSelectorsPathOutputs writes, with -selout DIR, what the selectors
-// path gives on every page the annotate tests know (the corpus, the fuzz
-// seeds kept in testdata, every generated family, the pages written in
-// the tests): the selectors and note Result.Selectors offers, and, for
+// path gives on every page the annotate tests know (TestGolden's pages:
+// the corpus, the fuzz regressions, its long pages; every generated
+// family; TestFollow's page): the selectors and note Result.Selectors offers, and, for
 // those and for fixed CSS and XPath selectors, Follow's whole result (the
 // page, the ranges inserted, the XMLData, the warnings). Two builds'
 // directories are compared with diff -r: a change that makes the path
@@ -207,31 +199,7 @@ func TestSelectorsPathOutputs(t *testing.T) {
 	if *selOutDir == "" {
 		t.Skip("-selout DIR not given")
 	}
-	pages := map[string][]byte{}
-	files, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.html"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages["corpus-"+filepath.Base(f)] = b
-	}
-	seeds, _ := filepath.Glob(filepath.Join("testdata", "fuzz", "*", "*"))
-	for _, f := range seeds {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.Split(string(b), "\n")
-		if len(lines) < 2 || !strings.HasPrefix(lines[1], "[]byte(") {
-			continue
-		}
-		s, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		pages["fuzz-"+filepath.Base(filepath.Dir(f))+"-"+filepath.Base(f)] = []byte(s)
-	}
+	pages := goldenPages(t)
 	sizes := []int{64 << 10, 1 << 20}
 	if *selOutBig {
 		sizes = append(sizes, 10<<20)
