@@ -267,7 +267,7 @@ func TestSelectorsPathOutputs(t *testing.T) {
 				fmt.Fprintf(&out, "selector warning %s\n", w)
 			}
 		}
-		if err := os.WriteFile(filepath.Join(*selOutDir, name+".txt"), []byte(out.String()), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(*selOutDir, strings.ReplaceAll(name, "/", "-")+".txt"), []byte(out.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
