@@ -253,11 +253,10 @@ func marksMayParse(s string) bool {
 	in, marks := false, false // in a field, and whether it is marks so far
 	for _, r := range s {
 		switch field := !unicode.IsSpace(r) && !isSeparator(r); {
-		case r == '년' || r == '年' || r == '오' || r == '午':
+		case RewritesCJK(r):
 			return true
 		case field:
-			mark := r >= utf8.RuneSelf && !unicode.IsLetter(r) && !unicode.IsDigit(r)
-			marks = mark && (marks || !in)
+			marks = isMark(r) && (marks || !in)
 			in = true
 		case in && marks:
 			return false
@@ -266,6 +265,36 @@ func marksMayParse(s string) bool {
 		}
 	}
 	return !(in && marks)
+}
+
+// RewritesCJK reports whether r is one of the Korean and Japanese runes
+// (year, morning and afternoon) whose rewriting in Parse comes before
+// normalize: a value holding one may pass MayParse whatever its marks.
+func RewritesCJK(r rune) bool {
+	return r == '년' || r == '年' || r == '오' || r == '午'
+}
+
+// isMark reports whether r makes a field of marks outside ASCII (a middle
+// dot, a bullet), on which normalize fails: outside ASCII, and neither a
+// space, a separator, a letter nor a digit.
+func isMark(r rune) bool {
+	return r >= utf8.RuneSelf && !unicode.IsSpace(r) && !isSeparator(r) && !unicode.IsLetter(r) && !unicode.IsDigit(r)
+}
+
+// MarksOnly reports whether w, a word of a value (no space in it), is
+// made only of marks outside ASCII: then MayParse is false for every
+// value in which w stands between two spaces, unless the value holds a
+// rune for which RewritesCJK is true (marksMayParse fails when such a
+// field ends). The suggester asks it once of each word of a text, and no
+// longer asks MayParse of each run of words around it ("12 March 2005 ·
+// Harbour news").
+func MarksOnly(w string) bool {
+	for _, r := range w {
+		if !isMark(r) {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // parse is ParseOrder of a value MayParse lets through.
