@@ -102,6 +102,34 @@ func FuzzMayParse(f *testing.F) {
 	})
 }
 
+// FuzzMarksOnly checks MarksOnly's promise to the suggester: a value
+// with a marks-only word between two spaces, and no rune for which
+// RewritesCJK is true, is one MayParse turns away and Parse cannot read.
+func FuzzMarksOnly(f *testing.F) {
+	for _, s := range [][2]string{
+		{"12 March 2005", "Harbour news"}, {"Wednesday, 12 March", "2005"}, {"12 March 2005", ""}, {"", "12 March 2005"},
+		{"12", "03 2005"}, {"12 March 2005 10:30", "CET"},
+	} {
+		f.Add(s[0], "·", s[1], uint8(0), uint8(3))
+		f.Add(s[0], "•–", s[1], uint8(4), uint8(1))
+	}
+	spaces := []rune{' ', '\t', '\n', '\u00a0', '\u2003', '\u3000'}
+	f.Fuzz(func(t *testing.T, before, w, after string, sp1, sp2 uint8) {
+		if !MarksOnly(w) || strings.ContainsFunc(before+w+after, RewritesCJK) {
+			return
+		}
+		s := before + string(spaces[int(sp1)%len(spaces)]) + w + string(spaces[int(sp2)%len(spaces)]) + after
+		if MayParse(s) {
+			t.Fatalf("MarksOnly(%q), but MayParse(%q) is true", w, s)
+		}
+		for _, o := range []Order{ZoneOrder, MonthFirst} {
+			if got, _, ok := parse(s, time.UTC, o); ok {
+				t.Fatalf("MarksOnly(%q), but Parse reads %q as %s", w, s, got)
+			}
+		}
+	})
+}
+
 // TestLongestMonthName checks longestMonthName against monthNames: no
 // name in ASCII is longer.
 func TestLongestMonthName(t *testing.T) {
