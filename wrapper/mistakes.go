@@ -135,16 +135,22 @@ func blockMarkup(text string, spans []span) (first string, at int, crosses bool)
 			if closing {
 				i++
 			}
-			j := i
-			for j < len(s) && isLetter(s[j]) || j > i && j < len(s) && s[j] >= '1' && s[j] <= '6' {
+			if i >= len(s) || !isLetter(s[i]) {
+				continue
+			}
+			// The whole tag name, as the tokenizer reads it (up to a space,
+			// '/' or '>'): </li7> and <h7> are not </li> and <h>.
+			start, j := i, i
+			for j < len(s) && !strings.ContainsRune(" \t\n\f\r/>", rune(s[j])) {
 				j++
 			}
 			name := strings.ToLower(s[i:j])
+			i = tagEnd(s, j) // what lies inside a tag is not markup (</div <div >, title="<p>")
 			if !blockTags[name] {
 				continue
 			}
 			if at < 0 {
-				first, at = name, sp.start+i-1
+				first, at = name, sp.start+start-1
 				if closing {
 					first = "/" + name
 					at--
@@ -164,6 +170,31 @@ func blockMarkup(text string, spans []span) (first string, at int, crosses bool)
 		}
 	}
 	return first, at, crosses || blocks > 1
+}
+
+// tagEnd returns the offset just past the '>' that ends the tag whose
+// attributes start at i, skipping quoted attribute values as the tokenizer
+// does (a quote opens one only right after '=' and spaces), or len(s) when
+// the tag is never ended.
+func tagEnd(s string, i int) int {
+	var quote, last byte
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case (c == '"' || c == '\'') && last == '=':
+			quote = c
+		case c == '>':
+			return i + 1
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\f' && c != '\r' {
+			last = c
+		}
+	}
+	return len(s)
 }
 
 // describeNeverClosed says where an annotation without its closing tag

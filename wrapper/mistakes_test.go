@@ -126,6 +126,14 @@ func TestMistakes(t *testing.T) {
 			warnings: []wantWarning{{2, "<item:title> holds block-level markup (</h2> on line 2): is its closing tag in the right place?"}},
 		},
 		{
+			name: "a tag inside another tag, and markup in a quoted value: silent",
+			body: "<!-- <channel:title> --><div >0</div <div >0 <a title=\"<p>\" x=don't>t</a><!-- </channel:title> --><!-- <item:title index=1> -->A<!-- </item:title> -->",
+		},
+		{
+			name: "tags whose names only begin like a block's: silent",
+			body: "<!-- <channel:title> -->000</li7>0<h7>x</h7><li-x>y</li-x><!-- </channel:title> --><!-- <item:title index=1> -->A<!-- </item:title> -->",
+		},
+		{
 			name: "a title around its heading: silent",
 			body: "<!-- <item:title index=1> --><h2>Budget</h2><!-- </item:title> --><!-- <item:description index=1> --><p>One.</p><p>Two.</p><!-- </item:description> -->",
 		},
