@@ -145,7 +145,7 @@ func blockMarkup(text string, spans []span) (first string, at int, crosses bool)
 				j++
 			}
 			name := strings.ToLower(s[i:j])
-			i = tagEnd(s, j) // what lies inside a tag is not markup (</div <div >, title="<p>")
+			i = htmlTagEnd(s, j) // what lies inside a tag is not markup (</div <div >, title="<p>")
 			if !blockTags[name] {
 				continue
 			}
@@ -170,31 +170,6 @@ func blockMarkup(text string, spans []span) (first string, at int, crosses bool)
 		}
 	}
 	return first, at, crosses || blocks > 1
-}
-
-// tagEnd returns the offset just past the '>' that ends the tag whose
-// attributes start at i, skipping quoted attribute values as the tokenizer
-// does (a quote opens one only right after '=' and spaces), or len(s) when
-// the tag is never ended.
-func tagEnd(s string, i int) int {
-	var quote, last byte
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case (c == '"' || c == '\'') && last == '=':
-			quote = c
-		case c == '>':
-			return i + 1
-		}
-		if c != ' ' && c != '\t' && c != '\n' && c != '\f' && c != '\r' {
-			last = c
-		}
-	}
-	return len(s)
 }
 
 // describeNeverClosed says where an annotation without its closing tag
