@@ -34,7 +34,7 @@ func TestCompressedBytes(t *testing.T) {
 		}
 		s.set("/example-"+name+".html", page)
 		c.register("example-"+name, s.URL+"/example-"+name+".html")
-		c.poll("example-" + name)
+		c.poll("example-"+name, 1)
 	}
 	table := []string{"| answer | format | plain | gzip | gzip/plain |", "|---|---|---|---|---|"}
 	for _, path := range []string{"/resources/news?max=50", "/resources/example-news?index=1", "/resources/example-blog?index=1", "/aggregate?max=100"} {

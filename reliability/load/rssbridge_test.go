@@ -199,7 +199,7 @@ func TestBesideRSSBridge(t *testing.T) {
 	c := newDynamoClient(t, p.base)
 	waitCache(t, c)
 	c.register("town", s.URL+"/town.html")
-	c.poll("town")
+	c.poll("town", 1)
 	dynamoURL := p.base + "/resources/town?index=1&type=atom"
 
 	bridge := startRSSBridge(t)

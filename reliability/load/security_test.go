@@ -59,7 +59,7 @@ func bigArchive(t *testing.T, c *dynamoClient, s *site, versions int) {
 	for v := range versions {
 		s.set("/big.html", annotatedPage("Big", distinctStories(v*5000, 5000)...))
 		start := time.Now()
-		c.poll("big")
+		c.poll("big", v+1)
 		took = append(took, time.Since(start))
 	}
 	slices.Sort(took)
@@ -67,7 +67,7 @@ func bigArchive(t *testing.T, c *dynamoClient, s *site, versions int) {
 		versions, took[0].Round(time.Millisecond), took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), loadAverage())
 	s.set("/small.html", annotatedPage("Small", distinctStories(900000, 10)...))
 	c.register("small", s.URL+"/small.html")
-	c.poll("small")
+	c.poll("small", 1)
 }
 
 // timed is the latencies and failures of one kind of request.
