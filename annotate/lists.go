@@ -527,6 +527,73 @@ func (c *candidate) prescore() {
 	}
 }
 
+// Past manyRecords records that may be items, some of the statistics
+// that score a candidate are read on a sample of them: the share of its
+// records of the most common shape (detailScore), and the usual record
+// and parent (most common shapes, median links and text) that
+// strayGroups compares each parent with. The sample is sampleBlocks runs
+// of consecutive records, the first run at the list's start, the last
+// at its end, the others spread evenly between: a share or a median read
+// on thousands of records spread over the whole list decides what the
+// whole list's decides, and runs, rather than records far apart, keep
+// together what only neighbours show (the records of one parent, of one
+// item). Shapes are most of what those statistics cost: each is written
+// out from a record's nodes and their children, far apart in a long
+// page's tree.
+//
+// What a sample cannot tell is still counted on every record: how many
+// distinct targets the records link to (uniqueness: a list whose every
+// target comes twice, far apart, shows twice as many in any sample),
+// the records holding several items and the parts of one item (found
+// with the targets), how many records each parent holds (strayGroups
+// asks whether one parent holds more than every other), findCandidates'
+// sums (the records counted, which --explain reports and prescore
+// scores, and whether any record starts with another look, which one
+// odd record decides), and what each record and parent is (an item or
+// a stray, its fields). The shares are of the records read: the most
+// common shape's share is of those shaped (detailCounts.shaped).
+//
+// Below manyRecords every record is read, as before: no page of the
+// corpus (testdata/corpus) comes near it. On the tests' generated pages
+// compared, up to 10 MiB, the suggestion and --explain are as they were
+// (docs/benchmarks/annotate.md; TestSampledAsWhole compares the
+// annotated pages).
+//
+// manyRecords is a variable only so that a test can read every record
+// (export_test.go).
+var manyRecords = 4096
+
+// sampleBlocks is the number of runs of a sample.
+const sampleBlocks = 32
+
+// spreadSample says which of n records, visited in order, a statistic
+// reads: all of them up to manyRecords, else the runs of the sample.
+type spreadSample struct {
+	n     int
+	block int // the first run that does not end before the record last asked of
+}
+
+// sampled reports whether only some of the records are read.
+func (s *spreadSample) sampled() bool { return s.n > manyRecords }
+
+// has reports whether the k-th record is read; asked with k increasing.
+// Each run holds manyRecords/sampleBlocks records, run b from
+// b*(n-run)/(sampleBlocks-1) on: the runs do not overlap, as n >
+// sampleBlocks*run.
+func (s *spreadSample) has(k int) bool {
+	if !s.sampled() {
+		return true
+	}
+	run := manyRecords / sampleBlocks
+	for ; s.block < sampleBlocks; s.block++ {
+		start := s.block * (s.n - run) / (sampleBlocks - 1)
+		if k < start+run {
+			return k >= start
+		}
+	}
+	return false
+}
+
 // detailScore refines the score of one of the best candidates with what
 // takes a walk of its records: whether they link to different pages,
 // whether their structure agrees, and whether one record holds several
@@ -544,7 +611,7 @@ func (c *candidate) detailScore(dc *detailCounter) {
 		}
 	}
 	if !found {
-		d = dc.count(c.records)
+		d = dc.count(c.records, c.valid)
 		dc.seen = append(dc.seen, detailed{c.records, d})
 	}
 	n := float64(c.valid)
@@ -554,7 +621,7 @@ func (c *candidate) detailScore(dc *detailCounter) {
 	if m := float64(d.multi) / n; m > 0.3 {
 		c.mul("records holding several items", 1-0.6*m)
 	}
-	if agree := float64(d.top) / n; agree < 0.5 {
+	if agree := float64(d.top) / float64(d.shaped); agree < 0.5 {
 		c.mul("records of different shapes", 0.5+agree)
 	}
 	if d.parts > 1 {
@@ -562,11 +629,13 @@ func (c *candidate) detailScore(dc *detailCounter) {
 	}
 }
 
-// detailCounts are what detailScore counts in a candidate's records: the
-// pages they link to, those holding several items, and how many have the
-// most common shape, and, for a list across parents whose records are
-// the parts of one item in each (partKinds.parts), how many parts.
-type detailCounts struct{ hrefs, multi, top, parts int }
+// detailCounts are what detailScore counts in a candidate's records with
+// a link and text: the pages they link to, those holding several items,
+// and, of the shaped ones (all, or the spread sample of them), how many
+// have the most common shape, and, for a list across parents whose
+// records are the parts of one item in each (partKinds.parts), how many
+// parts.
+type detailCounts struct{ hrefs, multi, shaped, top, parts int }
 
 // detailed is a list of records counted by detailScore: two candidates
 // may hold the same records (one list, found in its parent and across
@@ -646,16 +715,26 @@ func sameRecords(a, b []record) bool {
 	return true
 }
 
-// count counts detailScore's figures over records.
-func (dc *detailCounter) count(records []record) detailCounts {
+// count counts detailScore's figures over records, of which valid have
+// a link and text. The targets of their links, those holding several
+// items and the parts are counted over all of them: how many targets
+// differ is no share a sample tells (a list whose every target comes
+// twice, far apart, has twice as many as any sample of it shows), and
+// finding a record's targets tells whether it holds several items. The
+// shapes, most of the cost once a record's first links are found, are
+// counted on the spread sample of them (spreadSample), and the most
+// common one's share is read there.
+func (dc *detailCounter) count(records []record, valid int) detailCounts {
 	if dc.seed == (maphash.Seed{}) {
 		dc.seed = maphash.MakeSeed()
 	}
 	hrefs := dc.hrefs[:0]
-	multi := 0
+	shaped, multi := 0, 0
 	var kinds partKinds
 	shapes := map[string]*int{}
 	var shape []byte
+	sample := spreadSample{n: valid}
+	at := -1 // the record's place among those with a link and text
 	for _, r := range records {
 		s := statsOf(r)
 		if s.links == 0 || s.text < 3 {
@@ -671,6 +750,10 @@ func (dc *detailCounter) count(records []record) detailCounts {
 		if long >= 3 && !oneLinkedHeading(r) {
 			multi++
 		}
+		if at++; !sample.has(at) {
+			continue
+		}
+		shaped++
 		shape = appendShape(shape[:0], r)
 		k := shapes[string(shape)]
 		if k == nil {
@@ -684,7 +767,7 @@ func (dc *detailCounter) count(records []record) detailCounts {
 		top = max(top, *k)
 	}
 	dc.hrefs = hrefs
-	return detailCounts{hrefs: dc.distinct(), multi: multi, top: top, parts: kinds.parts()}
+	return detailCounts{shaped: shaped, hrefs: dc.distinct(), multi: multi, top: top, parts: kinds.parts()}
 }
 
 // strayGroups drops from a candidate made across parents the records of
@@ -721,19 +804,34 @@ func (c *candidate) strayGroups() {
 	// record is kept beside its shape, read once: the passes below read
 	// it again for every record, and each read of a record's nodes, far
 	// apart in a long page's tree, waited for memory.
+	//
+	// The usual record (its most common shape, its median links and
+	// text) and the usual parent are read on the spread sample of the
+	// records that may be items (spreadSample), as detailScore reads
+	// the share of the most common shape; the other records' shapes are read only when a parent
+	// is judged below, as far as needed. What each parent holds (its
+	// records, their text) is counted over all of them: the rules below
+	// ask whether one parent holds more records than every other, which
+	// no sample tells.
 	var sh shapeTable
 	recs := make([]strayRecord, len(c.records))
-	links := make([]int, 0, len(c.records))
-	texts := make([]int, 0, len(c.records))
+	sampleSize := min(c.valid, manyRecords)
+	links := make([]int, 0, sampleSize)
+	texts := make([]int, 0, sampleSize)
 	var records, parents shapeCounter
+	sample := spreadSample{n: c.valid}
+	at := -1 // the record's place among those that may be items
 	for i, r := range c.records {
 		rec := &recs[i]
-		rec.parent, rec.shape = r.nodes[0].parent(), -1
+		rec.parent, rec.shape = r.nodes[0].parent(), noItem
 		s := statsOf(r)
 		if s.links == 0 || s.text < 3 {
 			continue // as detailScore, only records that may be items
 		}
-		rec.links, rec.text = int32(s.links), int32(s.text)
+		rec.links, rec.text, rec.shape = int32(s.links), int32(s.text), shapeUnread
+		if at++; !sample.has(at) {
+			continue
+		}
 		links = append(links, s.links)
 		texts = append(texts, s.text)
 		rec.shape = sh.of(r)
@@ -754,7 +852,7 @@ func (c *candidate) strayGroups() {
 		// parent's at once.
 		g := group{from: i, to: i}
 		for ; g.to < len(recs) && recs[g.to].parent == recs[i].parent; g.to++ {
-			if recs[g.to].shape >= 0 {
+			if recs[g.to].shape != noItem {
 				text := int(recs[g.to].text)
 				g.valid++
 				g.text += text
@@ -783,9 +881,12 @@ func (c *candidate) strayGroups() {
 	for gi, g := range groups {
 		alike := false
 		for j := g.from; j < g.to && !alike; j++ {
-			if rec := recs[j]; rec.shape >= 0 {
-				n := int(rec.links)
-				alike = n <= 2*wantLinks && 2*n >= wantLinks && sh.kin(recordKin, rec.shape, false, wantRecord)
+			rec := &recs[j]
+			if n := int(rec.links); rec.shape != noItem && n <= 2*wantLinks && 2*n >= wantLinks {
+				if rec.shape == shapeUnread {
+					rec.shape = sh.of(c.records[j])
+				}
+				alike = sh.kin(recordKin, rec.shape, false, wantRecord)
 			}
 		}
 		parent := recs[g.from].parent
@@ -843,13 +944,20 @@ func (c *candidate) strayGroups() {
 }
 
 // strayRecord is what strayGroups reads of a record: its first node's
-// parent, the number of its shape (-1: not a record that may be an item)
-// and, for one that may, its links and text.
+// parent, the number of its shape (noItem: not a record that may be an
+// item; shapeUnread: one whose shape is not read yet) and, for one that
+// may, its links and text.
 type strayRecord struct {
 	parent      *node
 	shape       int32
 	links, text int32 // as the nodes count them
 }
+
+// strayRecord.shape's values that are no shape's number.
+const (
+	noItem      = -1
+	shapeUnread = -2
+)
 
 // shapeTable numbers the shapes (appendShape's text) of records: each
 // distinct shape is kept once.
