@@ -527,35 +527,31 @@ func (c *candidate) prescore() {
 	}
 }
 
-// Past manyRecords records that may be items, some of the statistics
-// that score a candidate are read on a sample of them: the share of its
-// records of the most common shape (detailScore), and the usual record
-// and parent (most common shapes, median links and text) that
-// strayGroups compares each parent with. The sample is sampleBlocks runs
-// of consecutive records, the first run at the list's start, the last
-// at its end, the others spread evenly between: a share or a median read
-// on thousands of records spread over the whole list decides what the
-// whole list's decides, and runs, rather than records far apart, keep
-// together what only neighbours show (the records of one parent, of one
-// item). Shapes are most of what those statistics cost: each is written
-// out from a record's nodes and their children, far apart in a long
-// page's tree.
-//
-// What a sample cannot tell is still counted on every record: how many
-// distinct targets the records link to (uniqueness: a list whose every
-// target comes twice, far apart, shows twice as many in any sample),
-// the records holding several items and the parts of one item (found
-// with the targets), how many records each parent holds (strayGroups
-// asks whether one parent holds more than every other), findCandidates'
-// sums (the records counted, which --explain reports and prescore
-// scores, and whether any record starts with another look, which one
-// odd record decides), and what each record and parent is (an item or
-// a stray, its fields). The shares are of the records read: the most
-// common shape's share is of those shaped (detailCounts.shaped).
+// Past manyRecords records that may be items, the statistics that score
+// a candidate from its records are read on a sample of them: detailScore's
+// shares (of the records linking to pages of their own, holding several
+// items, of the most common shape), and the usual record and parent
+// (most common shapes, median links and text) that strayGroups compares
+// each parent with, which judges the parents of the sample first. The
+// sample is sampleBlocks runs of consecutive records, the first run at
+// the list's start, the last at its end, the others spread evenly
+// between: a share or a median read on thousands of records spread over
+// the whole list decides what the whole list's decides, and runs, rather
+// than records far apart, keep together what only neighbours show (the
+// records of one parent, of one item, linking to one page). What the
+// counts mean in the whole list is kept: shares are of the records read,
+// the distinct targets are estimated for the whole list (count), and
+// what a sample cannot tell is counted on every record: how many records
+// each parent holds (partKinds; strayGroups asks whether one parent
+// holds more than every other), findCandidates' sums (the records
+// counted, which --explain reports and prescore scores, and whether any
+// record starts with another look, which one odd record decides), and
+// each record's fields.
 //
 // Below manyRecords every record is read, as before: no page of the
 // corpus (testdata/corpus) comes near it. On the tests' generated pages
-// compared, up to 10 MiB, the suggestion and --explain are as they were
+// compared, up to 10 MiB, the suggestion is as it was, and --explain but
+// for the scores of a few candidates that lost
 // (docs/benchmarks/annotate.md; TestSampledAsWhole compares the
 // annotated pages).
 //
@@ -614,14 +610,14 @@ func (c *candidate) detailScore(dc *detailCounter) {
 		d = dc.count(c.records, c.valid)
 		dc.seen = append(dc.seen, detailed{c.records, d})
 	}
-	n := float64(c.valid)
-	if share := float64(d.hrefs) / n; share < 0.9 {
+	n, read := float64(c.valid), float64(d.read)
+	if share := d.hrefs / n; share < 0.9 {
 		c.mul("records linking to the same pages", math.Max(share, 0.2))
 	}
-	if m := float64(d.multi) / n; m > 0.3 {
+	if m := float64(d.multi) / read; m > 0.3 {
 		c.mul("records holding several items", 1-0.6*m)
 	}
-	if agree := float64(d.top) / float64(d.shaped); agree < 0.5 {
+	if agree := float64(d.top) / read; agree < 0.5 {
 		c.mul("records of different shapes", 0.5+agree)
 	}
 	if d.parts > 1 {
@@ -630,12 +626,17 @@ func (c *candidate) detailScore(dc *detailCounter) {
 }
 
 // detailCounts are what detailScore counts in a candidate's records with
-// a link and text: the pages they link to, those holding several items,
-// and, of the shaped ones (all, or the spread sample of them), how many
-// have the most common shape, and, for a list across parents whose
-// records are the parts of one item in each (partKinds.parts), how many
-// parts.
-type detailCounts struct{ hrefs, multi, shaped, top, parts int }
+// a link and text, of which it read read (all, or the spread sample of
+// them): how many pages they link to (in the whole list: counted, or
+// estimated from the sample), and of those read, how many hold several
+// items and how many have the most common shape; and, for a list across
+// parents whose records are the parts of one item in each
+// (partKinds.parts), how many parts.
+type detailCounts struct {
+	read              int
+	hrefs             float64
+	multi, top, parts int
+}
 
 // detailed is a list of records counted by detailScore: two candidates
 // may hold the same records (one list, found in its parent and across
@@ -659,16 +660,18 @@ type detailCounter struct {
 // hrefSlot is a place in distinct's table: a target's hash, and 1 + its
 // index in hrefs (0: empty).
 type hrefSlot struct {
-	hash uint64
-	at   int32
+	hash  uint64
+	at    int32
+	again bool // the target came again
 }
 
-// distinct returns how many distinct targets hrefs holds. It is a set of
+// distinct returns how many distinct targets hrefs holds, and how many of
+// them it holds once. It is a set of
 // their hashes with open addressing, in a table reused from one list to
 // the next, the targets of one hash compared: a map of a long list's
 // targets (sized to its tens of thousands of records, filled once and
 // read for its length) was about half of the counting.
-func (dc *detailCounter) distinct() int {
+func (dc *detailCounter) distinct() (int, int) {
 	size := 1
 	for size < 2*len(dc.hrefs) {
 		size <<= 1
@@ -679,22 +682,26 @@ func (dc *detailCounter) distinct() int {
 		dc.table = dc.table[:size]
 		clear(dc.table)
 	}
-	mask, n := uint64(size-1), 0
+	mask, n, again := uint64(size-1), 0, 0
 	for i, s := range dc.hrefs {
 		h := maphash.String(dc.seed, s)
 		for j := h & mask; ; j = (j + 1) & mask {
 			slot := &dc.table[j]
 			if slot.at == 0 {
-				*slot = hrefSlot{h, int32(i + 1)}
+				*slot = hrefSlot{hash: h, at: int32(i + 1)}
 				n++
 				break
 			}
 			if slot.hash == h && dc.hrefs[slot.at-1] == s {
+				if !slot.again {
+					slot.again = true
+					again++
+				}
 				break
 			}
 		}
 	}
-	return n
+	return n, n - again
 }
 
 // sameRecords reports whether two lists of records are the same nodes.
@@ -716,20 +723,18 @@ func sameRecords(a, b []record) bool {
 }
 
 // count counts detailScore's figures over records, of which valid have
-// a link and text. The targets of their links, those holding several
-// items and the parts are counted over all of them: how many targets
-// differ is no share a sample tells (a list whose every target comes
-// twice, far apart, has twice as many as any sample of it shows), and
-// finding a record's targets tells whether it holds several items. The
-// shapes, most of the cost once a record's first links are found, are
-// counted on the spread sample of them (spreadSample), and the most
-// common one's share is read there.
+// a link and text: over all of those, or, when they are many, over the
+// spread sample of them (spreadSample), the figures then standing for
+// the whole list (detailCounts.read). The parts are counted over every
+// parent, as partKinds counts the records each holds (the runs cut
+// parents in two), the links found only of the first parents, the only
+// ones it names.
 func (dc *detailCounter) count(records []record, valid int) detailCounts {
 	if dc.seed == (maphash.Seed{}) {
 		dc.seed = maphash.MakeSeed()
 	}
 	hrefs := dc.hrefs[:0]
-	shaped, multi := 0, 0
+	read, multi := 0, 0
 	var kinds partKinds
 	shapes := map[string]*int{}
 	var shape []byte
@@ -740,6 +745,17 @@ func (dc *detailCounter) count(records []record, valid int) detailCounts {
 		if s.links == 0 || s.text < 3 {
 			continue
 		}
+		if at++; !sample.has(at) {
+			first := ""
+			if kinds.keepsHref(r.nodes[0].parent()) {
+				if first, _ = longLinks(r); first == "" {
+					first = firstLink(r)
+				}
+			}
+			kinds.add(r.nodes[0].parent(), first)
+			continue
+		}
+		read++
 		first, long := longLinks(r)
 		if long > 0 {
 			hrefs = append(hrefs, first)
@@ -750,10 +766,6 @@ func (dc *detailCounter) count(records []record, valid int) detailCounts {
 		if long >= 3 && !oneLinkedHeading(r) {
 			multi++
 		}
-		if at++; !sample.has(at) {
-			continue
-		}
-		shaped++
 		shape = appendShape(shape[:0], r)
 		k := shapes[string(shape)]
 		if k == nil {
@@ -767,7 +779,22 @@ func (dc *detailCounter) count(records []record, valid int) detailCounts {
 		top = max(top, *k)
 	}
 	dc.hrefs = hrefs
-	return detailCounts{shaped: shaped, hrefs: dc.distinct(), multi: multi, top: top, parts: kinds.parts()}
+	distinct, once := dc.distinct()
+	d := detailCounts{read: read, hrefs: float64(distinct), multi: multi, top: top, parts: kinds.parts()}
+	if sample.sampled() {
+		// The targets a sample holds more than once are the list's few
+		// that many records share (an author's page, a category), or
+		// those of the records of one item, which stand together in a
+		// run: each counts once in the whole list too. Each one it
+		// holds once stands for valid/read records, each with a target
+		// of its own: a list of 100,000 posts, each with a link to its
+		// comments and one to the news category, has 50,001 targets,
+		// as its sample of 4,096 records 2,048 once and one 2,048
+		// times. Targets that come twice far apart, which no sample
+		// finds, are counted as many.
+		d.hrefs = float64(distinct-once) + float64(once)*float64(valid)/float64(read)
+	}
+	return d
 }
 
 // strayGroups drops from a candidate made across parents the records of
@@ -834,7 +861,7 @@ func (c *candidate) strayGroups() {
 		}
 		links = append(links, s.links)
 		texts = append(texts, s.text)
-		rec.shape = sh.of(r)
+		rec.shape, rec.sampled = sh.of(r), true
 		records.add(rec.shape)
 		if i == 0 || rec.parent != recs[i-1].parent {
 			parents.add(sh.of(record{nodes: []*node{rec.parent}}))
@@ -845,7 +872,10 @@ func (c *candidate) strayGroups() {
 	wantText := -1 // median(texts), taken when first asked
 	// The parents' records: how many each holds, their text, and the
 	// most text one of them holds.
-	type group struct{ from, to, valid, text, most int }
+	type group struct {
+		from, to, valid, text, most int
+		sampled                     bool // it holds a record of the sample
+	}
 	groups := make([]group, 0, c.parents)
 	for i := 0; i < len(c.records); {
 		// A parent's records are consecutive: findCandidates adds each
@@ -854,6 +884,7 @@ func (c *candidate) strayGroups() {
 		for ; g.to < len(recs) && recs[g.to].parent == recs[i].parent; g.to++ {
 			if recs[g.to].shape != noItem {
 				text := int(recs[g.to].text)
+				g.sampled = g.sampled || recs[g.to].sampled
 				g.valid++
 				g.text += text
 				g.most = max(g.most, text)
@@ -875,10 +906,11 @@ func (c *candidate) strayGroups() {
 	// Whether a shape is kindred to the common one, kept: a long list
 	// has one or two shapes in thousands of parents.
 	recordKin, parentKin := map[int32]bool{}, map[int32]bool{}
-	gone := make([]bool, len(groups))
-	var strays []*node
-	kept, dropped, kinds := 0, 0, 0
-	for gi, g := range groups {
+	// stray reports whether a parent's records are left out.
+	stray := func(g group) bool {
+		if g.valid == 0 {
+			return false
+		}
 		alike := false
 		for j := g.from; j < g.to && !alike; j++ {
 			rec := &recs[j]
@@ -891,7 +923,7 @@ func (c *candidate) strayGroups() {
 		}
 		parent := recs[g.from].parent
 		alike = alike && sh.kin(parentKin, sh.of(record{nodes: []*node{parent}}), true, wantParent)
-		if alike && g.valid > 0 {
+		if alike {
 			// Parents that each hold as many records (a title link in
 			// each item) and one that holds more, with less text in
 			// each (a line of short links to the archive's other
@@ -920,12 +952,37 @@ func (c *candidate) strayGroups() {
 			}
 			alike = 2*g.most >= wantText
 		}
-		if alike || g.valid == 0 {
+		return !alike
+	}
+	if sample.sampled() {
+		// The parents holding records of the sample are judged first,
+		// the first and the last among them: when none is left out,
+		// none is, and the others' shapes are not read. A parent left
+		// out among them (a line of links above the list, a menu
+		// beside it, strays that recur along it) has every parent
+		// judged, as below the sample's size. What this misses is a
+		// stray parent, or a few, between the runs of the sample.
+		found := false
+		for _, g := range groups {
+			if g.sampled && stray(g) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return
+		}
+	}
+	gone := make([]bool, len(groups))
+	var strays []*node
+	kept, dropped, kinds := 0, 0, 0
+	for gi, g := range groups {
+		if !stray(g) {
 			kept += g.valid
 			kinds++
 		} else {
 			dropped += g.valid
-			strays = append(strays, parent)
+			strays = append(strays, recs[g.from].parent)
 			gone[gi] = true
 		}
 	}
@@ -951,6 +1008,7 @@ type strayRecord struct {
 	parent      *node
 	shape       int32
 	links, text int32 // as the nodes count them
+	sampled     bool  // of the spread sample: it says what the usual record is
 }
 
 // strayRecord.shape's values that are no shape's number.

@@ -59,6 +59,17 @@ func (k *partKinds) add(p *node, href string) {
 	k.cur++
 }
 
+// keepsHref reports whether add keeps the link of a record under p: one
+// of the first maxParts records of one of the first partSample parents.
+// Of the others only the count is kept, and their links need not be
+// found.
+func (k *partKinds) keepsHref(p *node) bool {
+	if p != k.last || k.parents == 0 {
+		return k.parents < partSample
+	}
+	return k.parents <= partSample && k.cur < maxParts
+}
+
 // endParent counts the last parent's records.
 func (k *partKinds) endParent() {
 	if k.parents > 0 {
