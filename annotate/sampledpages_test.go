@@ -3,6 +3,8 @@ package annotate_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,15 +112,25 @@ func genSampledMixedShapes(r *rand.Rand, size int) stylePage {
 }
 
 // TestSampledPages checks every item's title and link on each sampled
-// page, at 10 MiB unless -short.
+// page, at 10 MiB unless -short (1 MiB then, of 6,000 records and more).
+//
+// `go test ./annotate -run '^TestSampledPages$' -args -stylepages DIR`
+// writes the 10 MiB pages into DIR as sampled-HALF-NAME.html.
 func TestSampledPages(t *testing.T) {
 	size := 10 << 20
-	if testing.Short() {
+	if testing.Short() && *stylePagesDir == "" {
 		size = 1 << 20
 	}
 	for _, h := range sampledHalves {
 		for _, name := range h.names {
-			checkEveryItem(t, h.half+"/"+name, sampledPageOf(name, size), styleBase)
+			sp := sampledPageOf(name, size)
+			if *stylePagesDir != "" {
+				path := filepath.Join(*stylePagesDir, "sampled-"+h.half+"-"+name+".html")
+				if err := os.WriteFile(path, sp.page, 0o644); err != nil {
+					t.Fatalf("writing %s: %v", path, err)
+				}
+			}
+			checkEveryItem(t, h.half+"/"+name, sp, styleBase)
 		}
 	}
 }
