@@ -198,16 +198,17 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	}
 	res.List = structureOf(best, true)
 	for i := range spans {
-		spans[i].seq = i
+		spans[i].seq = int32(i)
 	}
 	var fitNotes []string
+	compact := false
 	if opts.MaxBytes > 0 {
 		var err error
-		if spans, fitNotes, err = fit(p, spans, opts.MaxBytes); err != nil {
+		if spans, compact, fitNotes, err = fit(p, spans, opts.MaxBytes); err != nil {
 			return nil, err
 		}
 	}
-	res.Page, res.Inserted = insert(p, spans)
+	res.Page, res.Inserted = insert(p, spans, compact)
 	res.Others, res.Notes = others(best, cands, res.Notes)
 	if n := len(best.strayRecs); n > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d elements among the list's records (%s), of their tag but not of their classes or shape, were left out (a top bar, a footer?)", n, strayLines(p, best.strayRecs)))
@@ -687,8 +688,6 @@ func descriptionEmpty(text string, it itemChoice) bool {
 func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 	spans := make([]span, 0, 4*len(fc.items))
 	var notes []string
-	closeTitle, closeLink := closeComment("item:title"), closeComment("item:link")
-	closeDesc, closeDate := closeComment("item:description"), closeComment("item:extension")
 	next := ex.maxIndex
 	skipped, unsafe := 0, 0
 	kept := fc.items[:0]
@@ -724,7 +723,11 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 			it.desc = nil
 		}
 		kept = append(kept, it)
+		// The index is the record's own, or the next number, which the
+		// comments are written with (span.num) rather than a string
+		// made for each item.
 		index, has := ex.inRecord(it.rec)
+		num := int32(0)
 		switch index {
 		case "-":
 			skipped++
@@ -735,24 +738,24 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 				continue
 			}
 			next++
-			index = strconv.Itoa(next)
+			num = int32(next)
 		}
 		if !has["title"] {
 			s, e := it.title.inner()
-			spans = append(spans, span{start: s, end: e, open: openComment("item:title", index, ""), close: closeTitle})
+			spans = append(spans, span{start: s, end: e, field: titleAnnotation, index: index, num: num})
 		}
 		if it.link != nil && !has["link"] {
-			spans = append(spans, span{start: int(it.link.start), end: int(it.link.open), open: openComment("item:link", index, ""), close: closeLink})
+			spans = append(spans, span{start: int(it.link.start), end: int(it.link.open), field: linkAnnotation, index: index, num: num})
 		}
 		if it.desc != nil && !has["description"] {
 			s, e := int(it.desc.start), int(it.desc.end)
 			if !it.desc.isText() {
 				s, e = it.desc.inner()
 			}
-			spans = append(spans, span{start: s, end: e, open: openComment("item:description", index, ""), close: closeDesc})
+			spans = append(spans, span{start: s, end: e, field: descriptionAnnotation, index: index, num: num})
 		}
 		if it.dateEnd > it.dateStart && !has["extension"] {
-			spans = append(spans, span{start: it.dateStart, end: it.dateEnd, open: openComment("item:extension", index, dateAttrs), close: closeDate})
+			spans = append(spans, span{start: it.dateStart, end: it.dateEnd, field: dateAnnotation, index: index, num: num})
 		}
 	}
 	fc.items = kept

@@ -19,35 +19,38 @@ var leftOutFirst = []struct{ name, close string }{
 }
 
 // annotatedBytes is the size of the page with the spans' comments
-// inserted, as insert writes it.
-func annotatedBytes(p *page, spans []span) int {
+// inserted, as insert writes them (compactly when compact).
+func annotatedBytes(p *page, spans []span, compact bool) int {
 	n := len(p.raw)
-	for _, s := range spans {
-		k := len(s.open) + len(s.close)
-		if p.utf16 {
-			k *= 2 // two bytes a character: comments are ASCII
-		}
-		n += k
+	for i := range spans {
+		n += commentBytes(p, &spans[i], compact)
 	}
 	return n
 }
 
-// fit makes the annotated page fit in limit bytes. It first writes every
-// comment compactly (compactComment: the same annotations, 12 bytes an
-// item fewer for a title and a link), which loses nothing; then it leaves
-// out of spans, in leftOutFirst's order, each optional field of every item
-// until the page fits, and says what it did and why. It fails, as
-// dynamo.CheckAnnotated, when the titles and links alone do not fit.
-func fit(p *page, spans []span, limit int) ([]span, []string, error) {
-	size := annotatedBytes(p, spans)
-	if size <= limit {
-		return spans, nil, nil
+// commentBytes is the bytes the span's comments add to the page.
+func commentBytes(p *page, s *span, compact bool) int {
+	k := s.commentsLen(compact)
+	if p.utf16 {
+		k *= 2 // two bytes a character: comments are ASCII
 	}
-	for i := range spans {
-		spans[i].open, spans[i].close = compactComment(spans[i].open), compactComment(spans[i].close)
+	return k
+}
+
+// fit makes the annotated page fit in limit bytes. It first has every
+// comment written compactly (compactComment: the same annotations, 12
+// bytes an item fewer for a title and a link), which loses nothing, and
+// says so in compact; then it leaves out of spans, in leftOutFirst's
+// order, each optional field of every item until the page fits, and says
+// what it did and why. It fails, as dynamo.CheckAnnotated, when the
+// titles and links alone do not fit.
+func fit(p *page, spans []span, limit int) (_ []span, compact bool, _ []string, _ error) {
+	size := annotatedBytes(p, spans, false)
+	if size <= limit {
+		return spans, false, nil, nil
 	}
 	full := size
-	size = annotatedBytes(p, spans)
+	size = annotatedBytes(p, spans, true)
 	notes := []string{fmt.Sprintf("the annotations are written compactly, without spaces or quoted indexes (%d bytes fewer): in full the annotated page would have %d bytes, more than the %d (%d MiB) that Dynamo reads of a page",
 		full-size, full, limit, limit>>20)}
 	for _, f := range leftOutFirst {
@@ -55,13 +58,14 @@ func fit(p *page, spans []span, limit int) ([]span, []string, error) {
 			break
 		}
 		kept, left, saved := spans[:0], 0, 0
-		for _, s := range spans {
-			if s.close == f.close {
+		for i := range spans {
+			s := &spans[i]
+			if compactCloseOf(s) == f.close {
 				left++
-				saved += annotatedBytes(p, []span{s}) - len(p.raw)
+				saved += commentBytes(p, s, true)
 				continue
 			}
-			kept = append(kept, s)
+			kept = append(kept, *s)
 		}
 		if left == 0 {
 			continue
@@ -71,9 +75,17 @@ func fit(p *page, spans []span, limit int) ([]span, []string, error) {
 		spans, size = kept, size-saved
 	}
 	if err := dynamo.CheckAnnotated(len(p.raw), size, limit); err != nil {
-		return nil, nil, err
+		return nil, false, nil, err
 	}
-	return spans, notes, nil
+	return spans, true, notes, nil
+}
+
+// compactCloseOf returns the span's closing comment written compactly.
+func compactCloseOf(s *span) string {
+	if s.field != nil {
+		return s.field.compactClose
+	}
+	return compactComment(s.close)
 }
 
 // compactComment writes an inserted comment as the wrapper reads it with
@@ -87,22 +99,27 @@ func fit(p *page, spans []span, limit int) ([]span, []string, error) {
 // it against the same edits made by strings.Replace.
 func compactComment(c string) string {
 	var buf [192]byte
-	b := append(buf[:0], c...)
+	return string(compactInPlace(append(buf[:0], c...)))
+}
+
+// compactInPlace is compactComment of b, edited in place: the result is
+// b, shortened.
+func compactInPlace(b []byte) []byte {
 	b = cutFirst(b, "<!-- <", 4)
 	b = cutFirst(b, "> -->", 1)
 	const attr = ` index="`
 	i := bytes.Index(b, []byte(attr))
 	if i < 0 {
-		return string(b)
+		return b
 	}
 	q := i + len(attr) - 1 // the opening quote
 	j := bytes.IndexByte(b[q+1:], '"')
 	if j <= 0 || len(bytes.Trim(b[q+1:q+1+j], "0123456789")) != 0 {
-		return string(b)
+		return b
 	}
 	copy(b[q:], b[q+1:q+1+j]) // the digits over the opening quote
 	copy(b[q+j:], b[q+j+2:])  // the rest over the closing one
-	return string(b[:len(b)-2])
+	return b[:len(b)-2]
 }
 
 // cutFirst removes from b the byte at offset at of the first occurrence of

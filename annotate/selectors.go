@@ -461,10 +461,10 @@ func follow(p *page, t *treeBuilder, d *dom, c *Compiled, opts Options) (*Follow
 		spans = f.itemSpans(spans, it, strconv.Itoa(ex.maxIndex+i+1), i+1)
 	}
 	for i := range spans {
-		spans[i].seq = i
+		spans[i].seq = int32(i)
 	}
 	out := &Followed{}
-	out.Page, out.Inserted = insert(p, spans)
+	out.Page, out.Inserted = insert(p, spans, false)
 	out.Wrapped = wrapper.Wrap(out.Page, wrapper.Options{URL: opts.URL, ContentType: opts.ContentType, Location: f.chooser.loc, RSSID: opts.RSSID, Now: opts.Now})
 	out.SelectorWarnings = f.warnings
 	out.Warnings = append(append([]dynamo.Warning(nil), f.warnings...), out.Wrapped.Warnings...)
