@@ -2,7 +2,6 @@ package annotate
 
 import (
 	"bytes"
-	"cmp"
 	"slices"
 	"strconv"
 )
@@ -87,6 +86,15 @@ func (s *span) closes() bool { return s.field != nil || s.close != "" }
 func (s *span) appendComment(dst []byte, closing, compact bool) []byte {
 	start := len(dst)
 	switch {
+	case !closing && compact && s.field != nil && s.index == "":
+		// compactInPlace of what appendOpen writes: the field's name
+		// and attributes hold neither "> -->" nor ` index="`, and the
+		// suggester's index is digits.
+		dst = append(append(dst, "<!--<"...), s.field.name...)
+		if s.num > 0 {
+			dst = strconv.AppendInt(append(dst, ` index=`...), int64(s.num), 10)
+		}
+		return append(append(dst, s.field.attrs...), ">-->"...)
 	case closing && s.field != nil && compact:
 		return append(dst, s.field.compactClose...)
 	case closing && s.field != nil:
@@ -138,79 +146,107 @@ func digitsIn(n int) int {
 	return k
 }
 
-// insertion is one comment placed at an offset of the text: the opening
-// or the closing comment of spans[span].
-//
-// Its offsets and sequence are int32, as the tree's are, and it names its
-// span rather than holding its text: 20 bytes for each of the hundreds
-// of thousands a dense page has.
-type insertion struct {
-	at, other int32 // other: the span's other end, to order insertions at one offset
-	seq       int32
-	span      int32
-	closing   bool
-}
-
 // insert writes the page with the spans' comments inserted, compactly
 // when compact (compactComment). At one offset, closing comments come
 // before opening ones; the inner span closes first and the outer one
-// opens first, so spans nest as the page does.
+// opens first, so spans nest as the page does (then the span made first
+// opens first and closes last).
+//
+// The openings and the closings are each put in that order apart, as
+// indexes of spans, and merged as the page is written: a dense page has
+// hundreds of thousands, whose spans come nearly in order already, and
+// one list of both, sorted, was 40 bytes a span and a sort that moved
+// every one.
 func insert(p *page, spans []span, compact bool) ([]byte, []Range) {
-	ins := make([]insertion, 0, 2*len(spans))
+	opens := make([]int32, len(spans))
+	closes := make([]int32, 0, len(spans))
 	size := len(p.raw)
 	for i := range spans {
-		s := &spans[i]
-		ins = append(ins, insertion{at: int32(s.start), other: int32(s.end), seq: s.seq, span: int32(i)})
-		if s.closes() {
-			ins = append(ins, insertion{at: int32(s.end), closing: true, other: int32(s.start), seq: s.seq, span: int32(i)})
+		opens[i] = int32(i)
+		if spans[i].closes() {
+			closes = append(closes, int32(i))
 		}
-		k := s.commentsLen(compact)
-		if p.utf16 {
-			k *= 2 // two bytes a character: comments are ASCII
-		}
-		size += k
+		size += commentBytes(p, &spans[i], compact)
 	}
-	slices.SortStableFunc(ins, func(a, b insertion) int {
-		if a.at != b.at {
-			return cmp.Compare(a.at, b.at)
+	sortNearly(opens, func(a, b int32) bool {
+		x, y := &spans[a], &spans[b]
+		switch {
+		case x.start != y.start:
+			return x.start < y.start
+		case x.end != y.end:
+			return x.end > y.end
+		case x.seq != y.seq:
+			return x.seq < y.seq
 		}
-		if a.closing != b.closing {
-			if a.closing {
-				return -1
-			}
-			return 1
+		return a < b
+	})
+	sortNearly(closes, func(a, b int32) bool {
+		x, y := &spans[a], &spans[b]
+		switch {
+		case x.end != y.end:
+			return x.end < y.end
+		case x.start != y.start:
+			return x.start > y.start
+		case x.seq != y.seq:
+			return x.seq > y.seq
 		}
-		if a.other != b.other {
-			// Closing, the inner span (started later) closes first;
-			// opening, the outer span (ending later) opens first.
-			return cmp.Compare(b.other, a.other)
-		}
-		if a.closing {
-			return cmp.Compare(b.seq, a.seq)
-		}
-		return cmp.Compare(a.seq, b.seq)
+		return a < b
 	})
 	// Made rather than grown in a bytes.Buffer, which clears what it
 	// grows by: the page is written here once.
 	out := make([]byte, 0, size)
-	inserted := make([]Range, 0, len(ins))
+	inserted := make([]Range, 0, len(opens)+len(closes))
 	last := 0
 	var buf [192]byte
-	for _, in := range ins {
-		at := p.toRaw(int(in.at))
+	for i, j := 0, 0; i < len(opens) || j < len(closes); {
+		closing := j < len(closes) && (i == len(opens) || spans[closes[j]].end <= spans[opens[i]].start)
+		var s *span
+		var at int
+		if closing {
+			s, at = &spans[closes[j]], spans[closes[j]].end
+			j++
+		} else {
+			s, at = &spans[opens[i]], spans[opens[i]].start
+			i++
+		}
+		at = p.toRaw(at)
 		out = append(out, p.raw[last:at]...)
 		last = at
 		start := len(out)
-		s := &spans[in.span]
 		if p.utf16 {
-			c := s.appendComment(buf[:0], in.closing, compact)
+			c := s.appendComment(buf[:0], closing, compact)
 			out = append(out, p.encode(string(c))...)
 		} else {
-			out = s.appendComment(out, in.closing, compact) // ASCII, as every encoding but UTF-16 writes it
+			out = s.appendComment(out, closing, compact) // ASCII, as every encoding but UTF-16 writes it
 		}
 		inserted = append(inserted, Range{Start: start, End: len(out)})
 	}
 	return append(out, p.raw[last:]...), inserted
+}
+
+// sortNearly sorts idx by less, a total order. It moves each index back
+// past those it goes before (an insertion sort, which costs a pass when
+// few are out of place, as insert's spans), and sorts what is left with
+// a merge sort once that has moved them more than a few places each.
+func sortNearly(idx []int32, less func(a, b int32) bool) {
+	budget := 8*len(idx) + 64
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && less(idx[j], idx[j-1]); j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+			if budget--; budget == 0 {
+				slices.SortStableFunc(idx, func(a, b int32) int {
+					switch {
+					case less(a, b):
+						return -1
+					case less(b, a):
+						return 1
+					}
+					return 0
+				})
+				return
+			}
+		}
+	}
 }
 
 // Range is a stretch of bytes of the annotated page.

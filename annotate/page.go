@@ -443,13 +443,7 @@ func (p *page) byteOffsets(start, end, fromRune, toRune int) (int, int, bool) {
 // for both (FuzzSuggest finding).
 func (p *page) tree(readComment func(body string) []existingTag, keepAttrs bool) *treeBuilder {
 	t := buildTree(p.text, maphash.MakeSeed(), readComment, keepAttrs)
-	for n := range t.all {
-		if h := n.href(); h != "" {
-			if d := p.decode(h); d != h {
-				n.setHref(d)
-			}
-		}
-	}
+	t.t.decodeHrefs(p.decode)
 	return t
 }
 

@@ -3,6 +3,7 @@ package annotate
 import (
 	"bytes"
 	"hash/maphash"
+	"math/bits"
 	"strings"
 	"unsafe"
 
@@ -138,7 +139,11 @@ func (n *node) href() string {
 	}
 	t := n.tables()
 	i := int(n.hrefAt) - 1
-	r := t.hrefs[i/hrefBlock][i%hrefBlock]
+	return t.hrefText(t.hrefs[i/hrefBlock][i%hrefBlock])
+}
+
+// hrefText returns the href r is the place of.
+func (t *tables) hrefText(r hrefRef) string {
 	if r.n < 0 {
 		return t.copies[r.at]
 	}
@@ -151,22 +156,40 @@ type hrefRef struct{ at, n int32 }
 // hrefBlock is how many hrefRefs a block holds: 8 KiB of them.
 const hrefBlock = 1024
 
-// addHref gives n the href r.
-func (t *tables) addHref(n *node, r hrefRef) {
+// addHref adds the href r to the table, and returns its index there.
+func (t *tables) addHref(r hrefRef) int32 {
 	i := int(t.numHrefs)
 	if i%hrefBlock == 0 {
 		t.hrefs = append(t.hrefs, make([]hrefRef, hrefBlock))
 	}
 	t.hrefs[i/hrefBlock][i%hrefBlock] = r
 	t.numHrefs++
-	n.hrefAt = t.numHrefs
+	return int32(i)
 }
 
 // setHref sets the node's href to s, a copy of what the page holds.
 func (n *node) setHref(s string) {
 	t := n.tables()
 	t.copies = append(t.copies, s)
-	t.addHref(n, hrefRef{at: int32(len(t.copies) - 1), n: -1})
+	n.hrefAt = t.addHref(hrefRef{at: int32(len(t.copies) - 1), n: -1}) + 1
+}
+
+// decodeHrefs replaces each href by decode of it, reading the table
+// rather than the nodes (a link's is its node's alone). The href as read
+// stays in the table, at a place of its own, as setHref of the decoded
+// one would leave it: mayLinkTo compares every href the table holds.
+func (t *tables) decodeHrefs(decode func(string) string) {
+	for i := range int(t.numHrefs) {
+		r := &t.hrefs[i/hrefBlock][i%hrefBlock]
+		if h := t.hrefText(*r); h != "" {
+			if d := decode(h); d != h {
+				read := *r
+				t.copies = append(t.copies, d)
+				*r = hrefRef{at: int32(len(t.copies) - 1), n: -1}
+				t.addHref(read)
+			}
+		}
+	}
 }
 
 // look is what an element's name, id and class give. The records of a
@@ -446,7 +469,7 @@ func (b *treeBuilder) setHref(n *node, v []byte, inPlace bool) {
 		n.hrefAt = 0
 	case inPlace:
 		at := int(uintptr(unsafe.Pointer(&v[0])) - uintptr(unsafe.Pointer(unsafe.StringData(b.text))))
-		b.t.addHref(n, hrefRef{at: int32(at), n: int32(len(v))})
+		n.hrefAt = b.t.addHref(hrefRef{at: int32(at), n: int32(len(v))}) + 1
 	default:
 		n.setHref(string(v))
 	}
@@ -921,6 +944,7 @@ func (b *treeBuilder) endTag(tag string, a atom.Atom, start, end int) {
 // backward pass sums the subtrees: no recursion, whatever the depth.
 func (b *treeBuilder) finish() {
 	t := b.t
+	paths := newPathMixer(b.seed)
 	// Every node but the root is a child: each node's children take the
 	// next kids slots, placed as the node is reached, and its parent's
 	// are placed before it.
@@ -934,7 +958,7 @@ func (b *treeBuilder) finish() {
 		n.kidsAt, n.kids, at = at, 0, at+n.kids
 		n.depth = p.depth + 1
 		lk := t.looks[n.lookID]
-		n.pathKey = mix(b.seed, p.pathKey, lk.key)
+		n.pathKey = paths.mix(p.pathKey, lk.key)
 		n.raw, n.skip = lk.raw, lk.skip
 		n.hidden = p.hidden || lk.hide
 		n.inNav = p.inNav || lk.nav
@@ -978,15 +1002,16 @@ func isHeading(tag string) bool {
 
 // visibleBytes counts the bytes of text that are not whitespace.
 func visibleBytes(s string) int {
-	n := 0
+	n, amp := 0, false
 	for i := 0; i < len(s); i++ {
 		// Below the space are white space and the controls the wrapper
 		// drops (XML forbids them): neither is text a reader sees.
-		if s[i] > ' ' {
+		if c := s[i]; c > ' ' {
 			n++
+			amp = amp || c == '&'
 		}
 	}
-	if n > 0 && strings.Contains(s, "&nbsp;") && strings.TrimSpace(strings.ReplaceAll(s, "&nbsp;", "")) == "" {
+	if amp && strings.Contains(s, "&nbsp;") && strings.TrimSpace(strings.ReplaceAll(s, "&nbsp;", "")) == "" {
 		return 0
 	}
 	return n
@@ -1113,10 +1138,21 @@ func sortStrings(s []string) {
 	}
 }
 
-// mix hashes two hashes into one (a node's path key from its parent's and
-// its own key), with the runtime's hash of the pair.
-func mix(seed maphash.Seed, a, b uint64) uint64 {
-	return maphash.Comparable(seed, [2]uint64{a, b})
+// pathMixer hashes two hashes into one: a node's path key from its
+// parent's and its own key. It folds the 128-bit product of the two,
+// each first xored with a secret drawn from the tree's seed (wyhash's
+// mixing step): path keys are only compared with one another, and the
+// runtime's hash of the pair (maphash.Comparable) was a tenth of
+// building the tree of a page of a million nodes.
+type pathMixer struct{ x, y uint64 }
+
+func newPathMixer(seed maphash.Seed) pathMixer {
+	return pathMixer{maphash.Comparable(seed, uint64(0x9e3779b97f4a7c15)), maphash.Comparable(seed, uint64(0xd6e8feb86659fd93))}
+}
+
+func (m pathMixer) mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a^m.x, b^m.y)
+	return hi ^ lo
 }
 
 // navWords name the parts of a page around its content.
