@@ -288,12 +288,15 @@ var tableParts = map[string]bool{
 
 // treeBuilder builds the tree from the tokens of the text.
 type treeBuilder struct {
-	text    string
-	t       *tables
-	made    int // the nodes made (newNode)
-	inTree  int // of which in the tree, the root left out (appendChild)
-	root    *node
-	stack   []*node
+	text  string
+	t     *tables
+	made  int // the nodes made (newNode)
+	root  *node
+	stack []*node
+	// pending holds the children of the open elements, each element's
+	// in a row, until it ends (closeNode).
+	pending []*node
+	paths   pathMixer
 	foreign int // open svg and math elements
 	// open counts the open elements by name, so that looking for one that
 	// is not open costs nothing however deep the page nests.
@@ -341,8 +344,12 @@ type annotationComment struct {
 // keepAttrs keeps every attribute of every element, which selectors need
 // and the suggester does not.
 func buildTree(text string, seed maphash.Seed, readComment func(body string) []existingTag, keepAttrs bool) *treeBuilder {
-	b := &treeBuilder{text: text, seed: seed}
+	b := &treeBuilder{text: text, seed: seed, paths: newPathMixer(seed)}
 	b.t = newTables(text)
+	// Every node but the root is a child, and each starts at a '<' or
+	// before one (a text ends at a tag, or at the end): the children
+	// laid out never outgrow this.
+	b.t.kids = make([]*node, 0, 2*strings.Count(text, "<")+1)
 	if keepAttrs {
 		b.attrs = map[*node][]html.Attribute{}
 	}
@@ -449,7 +456,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 	for len(b.stack) > 1 {
 		b.pop(len(text))
 	}
-	b.finish()
+	b.closeNode(b.root)
 	return b
 }
 
@@ -669,15 +676,23 @@ func internTag(name []byte, a atom.Atom) string {
 
 func (b *treeBuilder) top() *node { return b.stack[len(b.stack)-1] }
 
-// appendChild makes n the last child of the innermost open element.
-// While the tree is built, an element's kidsAt is the index of its last
-// child; finish lays the children out in tables.kids.
-func (b *treeBuilder) appendChild(n *node) {
+// appendChild makes n, whose look is lk, the last child of the innermost
+// open element, and sets what it takes from its parent and its look:
+// its depth, path key and flags. While the tree is built, an element's
+// kidsAt is the index of its last child; closeNode lays the children
+// out in tables.kids.
+func (b *treeBuilder) appendChild(n *node, lk *look) {
 	p := b.top()
 	n.up = p.idx
 	p.kidsAt = n.idx
 	p.kids++
-	b.inTree++
+	b.pending = append(b.pending, n)
+	n.depth = p.depth + 1
+	n.pathKey = b.paths.mix(p.pathKey, lk.key)
+	n.raw, n.skip = lk.raw, lk.skip
+	n.hidden = p.hidden || lk.hide
+	n.inNav = p.inNav || lk.nav
+	n.inMain = n.inMain || p.inMain || lk.mainish
 }
 
 func (b *treeBuilder) addText(start, end int) {
@@ -691,7 +706,7 @@ func (b *treeBuilder) addText(start, end int) {
 	n := b.newNode()
 	n.lookID = textLook.index
 	n.start, n.open, n.close, n.end = int32(start), int32(start), int32(end), int32(end)
-	b.appendChild(n)
+	b.appendChild(n, textLook)
 }
 
 // newNode returns a zero node with the next index, from a slab of them:
@@ -743,9 +758,10 @@ func (b *treeBuilder) startTag(n *node, lk *look, selfClosing bool) {
 		return
 	}
 	b.implyEnds(lk.tag, lk.endsP, int(n.start))
-	b.appendChild(n)
+	b.appendChild(n, lk)
 	if lk.void || (selfClosing && b.foreign > 0) {
 		n.close, n.end = n.open, n.open
+		b.closeNode(n)
 		return
 	}
 	if lk.tag == "svg" || lk.tag == "math" {
@@ -894,6 +910,7 @@ func (b *treeBuilder) pop(at int) {
 	n := b.top()
 	n.close, n.end = int32(at), int32(at)
 	b.stack = b.stack[:len(b.stack)-1]
+	b.closeNode(n)
 	lk := n.look()
 	b.open.add(lk.atom, lk.tag, -1)
 	if lk.tag == "svg" || lk.tag == "math" {
@@ -920,6 +937,7 @@ func (b *treeBuilder) endTag(tag string, a atom.Atom, start, end int) {
 			}
 			n.close, n.end = int32(start), int32(end)
 			b.stack = b.stack[:i]
+			b.closeNode(n)
 			b.open.add(a, tag, -1)
 			if tag == "svg" || tag == "math" {
 				b.foreign--
@@ -938,61 +956,52 @@ func (b *treeBuilder) endTag(tag string, a atom.Atom, start, end int) {
 	}
 }
 
-// finish lays the children out and computes the keys and the
-// aggregates. Nodes are in document order, parents before children, so
-// one forward pass gives the keys and the children's places and one
-// backward pass sums the subtrees: no recursion, whatever the depth.
-func (b *treeBuilder) finish() {
+// closeNode lays out the children of n, which has ended, and sums its
+// subtree's aggregates: its children's (those that ended before it, and
+// its texts, counted here) and its own. Each node is summed as it ends,
+// while it and its children are fresh in the caches: a pass over the
+// nodes of a long page once it was read, and another back, waited for
+// memory at each node.
+func (b *treeBuilder) closeNode(n *node) {
 	t := b.t
-	paths := newPathMixer(b.seed)
-	// Every node but the root is a child: each node's children take the
-	// next kids slots, placed as the node is reached, and its parent's
-	// are placed before it.
-	t.kids = make([]*node, b.inTree)
-	at := b.root.kids
-	b.root.kidsAt, b.root.kids = 0, 0
-	for n := range b.all {
-		p := t.node(n.up)
-		t.kids[p.kidsAt+p.kids] = n
-		p.kids++
-		n.kidsAt, n.kids, at = at, 0, at+n.kids
-		n.depth = p.depth + 1
-		lk := t.looks[n.lookID]
-		n.pathKey = paths.mix(p.pathKey, lk.key)
-		n.raw, n.skip = lk.raw, lk.skip
-		n.hidden = p.hidden || lk.hide
-		n.inNav = p.inNav || lk.nav
-		n.inMain = n.inMain || p.inMain || lk.mainish
+	kids := b.pending[len(b.pending)-int(n.kids):]
+	b.pending = b.pending[:len(b.pending)-int(n.kids)]
+	n.kidsAt = int32(len(t.kids))
+	t.kids = append(t.kids, kids...)
+	if n.hidden {
+		return // nothing hidden is counted
 	}
 	// Tags are read from the looks at hand, not through each node's slab.
-	isLink := func(m *node) bool { return m.hrefAt != 0 && t.looks[m.lookID].atom == atom.A }
-	for i := b.made - 1; i > 0; i-- {
-		n := t.node(int32(i))
-		if n.up < 0 || n.hidden {
+	link := n.hrefAt != 0 && t.looks[n.lookID].atom == atom.A
+	for _, c := range kids {
+		if c.hidden {
 			continue
 		}
-		p := t.node(n.up)
-		switch lk := t.looks[n.lookID]; {
-		case n.isText():
-			n.textBytes = int32(visibleBytes(b.text[n.start:n.end]))
-			if isLink(p) {
-				n.linkTextBytes = n.textBytes
+		if c.isText() {
+			c.textBytes = int32(visibleBytes(b.text[c.start:c.end]))
+			if link {
+				c.linkTextBytes = c.textBytes
 			}
-		case isLink(n):
-			n.links++
-			n.linkTextBytes = n.textBytes
-		case isHeading(lk.tag):
-			n.headings++
-		case lk.atom == atom.Img:
-			n.images++
 		}
-		p.textBytes += n.textBytes
-		if !isLink(p) {
-			p.linkTextBytes += n.linkTextBytes
+		n.textBytes += c.textBytes
+		if !link {
+			n.linkTextBytes += c.linkTextBytes
 		}
-		p.links += n.links
-		p.headings += n.headings
-		p.images += n.images
+		n.links += c.links
+		n.headings += c.headings
+		n.images += c.images
+	}
+	if n.up < 0 {
+		return // the root is none of these
+	}
+	switch lk := t.looks[n.lookID]; {
+	case link:
+		n.links++
+		n.linkTextBytes = n.textBytes
+	case isHeading(lk.tag):
+		n.headings++
+	case lk.atom == atom.Img:
+		n.images++
 	}
 }
 
