@@ -742,20 +742,20 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 		}
 		if !has["title"] {
 			s, e := it.title.inner()
-			spans = append(spans, span{start: s, end: e, field: titleAnnotation, index: index, num: num})
+			spans = append(spans, fieldSpan(s, e, titleAnnotation, index, num))
 		}
 		if it.link != nil && !has["link"] {
-			spans = append(spans, span{start: int(it.link.start), end: int(it.link.open), field: linkAnnotation, index: index, num: num})
+			spans = append(spans, fieldSpan(int(it.link.start), int(it.link.open), linkAnnotation, index, num))
 		}
 		if it.desc != nil && !has["description"] {
 			s, e := int(it.desc.start), int(it.desc.end)
 			if !it.desc.isText() {
 				s, e = it.desc.inner()
 			}
-			spans = append(spans, span{start: s, end: e, field: descriptionAnnotation, index: index, num: num})
+			spans = append(spans, fieldSpan(s, e, descriptionAnnotation, index, num))
 		}
 		if it.dateEnd > it.dateStart && !has["extension"] {
-			spans = append(spans, span{start: it.dateStart, end: it.dateEnd, field: dateAnnotation, index: index, num: num})
+			spans = append(spans, fieldSpan(it.dateStart, it.dateEnd, dateAnnotation, index, num))
 		}
 	}
 	fc.items = kept

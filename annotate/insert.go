@@ -11,19 +11,27 @@ import (
 // The comments of an item's fields are not kept as text: a dense page
 // has hundreds of thousands, each a string made here and, when the page
 // is written compactly, made again. Such a span names its annotation
-// (field) and index instead, and insert writes its comments straight
-// into the annotated page. Other spans (the channel's, a value the
-// selectors read) keep their comments as text in open and close.
+// (field) and the index the suggester gave its item (num) instead, and
+// insert writes its comments straight into the annotated page. Other
+// spans (the channel's, a field of an item the page gave an index, a
+// value the selectors read) keep their comments as text in open and
+// close. A span is 64 bytes.
 type span struct {
 	start, end int
 	open       string // the comment inserted at start, when field is nil
 	close      string // the comment inserted at end, when field is nil; "" for none
 	field      *annotation
-	// index is the field's index attribute as written: the page's own
-	// when not "", else num.
-	index string
-	num   int32
-	seq   int32 // creation order, the last tie-breaker
+	num        int32 // the index of the item, when field is not nil; none when 0
+	seq        int32 // creation order, the last tie-breaker
+}
+
+// fieldSpan returns the span annotating an item's field from start to
+// end, with the item's index: the page's own when not "", else num.
+func fieldSpan(start, end int, field *annotation, index string, num int32) span {
+	if index != "" {
+		return span{start: start, end: end, open: openComment(field.name, index, field.attrs), close: field.close}
+	}
+	return span{start: start, end: end, field: field, num: num}
 }
 
 // annotation is an annotation element of an item's field, with its
@@ -40,7 +48,7 @@ func newAnnotation(name, attrs string) *annotation {
 // The annotations of the fields the suggester annotates. Their names and
 // attributes hold neither "> -->" nor ` index="`, so that their compact
 // comments are the full ones without the two spaces, and without the
-// index's quotes when it is digits (commentLen).
+// quotes around the index's digits (appendComment, commentsLen).
 var (
 	titleAnnotation       = newAnnotation("item:title", "")
 	linkAnnotation        = newAnnotation("item:link", "")
@@ -62,60 +70,53 @@ func closeComment(name string) string { return "<!-- </" + name + "> -->" }
 
 const dateAttrs = ` uri="http://purl.org/dc/elements/1.1/" prefix="dc" localName="date"`
 
-// appendOpen appends the comment opening s, as openComment writes it.
-func (s *span) appendOpen(dst []byte) []byte {
-	if s.field == nil {
-		return append(dst, s.open...)
-	}
-	dst = append(append(dst, "<!-- <"...), s.field.name...)
-	switch {
-	case s.index != "":
-		dst = append(append(append(dst, ` index="`...), s.index...), '"')
-	case s.num > 0:
-		dst = strconv.AppendInt(append(dst, ` index="`...), int64(s.num), 10)
-		dst = append(dst, '"')
-	}
-	return append(append(dst, s.field.attrs...), "> -->"...)
-}
-
 // closes reports whether s has a closing comment.
 func (s *span) closes() bool { return s.field != nil || s.close != "" }
 
 // appendComment appends the span's opening or closing comment, written
 // compactly when compact (compactComment).
 func (s *span) appendComment(dst []byte, closing, compact bool) []byte {
-	start := len(dst)
+	f := s.field
+	if f == nil {
+		start := len(dst)
+		if closing {
+			dst = append(dst, s.close...)
+		} else {
+			dst = append(dst, s.open...)
+		}
+		if compact {
+			dst = dst[:start+len(compactInPlace(dst[start:]))]
+		}
+		return dst
+	}
 	switch {
-	case !closing && compact && s.field != nil && s.index == "":
-		// compactInPlace of what appendOpen writes: the field's name
-		// and attributes hold neither "> -->" nor ` index="`, and the
-		// suggester's index is digits.
-		dst = append(append(dst, "<!--<"...), s.field.name...)
+	case closing && compact:
+		return append(dst, f.compactClose...)
+	case closing:
+		return append(dst, f.close...)
+	case compact:
+		dst = append(append(dst, "<!--<"...), f.name...)
 		if s.num > 0 {
 			dst = strconv.AppendInt(append(dst, ` index=`...), int64(s.num), 10)
 		}
-		return append(append(dst, s.field.attrs...), ">-->"...)
-	case closing && s.field != nil && compact:
-		return append(dst, s.field.compactClose...)
-	case closing && s.field != nil:
-		return append(dst, s.field.close...)
-	case closing:
-		dst = append(dst, s.close...)
-	default:
-		dst = s.appendOpen(dst)
+		return append(append(dst, f.attrs...), ">-->"...)
 	}
-	if compact {
-		dst = dst[:start+len(compactInPlace(dst[start:]))]
+	// As openComment writes it.
+	dst = append(append(dst, "<!-- <"...), f.name...)
+	if s.num > 0 {
+		dst = strconv.AppendInt(append(dst, ` index="`...), int64(s.num), 10)
+		dst = append(dst, '"')
 	}
-	return dst
+	return append(append(dst, f.attrs...), "> -->"...)
 }
 
 // commentsLen returns the bytes of the span's comments in the text (a
 // page in UTF-16 has twice as many), written compactly when compact. A
-// field's comments with the suggester's index are counted without being
-// written; the others are written aside.
+// field's comments are counted without being written; the others are
+// written aside.
 func (s *span) commentsLen(compact bool) int {
-	if s.field == nil || s.index != "" {
+	f := s.field
+	if f == nil {
 		var buf [192]byte
 		n := len(s.appendComment(buf[:0], false, compact))
 		if s.closes() {
@@ -123,18 +124,18 @@ func (s *span) commentsLen(compact bool) int {
 		}
 		return n
 	}
-	n := len("<!-- <") + len(s.field.name) + len(s.field.attrs) + len("> -->")
+	n := len("<!-- <") + len(f.name) + len(f.attrs) + len("> -->")
 	if s.num > 0 {
 		n += len(` index=""`) + digitsIn(int(s.num))
 	}
 	if !compact {
-		return n + len(s.field.close)
+		return n + len(f.close)
 	}
 	n -= 2 // the spaces
 	if s.num > 0 {
 		n -= 2 // the quotes around its digits
 	}
-	return n + len(s.field.compactClose)
+	return n + len(f.compactClose)
 }
 
 // digitsIn returns how many decimal digits n (above 0) has.

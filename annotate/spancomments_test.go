@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
-// TestSpanComments checks the comments of a field's span, written from
-// its annotation and index at insertion, against openComment and
-// closeComment (made compact by compactComment), and the lengths fit
-// counts without writing them against those written.
+// TestSpanComments checks the comments of a field's span (fieldSpan),
+// written from its annotation and index at insertion or, with the
+// page's own index, kept as text, against openComment and closeComment
+// (made compact by compactComment), and the lengths fit counts against
+// those written.
 func TestSpanComments(t *testing.T) {
 	fields := []*annotation{titleAnnotation, linkAnnotation, descriptionAnnotation, dateAnnotation}
 	type idx struct {
@@ -28,7 +30,7 @@ func TestSpanComments(t *testing.T) {
 	}
 	for _, f := range fields {
 		for _, ix := range indexes {
-			s := span{field: f, index: ix.index, num: ix.num}
+			s := fieldSpan(0, 0, f, ix.index, ix.num)
 			index := ix.index
 			if index == "" && ix.num > 0 {
 				index = strconv.Itoa(int(ix.num))
@@ -166,5 +168,13 @@ func TestSortNearly(t *testing.T) {
 				t.Fatalf("n %d shuffled %v: not sorted", n, shuffled)
 			}
 		}
+	}
+}
+
+// TestSpanSize keeps a span at the 64 bytes its comment says: a dense
+// page has hundreds of thousands.
+func TestSpanSize(t *testing.T) {
+	if n := unsafe.Sizeof(span{}); n != 64 {
+		t.Errorf("a span is %d bytes, want 64", n)
 	}
 }
