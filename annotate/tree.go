@@ -398,8 +398,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 				}
 			}
 			b.attrBuf = attrs
-			a := atom.Lookup(name)
-			tag := internTag(name, a)
+			link := string(name) == "a"
 			n := b.newNode()
 			n.start, n.open = int32(start), int32(end)
 			var metaName, metaContent string
@@ -415,7 +414,7 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 				case "class":
 					class = v
 				case "href":
-					if tag == "a" {
+					if link {
 						b.setHref(n, v, inPlace)
 					}
 				case "role":
@@ -428,9 +427,9 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 					metaContent = string(v)
 				}
 			}
-			lk := b.lookOf(tag, id, class)
+			lk := b.lookOfName(name, id, class)
 			n.lookID = lk.index
-			if tag == "meta" && strings.EqualFold(metaName, "description") && b.metaDescription == "" {
+			if lk.tag == "meta" && strings.EqualFold(metaName, "description") && b.metaDescription == "" {
 				b.metaDescription = strings.TrimSpace(metaContent)
 			}
 			b.startTag(n, lk, tt == html.SelfClosingTagToken)
@@ -922,8 +921,8 @@ func (b *treeBuilder) pop(at int) {
 // it; an end tag with no such element open is ignored, as in HTML. a is
 // the tag's atom (0 when the atom table does not know it).
 func (b *treeBuilder) endTag(tag string, a atom.Atom, start, end int) {
-	switch tag {
-	case "html", "head", "body", "br":
+	switch a {
+	case atom.Html, atom.Head, atom.Body, atom.Br:
 		return
 	}
 	if b.open.count(a, tag) == 0 {
@@ -931,7 +930,10 @@ func (b *treeBuilder) endTag(tag string, a atom.Atom, start, end int) {
 	}
 	for i := len(b.stack) - 1; i > 0; i-- {
 		n := b.stack[i]
-		if n.tag() == tag {
+		// The open element's look, from the tables at hand: an element
+		// is named tag when its atom is a (or, for a name the atom table
+		// does not know, its tag is tag).
+		if lk := b.t.looks[n.lookID]; lk.atom == a && (a != 0 || lk.tag == tag) {
 			for len(b.stack) > i+1 {
 				b.pop(start)
 			}
@@ -939,7 +941,7 @@ func (b *treeBuilder) endTag(tag string, a atom.Atom, start, end int) {
 			b.stack = b.stack[:i]
 			b.closeNode(n)
 			b.open.add(a, tag, -1)
-			if tag == "svg" || tag == "math" {
+			if a == atom.Svg || a == atom.Math {
 				b.foreign--
 			}
 			return
@@ -1041,12 +1043,28 @@ func visibleBytes(s string) int {
 	return n
 }
 
+// lookOfName is lookOf of the tag named name: the name is looked up
+// in the atom table (and a copy made of one it does not know) only for
+// a look not made before.
+func (b *treeBuilder) lookOfName(name, id, class []byte) *look {
+	if lk := b.looks[string(b.keyOfLook(name, id, class))]; lk != nil {
+		return lk
+	}
+	return b.lookOf(internTag(name, atom.Lookup(name)), id, class)
+}
+
+// keyOfLook writes into b.lookKey, and returns, the key of a look in
+// b.looks: the tag, the id and the class joined with NULs.
+func (b *treeBuilder) keyOfLook(tag, id, class []byte) []byte {
+	b.lookKey = append(append(append(append(b.lookKey[:0], tag...), 0), id...), 0)
+	b.lookKey = append(b.lookKey, class...)
+	return b.lookKey
+}
+
 // lookOf returns the look of an element of the given tag, id and class,
 // the one made before for an element alike when there is one.
 func (b *treeBuilder) lookOf(tag string, id, class []byte) *look {
-	b.lookKey = append(append(append(append(b.lookKey[:0], tag...), 0), id...), 0)
-	b.lookKey = append(b.lookKey, class...)
-	if lk := b.looks[string(b.lookKey)]; lk != nil {
+	if lk := b.looks[string(b.keyOfLook([]byte(tag), id, class))]; lk != nil {
 		return lk
 	}
 	if b.looks == nil {
