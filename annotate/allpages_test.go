@@ -16,8 +16,8 @@ var allPagesDir = flag.String("allpages", "", "write every page the annotate tes
 // TestWriteAllPages writes, with -allpages DIR, every page the annotate
 // tests know or generate, as NAME.html: TestGolden's pages (the corpus,
 // the fuzz regressions, the long pages), the odd-row variants and the
-// new styles, and the style, dense, speed and selectors-path pages at
-// 64 KiB, 1 MiB and 10 MiB. A change that makes the suggester faster
+// new styles, and the style, dense, speed, sampled and selectors-path
+// pages at 64 KiB, 1 MiB and 10 MiB. A change that makes the suggester faster
 // must leave `dynamo annotate` on each byte-identical (stdout, stderr,
 // exit code), in plain, --explain and --selectors modes.
 func TestWriteAllPages(t *testing.T) {
@@ -47,6 +47,11 @@ func TestWriteAllPages(t *testing.T) {
 		}
 		for _, n := range speedNames() {
 			pages[fmt.Sprintf("speed-%s-%d", n, size)] = speedPageOf(n, size).page
+		}
+		for _, h := range sampledHalves {
+			for _, n := range h.names {
+				pages[fmt.Sprintf("sampled-%s-%d", n, size)] = sampledPageOf(n, size).page
+			}
 		}
 		for _, h := range selHalves {
 			for _, n := range h.names {
