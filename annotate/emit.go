@@ -309,6 +309,9 @@ func (r *Result) itemXPath(d *dom, head *node, heads map[int]bool) (string, erro
 			steps = append(steps, step+not)
 		}
 	}
+	if r.best.kind == "runs" && preformatted(head) {
+		steps = append(steps, step+firstOnLineXPath(step))
+	}
 	for _, step := range steps {
 		if itemPath, ok, err := r.itemXPathWith(d, step, ancestors, common, excludes, heads); ok || err != nil {
 			return itemPath, err

@@ -3,11 +3,15 @@ package annotate
 import (
 	"cmp"
 	"hash/maphash"
+	"html"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo/dates"
 )
 
 // record is the part of the page that makes one item: an element (a list
@@ -235,6 +239,7 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 	clear(rc.count)
 	clear(rc.seen)
 	count, seen := rc.count, rc.seen
+	pre, preKnown := false, false // whether p is preformatted, once asked
 	for _, ch := range p.children() {
 		if ch.recordable() {
 			count[ch.look().key]++
@@ -270,7 +275,16 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 			continue
 		}
 		kids := p.children()
-		starts := lineStarts(kids, heads)
+		if !preKnown {
+			pre, preKnown = preformatted(p), true
+		}
+		if pre {
+			heads = firstOnLines(kids, heads)
+			if len(heads) < minRecords {
+				continue
+			}
+		}
+		starts := lineStarts(pre, kids, heads)
 		var runs []record
 		var sizes []int
 		for j, h := range heads {
@@ -303,23 +317,38 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 }
 
 // lineStarts returns where each run starts when the runs are lines cut
-// by separators: when a <br> (or <hr>) stands between every two heads
-// and some line holds something before its head (a legacy page's
-// "04.03.2014 - <a>Title</a><br>"), a run starts after the last
-// separator before its head, so that what stands before a link on its
-// line is its item's (run from head to head, each item took the next
-// line's date). The first run takes as many nodes before its head as
-// the others usually have, back to a separator or the parent's start
-// (past a lead-in sentence). nil when the runs start at their heads.
-func lineStarts(kids []*node, heads []int) []int {
+// by separators: when a <br> (or <hr>), or in preformatted text a
+// newline, stands between every two heads and some line holds something
+// before its head (a legacy page's "04.03.2014 - <a>Title</a><br>", a
+// "what's new" <pre> of "2024-03-28  <a>Title</a>" lines), a run starts
+// after the last separator before its head, so that what stands before a
+// link on its line is its item's (run from head to head, each item took
+// the next line's date). A text node that a newline cuts is whole in one
+// run (see lineStartIn). The first run takes as many nodes before its
+// head as the others usually have, back to a separator or the parent's
+// start (past a lead-in sentence). nil when the runs start at their
+// heads.
+func lineStarts(pre bool, kids []*node, heads []int) []int {
 	starts := make([]int, len(heads))
 	var leads []int
 	before := false
+	// lineStart returns where the line holding kids[i] starts when a
+	// separator stands at i: i+1 after it, i when the line starts inside
+	// the text kids[i]; -1 when none stands at i.
+	lineStart := func(i int) int {
+		switch {
+		case separates(kids[i]):
+			return i + 1
+		case pre && kids[i].isText():
+			return lineStartIn(kids[i], i)
+		}
+		return -1
+	}
 	for j := 1; j < len(heads); j++ {
 		starts[j] = -1
 		for i := heads[j] - 1; i > heads[j-1]; i-- {
-			if separates(kids[i]) {
-				starts[j] = i + 1
+			if at := lineStart(i); at >= 0 {
+				starts[j] = at
 				break
 			}
 		}
@@ -335,11 +364,18 @@ func lineStarts(kids []*node, heads []int) []int {
 	}
 	want := median(leads)
 	starts[0] = heads[0]
-	for i, k := heads[0]-1, 0; i >= 0 && k < want && !separates(kids[i]); i-- {
+	for i, k := heads[0]-1, 0; i >= 0 && k < want; i-- {
+		at := lineStart(i)
+		if at > i {
+			break
+		}
 		if !kids[i].isText() || kids[i].textBytes > 0 {
 			k++
 		}
 		starts[0] = i
+		if at == i {
+			break
+		}
 	}
 	return starts
 }
@@ -347,6 +383,94 @@ func lineStarts(kids []*node, heads []int) []int {
 // separates reports whether n ends a line among inline siblings.
 func separates(n *node) bool {
 	return !n.isText() && (n.tag() == "br" || n.tag() == "hr")
+}
+
+// firstOnLines returns the heads that are the first on their line of
+// preformatted text: a line of a "what's new" <pre> holding two links
+// ("2024-03-28  <a>Title</a> [<a>zip</a>]") is one item, not two.
+func firstOnLines(kids []*node, heads []int) []int {
+	var out []int
+	for j, h := range heads {
+		if j == 0 || lineBreakIn(kids[heads[j-1]+1:h]) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// firstOnLineXPath is the XPath predicate that keeps, of the siblings
+// step selects, those first on their line of preformatted text, as
+// firstOnLines does: the nearest of its siblings before it that is
+// either one of them or a line's end (a <br>, an <hr>, a text holding a
+// newline) is not one of them.
+func firstOnLineXPath(step string) string {
+	return "[not(preceding-sibling::node()[self::" + step + " or self::br or self::hr or self::text()[contains(., '\n')]][1][self::" + step + "])]"
+}
+
+// lineBreakIn reports whether a line of preformatted text ends among
+// the siblings: at a <br> or <hr>, or at a newline in a text.
+func lineBreakIn(sibs []*node) bool {
+	for _, n := range sibs {
+		if separates(n) || n.isText() && strings.IndexByte(n.tables().text[n.start:n.end], '\n') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// preformatted reports whether n's text keeps its white space, so that a
+// newline in it ends a line as a <br> does elsewhere: n is in a <pre> or
+// in one of the elements read the same way.
+func preformatted(n *node) bool {
+	for ; n != nil; n = n.parent() {
+		switch n.tag() {
+		case "pre", "listing", "xmp", "plaintext":
+			return true
+		}
+	}
+	return false
+}
+
+// lineStartIn returns where the line after a newline in the text t (the
+// sibling at i) starts: i+1, after t, when t has no newline (-1) or
+// nothing but spaces after its last; i when the next line starts inside
+// t ("\n2024-03-28  " before a link), so that t belongs to the line after
+// it, unless what t holds of the line before it, up to its first
+// newline, is a date: that line's date after its link ("  2024-03-28\n1. "),
+// which stays with it.
+func lineStartIn(t *node, i int) int {
+	text := t.tables().text[t.start:t.end]
+	first, last := strings.IndexByte(text, '\n'), strings.LastIndexByte(text, '\n')
+	if first < 0 {
+		return -1
+	}
+	if strings.TrimSpace(text[last+1:]) == "" || holdsDate(text[:first]) {
+		return i + 1
+	}
+	return i
+}
+
+// holdsDate reports whether a run of up to six of the first twelve of
+// s's words is read as a date with a year, once the marks around it are
+// trimmed as dateIn trims them ("- 2024-03-28", "(12 March 2005)"): a
+// date after a link stands close to it, and a long text costs no more.
+func holdsDate(s string) bool {
+	if !strings.ContainsAny(s, "0123456789") {
+		return false
+	}
+	words := strings.Fields(html.UnescapeString(s))
+	words = words[:min(len(words), 12)]
+	for i := range words {
+		for j := min(len(words), i+6); j > i; j-- {
+			w := strings.TrimRightFunc(strings.TrimLeftFunc(strings.Join(words[i:j], " "), dateLead), dateTrail)
+			if mayBeDate(w) && dates.MayParse(w) {
+				if _, ok := dates.Parse(w, time.UTC); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // countSignificant counts elements and non-blank text nodes.
@@ -1449,9 +1573,12 @@ func (c *candidate) appendDescription(b []byte) []byte {
 				break
 			}
 		}
-		if lines {
+		switch {
+		case lines && preformatted(c.head):
+			b = append(b, " and the rest of its line (from newline to newline)"...)
+		case lines:
 			b = append(b, " and the rest of its line (from <br> to <br>)"...)
-		} else {
+		default:
 			b = append(b, " and the siblings up to the next"...)
 		}
 	}
