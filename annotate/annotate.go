@@ -159,7 +159,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	}
 	repeatsLinksOf(top)
 	resortCandidates(cands, len(top))
-	ch := &chooser{p: p, loc: loc}
+	ch := &chooser{p: p, loc: loc, maxBytes: opts.MaxBytes, annotated: len(t.comments) > 0}
 	for i := 0; i < len(cands) && i < maxChosen; i++ {
 		c := cands[i]
 		if c.score == 0 {
@@ -187,7 +187,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	}
 	res := &Result{List: structureOf(best, true), raw: raw, opts: opts, best: best, page: p}
 	ex := existingAnnotations(t)
-	g := newGuard(p.text)
+	g := ch.pageGuard()
 	spans, notes := itemSpans(best.fields, ex, g)
 	res.Notes = append(res.Notes, notes...)
 	chSpans, chNotes := channelSpans(p, t, best, ex, g)

@@ -27,6 +27,9 @@ type fieldChoice struct {
 	dropped                          int    // records left out: no title
 	unlinked                         int    // records left out: no link where most have one
 	sampled                          bool   // only the first records were looked at
+	// datesUnread are the items whose dates were not read, as those found
+	// before them will not fit in Options.MaxBytes (skipUnfitDates).
+	datesUnread int
 }
 
 // itemChoice is one item's fields, as nodes of the page.
@@ -60,6 +63,26 @@ type chooser struct {
 	// dateIn's buffers.
 	words [][2]int
 	marks []runeMark
+	// maxBytes is Options.MaxBytes: when positive, the dates of a whole
+	// list are read only until they are known to be left out
+	// (skipUnfitDates).
+	maxBytes int
+	// annotated says the page has annotations already, whose records
+	// itemSpans may leave alone: skipUnfitDates is not tried then.
+	annotated bool
+	// guard is the page's, made once for skipUnfitDates and the
+	// annotations (pageGuard).
+	guard *guard
+}
+
+// pageGuard returns the guard of the page, made on the first call: a
+// dozen milliseconds on a 10 MiB page, which both skipUnfitDates and
+// the annotations need.
+func (ch *chooser) pageGuard() *guard {
+	if ch.guard == nil {
+		ch.guard = newGuard(ch.p.text)
+	}
+	return ch.guard
 }
 
 // scored is a node that may be a field of a record, with its place in the
@@ -175,6 +198,8 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	fc.descKey = voteMajority(n, func(i int) []scored { return descsOf[i] }, 0.4)
 	fc.date = voteMajority(n, func(i int) []scored { return datesOf[i] }, 0.5)
 	descAt, dateAt := parsePlace(fc.descKey), parsePlace(fc.date)
+	// Every description first, then every date: whether the dates can
+	// fit is known only once the descriptions are.
 	for i := range fc.items {
 		it := &fc.items[i]
 		if fc.descKey != "" {
@@ -201,6 +226,18 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 				it.desc = atPlace(at, it)
 			}
 		}
+	}
+	var unfit *dateBound
+	if limit == 0 && ch.maxBytes > 0 {
+		unfit = ch.unfitDates(fc, dateAt)
+	}
+	for i := range fc.items {
+		it := &fc.items[i]
+		if i >= n && unfit != nil && unfit.over() && !unfit.inDesc[i] {
+			ch.guessDate(it, dateAt)
+			fc.datesUnread++
+			continue
+		}
 		var dates []scored
 		switch {
 		case i < n:
@@ -211,9 +248,144 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 		}
 		if d := pick(dates, fc.date); d != nil && fc.date != "" {
 			it.dateStart, it.dateEnd, it.dateAt = d.start, d.end, d.n
+			if unfit != nil {
+				unfit.addDate(i, it)
+			}
 		}
 	}
 	return fc
+}
+
+// skipUnfitDates says whether choose stops reading a whole list's
+// dates once those found are known to be left out of the annotated page
+// (unfitDates); TestDateSkip turns it off, to compare with reading every
+// date.
+var skipUnfitDates = true
+
+// dateBound is a lower bound of the size fit reckons for the annotated
+// page written compactly, with every date in it: the page, and the
+// comments of the titles, links, descriptions and of the dates read so far
+// that itemSpans will insert, each asked as itemSpans asks it. The
+// channel's comments are not counted. Once the bound is over the limit,
+// fit leaves out every date, whatever the dates not yet read (they only
+// add comments), and writes the rest compactly; and as it reckons what is
+// left without the dates, the descriptions it leaves out or keeps are the
+// same.
+type dateBound struct {
+	size, limit int
+	g           *guard
+	// index is each item's index, as itemSpans numbers them; 0 for an
+	// item it leaves out.
+	index []int
+	// inDesc says of each item that a text at the date's place lies in
+	// its description: whether the description is kept depends on its
+	// date (descriptionEmpty leaves the date out of it), which is read.
+	inDesc []bool
+	// dateBytes is what a date's comments add with index 1, written
+	// compactly; scale is 2 on a UTF-16 page.
+	dateBytes, scale int
+}
+
+// over reports whether the page with the dates read so far is known not
+// to fit: every date will be left out.
+func (b *dateBound) over() bool { return b.size > b.limit }
+
+// addDate counts the date just read of item i.
+func (b *dateBound) addDate(i int, it *itemChoice) {
+	if k := b.index[i]; k > 0 && b.g.spanSafe(it.dateStart, it.dateEnd) {
+		b.size += b.scale * (b.dateBytes + digits(k) - 1)
+	}
+}
+
+// unfitDates returns the bound of the page with the list's titles, links
+// and descriptions, to which choose adds the dates it reads, or nil when
+// no date may be skipped: the page has annotations (itemSpans would leave
+// some records alone), or there is no date. A description that a date
+// may lie in is not counted (whether it is kept depends on the date).
+func (ch *chooser) unfitDates(fc *fieldChoice, dateAt *placeKey) *dateBound {
+	if !skipUnfitDates || ch.annotated || fc.date == "" {
+		return nil
+	}
+	b := &dateBound{size: len(ch.p.raw), limit: ch.maxBytes, g: ch.pageGuard(),
+		index: make([]int, len(fc.items)), inDesc: make([]bool, len(fc.items)), scale: 1}
+	if ch.p.utf16 {
+		b.scale = 2 // two bytes a character: comments are ASCII
+	}
+	titleBytes, linkBytes := compactBytes("item:title", ""), compactBytes("item:link", "")
+	descBytes := compactBytes("item:description", "")
+	b.dateBytes = compactBytes("item:extension", dateAttrs)
+	g, k := b.g, 0
+	for i := range fc.items {
+		it := fc.items[i] // a copy: itemSpans' edits are its own
+		ts, te := it.title.inner()
+		if !g.spanSafe(ts, te) || wrapper.CrossesBlocks(g.text[ts:te]) {
+			continue
+		}
+		k++
+		b.index[i] = k
+		// Each comment that opens an annotation writes the index; the
+		// byte counts have one digit of it.
+		added, extra := titleBytes, digits(k)-1
+		if l := it.link; l != nil && (!g.spanSafe(int(l.start), int(l.open)) ||
+			int(l.start) >= ts && int(l.open) <= te && (wrapper.CrossesBlocks(g.text[ts:l.start]) || wrapper.CrossesBlocks(g.text[l.open:te]))) {
+			it.link = nil
+		}
+		if it.link != nil {
+			added += linkBytes + extra
+		}
+		if it.desc != nil {
+			s, e := int(it.desc.start), int(it.desc.end)
+			if !it.desc.isText() {
+				s, e = it.desc.inner()
+			}
+			for _, m := range ch.find(it.rec, dateAt).nodes {
+				if int(m.start) < e && int(m.end) > s && ch.mayHoldDate(m) {
+					b.inDesc[i] = true
+				}
+			}
+			if !b.inDesc[i] && g.spanSafe(s, e) && !descriptionEmpty(g.text, it) {
+				added += descBytes + extra
+			}
+		}
+		b.size += b.scale * (added + extra)
+	}
+	return b
+}
+
+// compactBytes is what an annotation's comments add to a page, written
+// compactly, with the index 1.
+func compactBytes(name, attrs string) int {
+	return len(compactComment(openComment(name, "1", attrs))) + len(compactComment(closeComment(name)))
+}
+
+// digits is how many decimal digits k has.
+func digits(k int) int {
+	n := 1
+	for ; k >= 10; k /= 10 {
+		n++
+	}
+	return n
+}
+
+// guessDate stands, for an item whose date is not read, the first text
+// at the date's place with a digit in it, which the notes count as its
+// date: the annotated page leaves every date out, and its notes say how
+// many dates it left out (docs/ANNOTATE.md).
+func (ch *chooser) guessDate(it *itemChoice, dateAt *placeKey) {
+	for _, m := range ch.find(it.rec, dateAt).nodes {
+		if ch.mayHoldDate(m) {
+			it.dateStart, it.dateEnd, it.dateAt = int(m.start), int(m.end), m
+			return
+		}
+	}
+}
+
+// mayHoldDate reports whether dateCandidates may find a date in n: a
+// text of at most 300 bytes with a digit, or an entity that may write
+// one (dateIn's first test), or one in an encoding not read here.
+func (ch *chooser) mayHoldDate(n *node) bool {
+	return n.isText() && n.textBytes > 0 && n.textBytes <= 300 &&
+		(ch.p.enc != nil || strings.ContainsAny(ch.p.text[n.start:n.end], "0123456789&"))
 }
 
 // atPlace returns the node with the most text at a place of the item's
