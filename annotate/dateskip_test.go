@@ -2,7 +2,10 @@ package annotate
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,7 +16,8 @@ import (
 // an element of its own beside the description; "inside", the date at the
 // start of the description's text ("12 March 2024 · …"), which
 // descriptionEmpty reads; "undated", as apart but every fifth item's date
-// written "n.d.".
+// written "n.d."; "table", a table row an item, the date and the
+// description in cells of their own.
 func datedList(style string, items int) []byte {
 	months := []string{"January", "March", "May", "July", "September", "November"}
 	var sb strings.Builder
@@ -24,6 +28,8 @@ func datedList(style string, items int) []byte {
 		switch {
 		case style == "inside":
 			fmt.Fprintf(&sb, `<li><a href="/n/%d.html">Harbour notice %d</a> <p>%s · %s</p></li>`+"\n", i, i, date, desc)
+		case style == "table":
+			fmt.Fprintf(&sb, `<tr><td><a href="/n/%d.html">Harbour notice %d</a></td><td class="d">%s</td><td>%s</td></tr>`+"\n", i, i, date, desc)
 		case style == "undated" && i%5 == 4:
 			date = "n.d."
 			fallthrough
@@ -33,6 +39,32 @@ func datedList(style string, items int) []byte {
 	}
 	sb.WriteString("</ul></body></html>\n")
 	return []byte(sb.String())
+}
+
+var dateSkipDir = flag.String("dateskippages", "", "write TestDateSkip's styles as 10 MiB pages into this directory, to time the command on them")
+
+// dateSkipHalves are the styles as 10 MiB pages: the first two were
+// looked at while the skip was written, the last two are held out.
+var dateSkipHalves = [][]string{{"apart", "inside"}, {"undated", "table"}}
+
+// TestWriteDateSkipPages writes, with -dateskippages DIR, each style as
+// a page of 10 MiB: dateskip-STYLE.html.
+func TestWriteDateSkipPages(t *testing.T) {
+	if *dateSkipDir == "" {
+		t.Skip("no -dateskippages")
+	}
+	for _, half := range dateSkipHalves {
+		for _, style := range half {
+			// About 160 bytes an item: as many as fill 10 MiB.
+			raw := datedList(style, 64000)
+			for len(raw) > 10<<20 {
+				raw = datedList(style, 64000*(10<<20)/len(raw)-10)
+			}
+			if err := os.WriteFile(filepath.Join(*dateSkipDir, "dateskip-"+style+".html"), raw, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 // suggestDates is Suggest with the dates past those known to be left out

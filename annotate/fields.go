@@ -306,6 +306,21 @@ func (ch *chooser) unfitDates(fc *fieldChoice, dateAt *placeKey) *dateBound {
 	if !skipUnfitDates || ch.annotated || fc.date == "" {
 		return nil
 	}
+	// Most pages fit with every annotation written in full: a date is
+	// left out of none of them, and the bound need not be counted.
+	fields := []struct{ key, name, attrs string }{{fc.titleKey, "item:title", ""}, {fc.linkKey, "item:link", ""}, {fc.descKey, "item:description", ""}, {fc.date, "item:extension", dateAttrs}}
+	whole := 0
+	for _, f := range fields {
+		if f.key != "" {
+			whole += len(openComment(f.name, itoa(len(fc.items)), f.attrs)) + len(closeComment(f.name))
+		}
+	}
+	if ch.p.utf16 {
+		whole *= 2
+	}
+	if len(ch.p.raw)+whole*len(fc.items) <= ch.maxBytes {
+		return nil
+	}
 	b := &dateBound{size: len(ch.p.raw), limit: ch.maxBytes, g: ch.pageGuard(),
 		index: make([]int, len(fc.items)), inDesc: make([]bool, len(fc.items)), scale: 1}
 	if ch.p.utf16 {
