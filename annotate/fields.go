@@ -234,7 +234,9 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	for i := range fc.items {
 		it := &fc.items[i]
 		if i >= n && unfit != nil && unfit.over() && !unfit.inDesc[i] {
-			ch.guessDate(it, dateAt)
+			if m := ch.dateGuess(it, dateAt); m != nil {
+				it.dateStart, it.dateEnd, it.dateAt = int(m.start), int(m.end), m
+			}
 			fc.datesUnread++
 			continue
 		}
@@ -246,11 +248,15 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 			dates = ch.dateCandidates(ch.scratch[:0], it.rec, it.title, ch.find(it.rec, dateAt))
 			ch.scratch = dates
 		}
-		if d := pick(dates, fc.date); d != nil && fc.date != "" {
+		d := pick(dates, fc.date)
+		if d != nil && fc.date != "" {
 			it.dateStart, it.dateEnd, it.dateAt = d.start, d.end, d.n
 			if unfit != nil {
 				unfit.addDate(i, it)
 			}
+		}
+		if unfit != nil && !unfit.inDesc[i] && (ch.dateGuess(it, dateAt) != nil) != (d != nil) {
+			unfit.misguessed = true
 		}
 	}
 	return fc
@@ -284,11 +290,17 @@ type dateBound struct {
 	// dateBytes is what a date's comments add with index 1, written
 	// compactly; scale is 2 on a UTF-16 page.
 	dateBytes, scale int
+	// misguessed says that of an item whose date was read, dateGuess
+	// said otherwise (a text with a digit and no date, "v1.2"): the
+	// notes would count the dates not read wrongly, and every date is
+	// read.
+	misguessed bool
 }
 
 // over reports whether the page with the dates read so far is known not
-// to fit: every date will be left out.
-func (b *dateBound) over() bool { return b.size > b.limit }
+// to fit (every date will be left out), and the dates not read may be
+// counted by dateGuess.
+func (b *dateBound) over() bool { return b.size > b.limit && !b.misguessed }
 
 // addDate counts the date just read of item i.
 func (b *dateBound) addDate(i int, it *itemChoice) {
@@ -306,8 +318,9 @@ func (ch *chooser) unfitDates(fc *fieldChoice, dateAt *placeKey) *dateBound {
 	if !skipUnfitDates || ch.annotated || fc.date == "" {
 		return nil
 	}
-	// Most pages fit with every annotation written in full: a date is
-	// left out of none of them, and the bound need not be counted.
+	// A page that fits with every item's annotations written in full
+	// (most pages) has its dates read: the bound, smaller, would not be
+	// over the limit, and need not be counted.
 	fields := []struct{ key, name, attrs string }{{fc.titleKey, "item:title", ""}, {fc.linkKey, "item:link", ""}, {fc.descKey, "item:description", ""}, {fc.date, "item:extension", dateAttrs}}
 	whole := 0
 	for _, f := range fields {
@@ -382,17 +395,18 @@ func digits(k int) int {
 	return n
 }
 
-// guessDate stands, for an item whose date is not read, the first text
-// at the date's place with a digit in it, which the notes count as its
-// date: the annotated page leaves every date out, and its notes say how
-// many dates it left out (docs/ANNOTATE.md).
-func (ch *chooser) guessDate(it *itemChoice, dateAt *placeKey) {
+// dateGuess returns, for an item whose date is not read, the first text
+// at the date's place with a digit in it, or nil: the notes count it as
+// its date (the annotated page leaves every date out, and its notes say
+// how many dates it left out: docs/ANNOTATE.md). choose reads every date
+// once it guesses otherwise than a date read.
+func (ch *chooser) dateGuess(it *itemChoice, dateAt *placeKey) *node {
 	for _, m := range ch.find(it.rec, dateAt).nodes {
 		if ch.mayHoldDate(m) {
-			it.dateStart, it.dateEnd, it.dateAt = int(m.start), int(m.end), m
-			return
+			return m
 		}
 	}
+	return nil
 }
 
 // mayHoldDate reports whether dateCandidates may find a date in n: a
