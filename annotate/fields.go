@@ -312,33 +312,45 @@ func (b *dateBound) addDate(i int, it *itemChoice) {
 // unfitDates returns the bound of the page with the list's titles, links
 // and descriptions, to which choose adds the dates it reads, or nil when
 // no date may be skipped: the page has annotations (itemSpans would leave
-// some records alone), or there is no date. A description that a date
+// some records alone), there is no date, or the first items' dates lie
+// in their descriptions. A description that a date
 // may lie in is not counted (whether it is kept depends on the date).
 func (ch *chooser) unfitDates(fc *fieldChoice, dateAt *placeKey) *dateBound {
 	if !skipUnfitDates || ch.annotated || fc.date == "" {
 		return nil
 	}
-	// A page that fits with every item's annotations written in full
-	// (most pages) has its dates read: the bound, smaller, would not be
-	// over the limit, and need not be counted.
-	fields := []struct{ key, name, attrs string }{{fc.titleKey, "item:title", ""}, {fc.linkKey, "item:link", ""}, {fc.descKey, "item:description", ""}, {fc.date, "item:extension", dateAttrs}}
-	whole := 0
-	for _, f := range fields {
+	// A page that would fit with every item's title, link and
+	// description and half its dates, written compactly, has its dates
+	// read: at most the last half could be skipped, which saves less
+	// than the bound costs (font-tables: 2,346 dates of 37,339 skipped,
+	// 5 % more CPU). The sizes are each item's with the last index.
+	each, date := 0, compactBytes("item:extension", dateAttrs)+digits(len(fc.items))-1
+	for _, f := range []struct{ key, name string }{{fc.titleKey, "item:title"}, {fc.linkKey, "item:link"}, {fc.descKey, "item:description"}} {
 		if f.key != "" {
-			whole += len(openComment(f.name, itoa(len(fc.items)), f.attrs)) + len(closeComment(f.name))
+			each += compactBytes(f.name, "") + digits(len(fc.items)) - 1
 		}
 	}
+	scale := 1
 	if ch.p.utf16 {
-		whole *= 2
+		scale = 2 // two bytes a character: comments are ASCII
 	}
-	if len(ch.p.raw)+whole*len(fc.items) <= ch.maxBytes {
+	if len(ch.p.raw)+scale*(each*len(fc.items)+date*len(fc.items)/2) <= ch.maxBytes {
+		return nil
+	}
+	// A list whose first items hold their dates in their descriptions
+	// (podcast-dl: "<dd>18 July 2005 · …</dd>") has them all read: the
+	// bound would cost a pass over the items for nothing.
+	held, first := 0, min(len(fc.items), voteSample)
+	for i := range first {
+		if ch.dateInDesc(&fc.items[i], dateAt) {
+			held++
+		}
+	}
+	if 2*held > first {
 		return nil
 	}
 	b := &dateBound{size: len(ch.p.raw), limit: ch.maxBytes, g: ch.pageGuard(),
-		index: make([]int, len(fc.items)), inDesc: make([]bool, len(fc.items)), scale: 1}
-	if ch.p.utf16 {
-		b.scale = 2 // two bytes a character: comments are ASCII
-	}
+		index: make([]int, len(fc.items)), inDesc: make([]bool, len(fc.items)), scale: scale}
 	titleBytes, linkBytes := compactBytes("item:title", ""), compactBytes("item:link", "")
 	descBytes := compactBytes("item:description", "")
 	b.dateBytes = compactBytes("item:extension", dateAttrs)
@@ -366,11 +378,7 @@ func (ch *chooser) unfitDates(fc *fieldChoice, dateAt *placeKey) *dateBound {
 			if !it.desc.isText() {
 				s, e = it.desc.inner()
 			}
-			for _, m := range ch.find(it.rec, dateAt).nodes {
-				if int(m.start) < e && int(m.end) > s && ch.mayHoldDate(m) {
-					b.inDesc[i] = true
-				}
-			}
+			b.inDesc[i] = ch.dateInDesc(&it, dateAt)
 			if !b.inDesc[i] && g.spanSafe(s, e) && !descriptionEmpty(g.text, it) {
 				added += descBytes + extra
 			}
@@ -378,6 +386,24 @@ func (ch *chooser) unfitDates(fc *fieldChoice, dateAt *placeKey) *dateBound {
 		b.size += b.scale * (added + extra)
 	}
 	return b
+}
+
+// dateInDesc reports whether a text at the date's place that may hold a
+// date lies in the item's description.
+func (ch *chooser) dateInDesc(it *itemChoice, dateAt *placeKey) bool {
+	if it.desc == nil {
+		return false
+	}
+	s, e := int(it.desc.start), int(it.desc.end)
+	if !it.desc.isText() {
+		s, e = it.desc.inner()
+	}
+	for _, m := range ch.find(it.rec, dateAt).nodes {
+		if int(m.start) < e && int(m.end) > s && ch.mayHoldDate(m) {
+			return true
+		}
+	}
+	return false
 }
 
 // compactBytes is what an annotation's comments add to a page, written
