@@ -37,31 +37,7 @@ func TestWriteAllPages(t *testing.T) {
 		}
 	}
 	for _, size := range []int{64 << 10, 1 << 20, 10 << 20} {
-		for _, h := range styleHalves {
-			for _, n := range h.names {
-				pages[fmt.Sprintf("style-%s-%d", n, size)] = stylePageOf(n, size).page
-			}
-		}
-		for _, n := range denseStyleNames {
-			pages[fmt.Sprintf("dense-%s-%d", n, size)] = denseStylePageOf(n, size).page
-		}
-		for _, n := range speedNames() {
-			pages[fmt.Sprintf("speed-%s-%d", n, size)] = speedPageOf(n, size).page
-		}
-		for _, h := range sampledHalves {
-			for _, n := range h.names {
-				pages[fmt.Sprintf("sampled-%s-%d", n, size)] = sampledPageOf(n, size).page
-			}
-		}
-		for _, h := range selHalves {
-			for _, n := range h.names {
-				if !strings.HasPrefix(n, "speed/") {
-					pages[fmt.Sprintf("sel-%s-%d", n, size)] = selPage(n, size)
-				}
-			}
-		}
-		pages[fmt.Sprintf("dense-archive-%d", size)] = denseArchive(size)
-		pages[fmt.Sprintf("pagetest-list-%d", size)] = pagetest.List(size)
+		addGeneratedPages(pages, size)
 	}
 	pages["follow-page"] = []byte(followPage)
 	for name, page := range pages {
@@ -71,4 +47,35 @@ func TestWriteAllPages(t *testing.T) {
 		}
 	}
 	t.Logf("%d pages written", len(pages))
+}
+
+// addGeneratedPages adds to pages every generated family at size: the
+// style, dense, speed, sampled and selectors-path pages, the dense archive
+// and pagetest's list, each named FAMILY-NAME-SIZE.
+func addGeneratedPages(pages map[string][]byte, size int) {
+	for _, h := range styleHalves {
+		for _, n := range h.names {
+			pages[fmt.Sprintf("style-%s-%d", n, size)] = stylePageOf(n, size).page
+		}
+	}
+	for _, n := range denseStyleNames {
+		pages[fmt.Sprintf("dense-%s-%d", n, size)] = denseStylePageOf(n, size).page
+	}
+	for _, n := range speedNames() {
+		pages[fmt.Sprintf("speed-%s-%d", n, size)] = speedPageOf(n, size).page
+	}
+	for _, h := range sampledHalves {
+		for _, n := range h.names {
+			pages[fmt.Sprintf("sampled-%s-%d", n, size)] = sampledPageOf(n, size).page
+		}
+	}
+	for _, h := range selHalves {
+		for _, n := range h.names {
+			if !strings.HasPrefix(n, "speed/") { // the speed pages, added above
+				pages[fmt.Sprintf("sel-%s-%d", n, size)] = selPage(n, size)
+			}
+		}
+	}
+	pages[fmt.Sprintf("dense-archive-%d", size)] = denseArchive(size)
+	pages[fmt.Sprintf("pagetest-list-%d", size)] = pagetest.List(size)
 }

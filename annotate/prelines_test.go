@@ -122,22 +122,13 @@ func preVariants(half string) []preVariant {
 	return out
 }
 
-func runPreVariants(t *testing.T, half string) {
-	annotated, selected := 0, 0
-	vs := preVariants(half)
-	for _, v := range vs {
-		t.Run(v.name(), func(t *testing.T) {
-			page, want := v.page()
-			a, s := checkItems(t, page, want, annotate.Options{URL: "https://www.example.org/new.html"})
-			annotated, selected = annotated+b2i(a), selected+b2i(s)
-		})
-	}
-	t.Logf("%s half: every item's title, link and date right on %d of %d variants through the annotations, %d through the selectors", half, annotated, len(vs), selected)
+func TestPreLinesDev(t *testing.T) {
+	runDateLines(t, "dev", preVariants("dev"), "https://www.example.org/new.html")
 }
 
-func TestPreLinesDev(t *testing.T) { runPreVariants(t, "dev") }
-
-func TestPreLinesHeldOut(t *testing.T) { runPreVariants(t, "heldout") }
+func TestPreLinesHeldOut(t *testing.T) {
+	runDateLines(t, "heldout", preVariants("heldout"), "https://www.example.org/new.html")
+}
 
 // TestPreLinesLarge checks the dates of a <pre> of lines of 1 MiB and of
 // 10 MiB, the largest page annotated: the development half's page has

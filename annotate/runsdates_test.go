@@ -203,19 +203,32 @@ func checkItems(t *testing.T, page []byte, want []lineItem, opts annotate.Option
 	return len(wrong) == 0, len(wrongSel) == 0
 }
 
-func runLineVariants(t *testing.T, half string) {
-	vs := lineVariants(half)
+// dateLines is a page of dated lines whose every item's title, link and
+// date are known: lineVariant here, preVariant for lines in a <pre>.
+type dateLines interface {
+	name() string
+	page() ([]byte, []lineItem)
+}
+
+// runDateLines checks every variant of one half through the annotations
+// and the selectors (checkItems), each read against pageURL, and logs how
+// many were right each way.
+func runDateLines[V dateLines](t *testing.T, half string, vs []V, pageURL string) {
 	annotated, selected := 0, 0
 	for _, v := range vs {
 		t.Run(v.name(), func(t *testing.T) {
 			page, want := v.page()
-			a, s := checkItems(t, page, want, annotate.Options{URL: "https://www.example.org/press.html"})
+			a, s := checkItems(t, page, want, annotate.Options{URL: pageURL})
 			annotated, selected = annotated+b2i(a), selected+b2i(s)
 		})
 	}
 	t.Logf("%s half: every item's title, link and date right on %d of %d variants through the annotations, %d through the selectors", half, annotated, len(vs), selected)
 }
 
-func TestLineDatesDev(t *testing.T) { runLineVariants(t, "dev") }
+func TestLineDatesDev(t *testing.T) {
+	runDateLines(t, "dev", lineVariants("dev"), "https://www.example.org/press.html")
+}
 
-func TestLineDatesHeldOut(t *testing.T) { runLineVariants(t, "heldout") }
+func TestLineDatesHeldOut(t *testing.T) {
+	runDateLines(t, "heldout", lineVariants("heldout"), "https://www.example.org/press.html")
+}

@@ -205,24 +205,7 @@ func TestSelectorsPathOutputs(t *testing.T) {
 		sizes = append(sizes, 10<<20)
 	}
 	for _, size := range sizes {
-		for _, h := range styleHalves {
-			for _, n := range h.names {
-				pages[fmt.Sprintf("style-%s-%d", n, size)] = stylePageOf(n, size).page
-			}
-		}
-		for _, n := range denseStyleNames {
-			pages[fmt.Sprintf("dense-%s-%d", n, size)] = denseStylePageOf(n, size).page
-		}
-		for _, n := range speedNames() {
-			pages[fmt.Sprintf("speed-%s-%d", n, size)] = speedPageOf(n, size).page
-		}
-		for _, h := range selHalves {
-			for _, n := range h.names {
-				pages[fmt.Sprintf("sel-%s-%d", strings.ReplaceAll(n, "/", "-"), size)] = selPage(n, size)
-			}
-		}
-		pages[fmt.Sprintf("dense-archive-%d", size)] = denseArchive(size)
-		pages[fmt.Sprintf("pagetest-list-%d", size)] = pagetest.List(size)
+		addGeneratedPages(pages, size)
 	}
 	pages["follow-page"] = []byte(followPage)
 	fixed := []annotate.Selectors{
