@@ -191,12 +191,7 @@ func TestDenseStylePages(t *testing.T) {
 	}
 	for _, name := range denseStyleNames {
 		sp := denseStylePageOf(name, size)
-		if *stylePagesDir != "" {
-			path := filepath.Join(*stylePagesDir, "dense-"+name+".html")
-			if err := os.WriteFile(path, sp.page, 0o644); err != nil {
-				t.Fatalf("writing %s: %v", path, err)
-			}
-		}
+		writeStylePage(t, "dense-"+name+".html", sp.page)
 		base := styleBase
 		if name == "pipermail" {
 			base = "https://lists.example.org/archives/users/2024-March/"

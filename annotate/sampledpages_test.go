@@ -3,8 +3,6 @@ package annotate_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,12 +122,7 @@ func TestSampledPages(t *testing.T) {
 	for _, h := range sampledHalves {
 		for _, name := range h.names {
 			sp := sampledPageOf(name, size)
-			if *stylePagesDir != "" {
-				path := filepath.Join(*stylePagesDir, "sampled-"+h.half+"-"+name+".html")
-				if err := os.WriteFile(path, sp.page, 0o644); err != nil {
-					t.Fatalf("writing %s: %v", path, err)
-				}
-			}
+			writeStylePage(t, "sampled-"+h.half+"-"+name+".html", sp.page)
 			checkEveryItem(t, h.half+"/"+name, sp, styleBase)
 		}
 	}

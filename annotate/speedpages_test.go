@@ -3,8 +3,6 @@ package annotate_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -209,12 +207,7 @@ func TestSpeedPages(t *testing.T) {
 	}
 	for _, name := range speedNames() {
 		sp := speedPageOf(name, size)
-		if *stylePagesDir != "" {
-			path := filepath.Join(*stylePagesDir, "speed-"+name+".html")
-			if err := os.WriteFile(path, sp.page, 0o644); err != nil {
-				t.Fatalf("writing %s: %v", path, err)
-			}
-		}
+		writeStylePage(t, "speed-"+name+".html", sp.page)
 		checkEveryItem(t, name, sp, styleBase)
 	}
 }

@@ -30,6 +30,19 @@ import (
 
 var stylePagesDir = flag.String("stylepages", "", "write the 10 MiB style pages into this directory")
 
+// writeStylePage writes page into the -stylepages directory as name, so
+// that the command can be timed on it; it does nothing without the flag.
+func writeStylePage(t *testing.T, name string, page []byte) {
+	t.Helper()
+	if *stylePagesDir == "" {
+		return
+	}
+	path := filepath.Join(*stylePagesDir, name)
+	if err := os.WriteFile(path, page, 0o644); err != nil {
+		t.Fatalf("writing %s: %v", path, err)
+	}
+}
+
 const styleBase = "https://www.example.org/section/"
 
 // stylePage is a generated page and the items it should give.
@@ -261,12 +274,7 @@ func TestStylePages(t *testing.T) {
 			if len(sp.page) > size {
 				t.Fatalf("%s: %d bytes, over %d", name, len(sp.page), size)
 			}
-			if *stylePagesDir != "" {
-				path := filepath.Join(*stylePagesDir, h.half+"-"+name+".html")
-				if err := os.WriteFile(path, sp.page, 0o644); err != nil {
-					t.Fatalf("writing %s: %v", path, err)
-				}
-			}
+			writeStylePage(t, h.half+"-"+name+".html", sp.page)
 			res, err := annotate.Suggest(sp.page, annotate.Options{URL: styleBase})
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
