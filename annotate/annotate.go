@@ -692,35 +692,9 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 	skipped, unsafe := 0, 0
 	kept := fc.items[:0]
 	for _, it := range fc.items {
-		ts, te := it.title.inner()
-		if !g.spanSafe(ts, te) || wrapper.CrossesBlocks(g.text[ts:te]) {
+		if !keepSafeFields(&it, g) {
 			unsafe++
 			continue
-		}
-		if it.link != nil && !g.spanSafe(int(it.link.start), int(it.link.open)) {
-			it.link = nil
-		}
-		// A link annotated inside the title cuts the title's value in two,
-		// which the wrapper checks for block-level markup apiece: either
-		// may cross blocks where the whole does not (FuzzSuggest finding).
-		if l := it.link; l != nil && int(l.start) >= ts && int(l.open) <= te &&
-			(wrapper.CrossesBlocks(g.text[ts:l.start]) || wrapper.CrossesBlocks(g.text[l.open:te])) {
-			it.link = nil
-		}
-		if it.desc != nil {
-			s, e := int(it.desc.start), int(it.desc.end)
-			if !it.desc.isText() {
-				s, e = it.desc.inner()
-			}
-			if !g.spanSafe(s, e) {
-				it.desc = nil
-			}
-		}
-		if it.dateEnd > it.dateStart && !g.spanSafe(it.dateStart, it.dateEnd) {
-			it.dateStart, it.dateEnd = 0, 0
-		}
-		if it.desc != nil && descriptionEmpty(g.text, it) {
-			it.desc = nil
 		}
 		kept = append(kept, it)
 		// The index is the record's own, or the next number, which the
@@ -775,4 +749,42 @@ func itemSpans(fc *fieldChoice, ex *existing, g *guard) ([]span, []string) {
 		notes = append(notes, "the page is already annotated: every item found has its annotations, nothing was added")
 	}
 	return spans, notes
+}
+
+// keepSafeFields takes from it the fields whose comments the wrapper could
+// not read back whole (a span a comment or stray markup cuts, a link that
+// cuts the title across blocks, an empty description), and reports
+// whether its title can be annotated at all; when not, the item is left
+// out. itemSpans writes what it keeps; unfitDates counts it.
+func keepSafeFields(it *itemChoice, g *guard) bool {
+	ts, te := it.title.inner()
+	if !g.spanSafe(ts, te) || wrapper.CrossesBlocks(g.text[ts:te]) {
+		return false
+	}
+	if it.link != nil && !g.spanSafe(int(it.link.start), int(it.link.open)) {
+		it.link = nil
+	}
+	// A link annotated inside the title cuts the title's value in two,
+	// which the wrapper checks for block-level markup apiece: either
+	// may cross blocks where the whole does not (FuzzSuggest finding).
+	if l := it.link; l != nil && int(l.start) >= ts && int(l.open) <= te &&
+		(wrapper.CrossesBlocks(g.text[ts:l.start]) || wrapper.CrossesBlocks(g.text[l.open:te])) {
+		it.link = nil
+	}
+	if it.desc != nil {
+		s, e := int(it.desc.start), int(it.desc.end)
+		if !it.desc.isText() {
+			s, e = it.desc.inner()
+		}
+		if !g.spanSafe(s, e) {
+			it.desc = nil
+		}
+	}
+	if it.dateEnd > it.dateStart && !g.spanSafe(it.dateStart, it.dateEnd) {
+		it.dateStart, it.dateEnd = 0, 0
+	}
+	if it.desc != nil && descriptionEmpty(g.text, *it) {
+		it.desc = nil
+	}
+	return true
 }

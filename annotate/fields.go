@@ -357,8 +357,7 @@ func (ch *chooser) unfitDates(fc *fieldChoice, dateAt *placeKey) *dateBound {
 	g, k := b.g, 0
 	for i := range fc.items {
 		it := fc.items[i] // a copy: itemSpans' edits are its own
-		ts, te := it.title.inner()
-		if !g.spanSafe(ts, te) || wrapper.CrossesBlocks(g.text[ts:te]) {
+		if !keepSafeFields(&it, g) {
 			continue
 		}
 		k++
@@ -366,22 +365,14 @@ func (ch *chooser) unfitDates(fc *fieldChoice, dateAt *placeKey) *dateBound {
 		// Each comment that opens an annotation writes the index; the
 		// byte counts have one digit of it.
 		added, extra := titleBytes, digits(k)-1
-		if l := it.link; l != nil && (!g.spanSafe(int(l.start), int(l.open)) ||
-			int(l.start) >= ts && int(l.open) <= te && (wrapper.CrossesBlocks(g.text[ts:l.start]) || wrapper.CrossesBlocks(g.text[l.open:te]))) {
-			it.link = nil
-		}
 		if it.link != nil {
 			added += linkBytes + extra
 		}
-		if it.desc != nil {
-			s, e := int(it.desc.start), int(it.desc.end)
-			if !it.desc.isText() {
-				s, e = it.desc.inner()
-			}
-			b.inDesc[i] = ch.dateInDesc(&it, dateAt)
-			if !b.inDesc[i] && g.spanSafe(s, e) && !descriptionEmpty(g.text, it) {
-				added += descBytes + extra
-			}
+		// A description its date may lie in is not counted: whether it
+		// is kept depends on where its date ends.
+		b.inDesc[i] = ch.dateInDesc(&fc.items[i], dateAt)
+		if it.desc != nil && !b.inDesc[i] {
+			added += descBytes + extra
 		}
 		b.size += b.scale * (added + extra)
 	}
