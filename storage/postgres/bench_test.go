@@ -29,17 +29,42 @@ func page50(id string, n int) *dynamo.Resource { return storetest.SizePage(id, n
 // BenchmarkRecordPollChanged stores a new version of a 50-item page per
 // iteration (one new item each).
 func BenchmarkRecordPollChanged(b *testing.B) {
+	benchmarkChanged(b, record)
+}
+
+// BenchmarkRecordPollChangedStories is BenchmarkRecordPollChanged for a
+// poller with a detector of stories, as `dynamo serve` runs: each poll
+// also numbers its new item's story under the stories lock and reads the
+// items numbered since.
+func BenchmarkRecordPollChangedStories(b *testing.B) {
+	benchmarkChanged(b, recordStory)
+}
+
+// benchmarkChanged stores a new version of a 50-item page with one new
+// item per iteration through record, and reports, beside the time, the
+// CPU of the database's backends a version (pg-cpu-us/op, from
+// /proc/<pid>/stat in 10 ms ticks: the server must run on this machine).
+func benchmarkChanged(b *testing.B, record func(testing.TB, *Store, string, time.Time, *dynamo.Resource) dynamo.PollResult) {
 	s := open(b)
 	addSource(b, s, "a")
 	n := 0
+	var before map[int]int
 	for b.Loop() {
+		if n == 0 {
+			before = backendsTicks(b, s)
+		}
 		n++
 		d := page50("a", n)
 		if res := record(b, s, "a", d.Timestamp, d); res.Version == nil {
 			b.Fatal("no version stored")
 		}
 	}
+	pg := 0
+	for pid, t := range backendsTicks(b, s) {
+		pg += t - before[pid] // a backend started since counts from 0
+	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "versions/s")
+	b.ReportMetric(float64(pg)*10000/float64(n), "pg-cpu-us/op")
 }
 
 // BenchmarkRecordPollChangedParallel stores new versions of 50-item pages
@@ -242,20 +267,25 @@ func fillArchiveBulk(b testing.TB, s *Store, id string, total int) []string {
 // bytes on disk of the archive (revisions, items, versions and, where a
 // table of their own holds them, their channels: heap, TOAST and indexes,
 // after VACUUM) per distinct item, and their ratio to the items' own
-// XMLData, with and without the trigram indexes. Run it with
-// -benchtime=1x: each iteration builds the whole archive.
+// XMLData, with and without the trigram indexes; the -stories variants
+// poll as `dynamo serve` does, with a detector of stories (recordStory).
+// Run it with -benchtime=1x: each iteration builds the whole archive.
 func BenchmarkStorageSize(b *testing.B) {
-	for _, long := range []bool{false, true} {
-		b.Run(map[bool]string{false: "short", true: "long"}[long], func(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		long   bool
+		record func(testing.TB, *Store, string, time.Time, *dynamo.Resource) dynamo.PollResult
+	}{{"short", false, record}, {"long", true, record}, {"short-stories", false, recordStory}, {"long-stories", true, recordStory}} {
+		b.Run(tc.name, func(b *testing.B) {
 			const versions = 1000
 			for b.Loop() {
 				s := open(b)
 				addSource(b, s, "a")
 				for n := 1; n <= versions; n++ {
-					d := storetest.SizePage("a", n, long)
-					record(b, s, "a", d.Timestamp, d)
+					d := storetest.SizePage("a", n, tc.long)
+					tc.record(b, s, "a", d.Timestamp, d)
 				}
-				items, xml := storetest.SizeItems(versions, long)
+				items, xml := storetest.SizeItems(versions, tc.long)
 				ctx := context.Background()
 				if _, err := s.pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
 					b.Fatal(err)

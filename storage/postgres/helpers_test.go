@@ -67,13 +67,28 @@ func doc(source string, at time.Time, items ...dynamo.Item) *dynamo.Resource {
 // read) as the poll at at.
 func record(t testing.TB, s *Store, id string, at time.Time, d *dynamo.Resource) dynamo.PollResult {
 	t.Helper()
+	return recordPoll(t, s, dynamo.PollRecord{SourceID: id, At: at, Document: d})
+}
+
+// recordStory is record for a poller with a detector of stories: the
+// poll numbers its new items' stories and reads the items numbered since
+// the last hour.
+func recordStory(t testing.TB, s *Store, id string, at time.Time, d *dynamo.Resource) dynamo.PollResult {
+	t.Helper()
+	return recordPoll(t, s, dynamo.PollRecord{SourceID: id, At: at, Document: d, Stories: true, StoriesSince: at.Add(-time.Hour)})
+}
+
+// recordPoll leases rec's source for owner "test" and records rec.
+func recordPoll(t testing.TB, s *Store, rec dynamo.PollRecord) dynamo.PollResult {
+	t.Helper()
 	ctx := context.Background()
-	if _, err := s.LeaseSource(ctx, id, "test", at, time.Minute); err != nil {
-		t.Fatalf("LeaseSource %s: %v", id, err)
+	if _, err := s.LeaseSource(ctx, rec.SourceID, "test", rec.At, time.Minute); err != nil {
+		t.Fatalf("LeaseSource %s: %v", rec.SourceID, err)
 	}
-	res, err := s.RecordPoll(ctx, dynamo.PollRecord{SourceID: id, Owner: "test", At: at, Document: d}, decideFlat(at))
+	rec.Owner = "test"
+	res, err := s.RecordPoll(ctx, rec, decideFlat(rec.At))
 	if err != nil {
-		t.Fatalf("RecordPoll %s: %v", id, err)
+		t.Fatalf("RecordPoll %s: %v", rec.SourceID, err)
 	}
 	return res
 }

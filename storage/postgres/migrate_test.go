@@ -16,6 +16,7 @@ import (
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/internal/pgtest"
 	"github.com/dynamo-feeds/dynamo/storage/internal/archive"
+	"github.com/dynamo-feeds/dynamo/storage/storetest"
 )
 
 // A database whose versions list their revisions in the format this store
@@ -705,5 +706,79 @@ func TestItemsHotMigration(t *testing.T) {
 	}
 	if !maps.Equal(gone, want) {
 		t.Errorf("items gone after a poll: %v, want %v", gone, want)
+	}
+}
+
+// TestItemsOnceMigration stores items by polls that number stories, puts
+// back the index entries that such polls left before 0021 (two more row
+// versions an item, each with an entry in every index of items), reopens,
+// and checks that the rebuilt indexes are smaller, that the aggregate's
+// page and the story numbers read back as before, and that a later story
+// poll numbers its new item.
+func TestItemsOnceMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	s := openDSN(t, dsn)
+	addSource(t, s, "a")
+	for v := 1; v <= 30; v++ {
+		d := storetest.SizePage("a", v, false)
+		recordStory(t, s, "a", d.Timestamp, d)
+	}
+	read := func(s *Store) string {
+		page, err := s.AggregatePage(ctx, dynamo.AggregatePageQuery{Size: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range page.Items {
+			out = append(out, fmt.Sprintf("%d %s %s %v", it.Number, it.Item.ID, it.Item.Title, it.LastSeen))
+		}
+		var stories string
+		if err := s.pool.QueryRow(ctx, "SELECT string_agg(item_id || ':' || story_seq, ',' ORDER BY story_seq) FROM items").Scan(&stories); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, "\n") + "\n" + stories
+	}
+	indexBytes := func(s *Store) int64 {
+		var n int64
+		if err := s.pool.QueryRow(ctx, "SELECT pg_indexes_size('items')").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := read(s)
+	// Each update a new row version with an entry in every index, as the
+	// story number's and the aggregate number's updates were (the b-tree
+	// keeps one entry for equal keys, so the story numbers change): ten,
+	// for the few items to fill pages, and one to put the numbers back.
+	for _, q := range append(slices.Repeat([]string{"UPDATE items SET story_seq = story_seq + 1000000"}, 10),
+		"UPDATE items SET story_seq = story_seq - 10000000") {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.pool.Exec(ctx, "VACUUM items"); err != nil {
+		t.Fatal(err)
+	}
+	bloated := indexBytes(s)
+	upgraded := undoMigration(t, s, dsn, []string{"DELETE FROM schema_migrations WHERE version = 21"}, "0021_items_once.sql")
+	if got := indexBytes(upgraded); got >= bloated {
+		t.Errorf("items' indexes after the migration: %d bytes, before %d: want fewer", got, bloated)
+	}
+	if got := read(upgraded); got != before {
+		t.Errorf("after the migration:\n%s\nwant\n%s", got, before)
+	}
+	d := storetest.SizePage("a", 31, false)
+	res := recordStory(t, upgraded, "a", d.Timestamp, d)
+	if len(res.NewItems) != 1 || res.StoriesSeq == 0 {
+		t.Fatalf("a later story poll: %d new items, numbered up to %d", len(res.NewItems), res.StoriesSeq)
+	}
+	var agg, story *int64
+	if err := upgraded.pool.QueryRow(ctx, "SELECT agg_seq, story_seq FROM items WHERE item_id = $1",
+		res.NewItems[0].Item.ID).Scan(&agg, &story); err != nil {
+		t.Fatal(err)
+	}
+	if agg == nil || story == nil || *story != res.StoriesSeq {
+		t.Errorf("the later poll's item: aggregate number %v, story number %v, want both (story %d)", agg, story, res.StoriesSeq)
 	}
 }

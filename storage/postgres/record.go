@@ -107,10 +107,14 @@ type pipeline struct {
 	summary []any
 	// newItems holds, once StoreItems has run in a poll's transaction
 	// that numbers its new items as it stores them (versionTx.number),
-	// their insert (insertNumbered), which queueUpdate queues last but for
-	// the duplicates and the notification.
+	// their insert (insertNumbered, or insertNumberedStories, which
+	// Finish sends under the stories lock), which queueUpdate queues last
+	// but for the duplicates and the notification.
 	newItems []any
 	newSQL   string
+	// numbered: the poll's new items got their aggregate numbers in
+	// their insert (newSQL), so no numberAggregate follows.
+	numbered bool
 	// generic: the transaction runs its statements with generic plans
 	// (genericPlans) until customPlans.
 	generic bool
@@ -253,13 +257,14 @@ type pollTx struct {
 }
 
 // Version implements archive.PollTx: its writes join the poll's queue.
-// Its new items get their aggregate numbers as they are stored, unless the
-// poll numbers stories: then the items are stored first, the stories lock
-// taken, and the aggregate numbers handed out last (numberAggregate), so
-// that every poll takes the two locks in one order.
+// Its new items get their aggregate numbers as they are stored, and, when
+// the poll numbers stories, their story numbers in the same insert, which
+// Finish sends once it holds the stories lock: every poll takes the
+// stories lock (if at all) before the aggregate counter's, so two polls
+// never wait for each other's (docs/STORAGE.md "Aggregate numbers").
 func (p pollTx) Version(seq int, at time.Time) archive.VersionTx {
 	return &versionTx{pipeline: p.pipeline, source: p.rec.SourceID, seq: seq, at: at, ahead: p.ahead,
-		number: !p.rec.Stories, reserve: true}
+		number: true, stories: p.rec.Stories, reserve: true}
 }
 
 // DropStaged implements archive.PollTx.
@@ -289,13 +294,17 @@ func (p pollTx) Stage(_ context.Context, attempt int64) error {
 // COMMIT).
 func (p pollTx) Finish(ctx context.Context, at time.Time, result *dynamo.PollResult, decide func(dynamo.PollResult) dynamo.PollUpdate) error {
 	if p.rec.Stories && len(result.NewItems) > 0 {
-		// The new items must be stored before they are numbered.
 		p.customPlans()
-		if err := p.send(ctx); err != nil {
-			return fmt.Errorf("store version: %w", err)
+		// The poll's new items are inserted with their numbers under the
+		// stories lock; a batched write's, stored before, are numbered.
+		number, args := numberStaged, []any{p.rec.SourceID, newKeys(result.NewItems)}
+		if p.newItems != nil {
+			number, args = p.newSQL, p.newItems
+			p.newItems = nil
 		}
-		if err := numberStories(ctx, p.tx, p.rec, result); err != nil {
-			return err
+		queueStories(p.pipeline, p.rec, result, number, args)
+		if err := p.send(ctx); err != nil {
+			return fmt.Errorf("store version and number its stories: %w", err)
 		}
 	}
 	queueUpdate(p.pipeline, p.rec, at, *result, decide(*result))
@@ -307,39 +316,49 @@ func (p pollTx) Finish(ctx context.Context, at time.Time, result *dynamo.PollRes
 // detector of stories, from their numbering to their commit.
 const storiesLock = 0x64796e616d6f73 // "dynamos"
 
-// numberStories takes the stories lock, numbers the poll's new items after
-// every item numbered before (the lock makes numbers follow commits), and
-// reads the items other polls numbered after rec.StoriesAfter, first seen
-// since rec.StoriesSince.
-func numberStories(ctx context.Context, tx txConn, rec dynamo.PollRecord, result *dynamo.PollResult) error {
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(storiesLock)); err != nil {
-		return fmt.Errorf("stories lock: %w", err)
-	}
-	keys := make([]string, len(result.NewItems))
-	for i, it := range result.NewItems {
-		keys[i] = it.Item.ID
-	}
-	err := tx.QueryRow(ctx, `WITH n AS (
-			SELECT key, nextval('story_seq') AS seq FROM (
-				SELECT key FROM unnest($2::text[]) WITH ORDINALITY AS u(key, ord) ORDER BY ord) AS o),
-		u AS (UPDATE items i SET story_seq = n.seq FROM n WHERE i.source_id = $1 AND i.item_id = n.key RETURNING n.seq)
-		SELECT coalesce(max(seq), 0) FROM u`, rec.SourceID, keys).Scan(&result.StoriesSeq)
-	if err != nil {
-		return fmt.Errorf("number new items: %w", err)
-	}
-	rows, err := tx.Query(ctx, `SELECT `+archive.StoryItemColumns+` FROM items i `+archive.StoryItemJoins+`
+// queueStories queues, to go with the poll's writes in one exchange, the
+// stories lock, the numbering of the poll's new items after every item
+// numbered before (the lock makes numbers follow commits) by number with
+// args, which returns the highest number (result.StoriesSeq), and the read
+// of the items other polls numbered after rec.StoriesAfter, first seen
+// since rec.StoriesSince (result.StoredSince).
+func queueStories(b *pipeline, rec dynamo.PollRecord, result *dynamo.PollResult, number string, args []any) {
+	b.queue("SELECT pg_advisory_xact_lock($1)", int64(storiesLock))
+	b.queued.Queue(number, args...).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(&result.StoriesSeq); err != nil {
+			return fmt.Errorf("number new items: %w", err)
+		}
+		return nil
+	})
+	b.queued.Queue(`SELECT `+archive.StoryItemColumns+` FROM items i `+archive.StoryItemJoins+`
 		WHERE i.story_seq > $1 AND i.first_seen >= $4 AND NOT (i.source_id = $2 AND i.item_id = ANY($3))
 		ORDER BY i.story_seq`,
-		rec.StoriesAfter, rec.SourceID, keys, stamp(rec.StoriesSince))
-	if err != nil {
-		return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
-	}
-	result.StoredSince, err = collect(rows, nil, archive.ScanStoryItem)
-	if err != nil {
-		return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
-	}
-	return nil
+		rec.StoriesAfter, rec.SourceID, newKeys(result.NewItems), stamp(rec.StoriesSince)).Query(func(rows pgx.Rows) error {
+		var err error
+		if result.StoredSince, err = collect(rows, nil, archive.ScanStoryItem); err != nil {
+			return fmt.Errorf("items stored since %d: %w", rec.StoriesAfter, err)
+		}
+		return nil
+	})
 }
+
+// newKeys are the keys of a poll's new items.
+func newKeys(items []dynamo.ArchivedItem) []string {
+	keys := make([]string, len(items))
+	for i, it := range items {
+		keys[i] = it.Item.ID
+	}
+	return keys
+}
+
+// numberStaged gives the source's ($1) stored items of keys ($2), a
+// batched write's, their story numbers in the order of keys, and returns
+// the highest.
+const numberStaged = `WITH n AS (
+		SELECT key, nextval('story_seq') AS seq FROM (
+			SELECT key FROM unnest($2::text[]) WITH ORDINALITY AS u(key, ord) ORDER BY ord) AS o),
+	u AS (UPDATE items i SET story_seq = n.seq FROM n WHERE i.source_id = $1 AND i.item_id = n.key RETURNING n.seq)
+	SELECT coalesce(max(seq), 0) FROM u`
 
 // setState is the SET list that writes a poll's state and releases the
 // lease, over the arguments of stateArgs.
@@ -433,7 +452,7 @@ func queueUpdate(b *pipeline, rec dynamo.PollRecord, at time.Time, result dynamo
 	if result.Version != nil || len(upd.Duplicates) > 0 {
 		b.queue("SELECT pg_notify($1, $2)", ChangeChannel, rec.SourceID)
 	}
-	if b.newItems == nil && result.Version != nil && len(result.NewItems) > 0 {
+	if !b.numbered && result.Version != nil && len(result.NewItems) > 0 {
 		b.queue(numberAggregate, rec.SourceID)
 	}
 }
@@ -478,6 +497,26 @@ const insertNumbered = `WITH c AS (
 	SELECT $1, u.key, $2, $3, u.pos, u.idx, u.rev, u.rev, u.num, c.base + row_number() OVER (ORDER BY u.num)
 	FROM unnest($4::text[], $5::int8[], $6::int[], $7::int[], $8::int8[]) AS u(key, rev, pos, idx, num), c`
 
+// insertNumberedStories is insertNumbered for a poll that numbers stories:
+// it also hands the items their story numbers (story_seq, in the order of
+// the keys, as numberStaged would) and returns the highest, so that each
+// item is written once instead of inserted and then updated twice (its
+// story number, its aggregate number: each update a new row version with
+// an entry in each of items' indexes, docs/STORAGE.md "Aggregate
+// numbers"). Finish runs it under the stories lock, which every poll takes
+// before the aggregate counter's row.
+const insertNumberedStories = `WITH c AS (
+		UPDATE aggregate_counter SET n = n + cardinality($4::text[]) RETURNING n - cardinality($4::text[]) AS base),
+	s AS (SELECT ord, nextval('story_seq') AS seq FROM (
+		SELECT ord FROM generate_series(1, cardinality($4::text[])) AS g(ord) ORDER BY ord) AS o),
+	i AS (INSERT INTO items (source_id, item_id, first_seen, first_seq, first_pos, first_index, latest_rev, first_rev,
+			arch_seq, agg_seq, story_seq)
+		SELECT $1, u.key, $2, $3, u.pos, u.idx, u.rev, u.rev, u.num, c.base + row_number() OVER (ORDER BY u.num), s.seq
+		FROM unnest($4::text[], $5::int8[], $6::int[], $7::int[], $8::int8[]) WITH ORDINALITY AS u(key, rev, pos, idx, num, ord)
+			JOIN s USING (ord), c
+		RETURNING story_seq)
+	SELECT coalesce(max(story_seq), 0) FROM i`
+
 // queueDuplicates records duplicates whose items both exist; a primary
 // purged since the detector saw it is skipped, a matched copy purged since
 // is left out.
@@ -516,8 +555,9 @@ type versionTx struct {
 	at     time.Time
 	ahead  *readAhead // nil when none was read
 	// number: the new items get their aggregate numbers as they are
-	// stored (insertNumbered), in a poll's transaction.
-	number bool
+	// stored (insertNumbered), in a poll's transaction; stories: their
+	// story numbers too (insertNumberedStories).
+	number, stories bool
 	// reserve: Stored reserves revision ids (not in a read-only
 	// transaction), which InsertRevisions takes; reserved holds them.
 	reserve  bool
@@ -769,7 +809,10 @@ func (w *versionTx) StoreItems(_ context.Context, ch archive.ItemChanges) error 
 			pos[i], indexes[i] = int32(it.Pos), int32(it.Index)
 		}
 		args := []any{w.source, w.at, w.seq, keys, revs, pos, indexes, nums}
+		b.numbered = w.number
 		switch {
+		case w.stories:
+			b.newSQL, b.newItems = insertNumberedStories, args
 		case w.number && n == 1:
 			b.newSQL, b.newItems = insertNumberedOne, []any{w.source, w.at, w.seq, keys[0], revs[0], pos[0], indexes[0], nums[0]}
 		case w.number:

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/dynamo-feeds/dynamo"
+	"github.com/dynamo-feeds/dynamo/dedup"
 	"github.com/dynamo-feeds/dynamo/internal/pgtest"
 	"github.com/dynamo-feeds/dynamo/poller"
 	"github.com/dynamo-feeds/dynamo/poller/fetch"
@@ -68,7 +69,7 @@ func (r *roundTrips) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepar
 // tracedPoller is a poller of one source, "a", at the origin's /a, on a
 // store whose pool has one connection (so that the statements prepared by
 // the polls before are the ones used) and whose exchanges trace counts.
-func tracedPoller(t *testing.T, origin http.Handler) (*poller.Poller, *roundTrips) {
+func tracedPoller(t *testing.T, origin http.Handler, stories *dedup.Stories) (*poller.Poller, *roundTrips) {
 	t.Helper()
 	ctx := context.Background()
 	srv := httptest.NewServer(origin)
@@ -89,7 +90,7 @@ func tracedPoller(t *testing.T, origin http.Handler) (*poller.Poller, *roundTrip
 	if err := st.CreateSource(ctx, src); err != nil {
 		t.Fatal(err)
 	}
-	p, err := poller.New(poller.Config{Store: st, Owner: "test",
+	p, err := poller.New(poller.Config{Store: st, Owner: "test", Duplicates: stories,
 		Fetcher: fetch.New(fetch.Options{AllowPrivate: true, HostGap: -1})})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestUnchangedPollRoundTrips(t *testing.T) {
 					w.Header().Set("ETag", tc.etag)
 				}
 				w.Write([]byte(page))
-			}))
+			}), nil)
 			sent := countThirdPoll(t, p, trace, dynamo.StatusChanged, tc.want, tc.want)
 			if len(sent) != 2 || !strings.HasPrefix(sent[0], "UPDATE sources") || !strings.HasPrefix(sent[1], "WITH s AS ( UPDATE sources") {
 				t.Errorf("an unchanged poll sent %d exchanges, want 2 (the lease, then the record):\n%s", len(sent), strings.Join(sent, "\n"))
@@ -157,27 +158,53 @@ func TestUnchangedPollRoundTrips(t *testing.T) {
 // before: the revisions of the previous version, then the one item it did
 // not hold, with its title's items and an id reserved for its revision;
 // and every write, the new revision first, with the COMMIT, in the last
-// exchange.
+// exchange. A poller with a detector of stories (as `dynamo serve` runs)
+// needs one exchange more: the writes, the stories lock, the new item's
+// insert with its numbers and the read of the items numbered since go
+// together, and the detector's answer (duplicates) with the COMMIT.
 func TestChangedPollRoundTrips(t *testing.T) {
-	var n atomic.Int64
-	p, trace := tracedPoller(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `<html><body><h1><!-- <channel:title> -->News<!-- </channel:title> --></h1>
+	detector, err := dedup.NewStories(dedup.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		stories *dedup.Stories
+		want    []string
+	}{
+		{"no detector", nil, []string{
+			"UPDATE sources",                      // the lease
+			"batch of BEGIN",                      // with the source's row locked, its newest version read ahead
+			"SELECT item_key, rhash",              // the previous version's revisions
+			"batch of SELECT item_id",             // the new item, stored or not, and its title's items
+			"batch of INSERT INTO item_revisions", // the new revision, the rest, and the COMMIT
+		}},
+		{"stories", detector, []string{
+			"UPDATE sources",
+			"batch of BEGIN",
+			"SELECT item_key, rhash",
+			"batch of SELECT item_id",
+			// the new revision, the version, the stories lock, the new
+			// item numbered as it is inserted, the items numbered since
+			"batch of INSERT INTO item_revisions",
+			"batch of UPDATE sources", // the state, the log, and the COMMIT
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int64
+			p, trace := tracedPoller(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				fmt.Fprintf(w, `<html><body><h1><!-- <channel:title> -->News<!-- </channel:title> --></h1>
 <h2><!-- <item:title index="1"> -->Story %d<!-- </item:title> --></h2>
 <h2><!-- <item:title index="2"> -->Older story<!-- </item:title> --></h2></body></html>`, n.Add(1))
-	}))
-	sent := countThirdPoll(t, p, trace, dynamo.StatusChanged, dynamo.StatusChanged, dynamo.StatusChanged)
-	want := []string{
-		"UPDATE sources",                      // the lease
-		"batch of BEGIN",                      // with the source's row locked, its newest version read ahead
-		"SELECT item_key, rhash",              // the previous version's revisions
-		"batch of SELECT item_id",             // the new item, stored or not, and its title's items
-		"batch of INSERT INTO item_revisions", // the new revision, the rest, and the COMMIT
-	}
-	ok := len(sent) == len(want)
-	for i := 0; ok && i < len(want); i++ {
-		ok = strings.HasPrefix(sent[i], want[i])
-	}
-	if !ok {
-		t.Errorf("a changed poll sent %d exchanges:\n%s\nwant %d:\n%s", len(sent), strings.Join(sent, "\n"), len(want), strings.Join(want, "\n"))
+			}), tc.stories)
+			sent := countThirdPoll(t, p, trace, dynamo.StatusChanged, dynamo.StatusChanged, dynamo.StatusChanged)
+			ok := len(sent) == len(tc.want)
+			for i := 0; ok && i < len(tc.want); i++ {
+				ok = strings.HasPrefix(sent[i], tc.want[i])
+			}
+			if !ok {
+				t.Errorf("a changed poll sent %d exchanges:\n%s\nwant %d:\n%s", len(sent), strings.Join(sent, "\n"), len(tc.want), strings.Join(tc.want, "\n"))
+			}
+		})
 	}
 }

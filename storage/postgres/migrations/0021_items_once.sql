@@ -1,0 +1,23 @@
+-- Issue 21: an items row is written once. A poll with a detector of
+-- stories (every poll of `dynamo serve`) inserted its new items, then,
+-- under the stories lock, updated each with its story number, then, in
+-- its last batch, with its aggregate number (numberAggregate): three row
+-- versions an item, both updates non-HOT (story_seq and agg_seq are
+-- indexed), so each of items' indexes held three entries an item until
+-- VACUUM, and a b-tree whose keys only grow (arch_seq, agg_seq,
+-- first_seen) never refills the pages that VACUUM half empties. Such a
+-- poll now sends its writes, the stories lock, the new items' insert with
+-- both numbers (insertNumberedStories) and the read of the items numbered
+-- since in one exchange: the stories lock is still taken before the
+-- aggregate counter's row, as by every poll, so two polls never wait for
+-- each other (docs/STORAGE.md "Aggregate numbers"). Polls without a
+-- detector numbered in the insert already (insertNumbered); a batched
+-- write's items are still numbered when published.
+--
+-- The code needs no new column. This migration rebuilds items' indexes
+-- once, so that an archive written before gives back the entries of the
+-- updates: REINDEX holds a lock that blocks writes to items, and reads
+-- of it, while each index is rebuilt (4.8-5.4 s for a million items and
+-- 176 MB of indexes, docs/STORAGE.md). The heap's dead row versions are reused by later
+-- inserts once VACUUM has run; only VACUUM FULL would shrink the file.
+REINDEX TABLE items;
