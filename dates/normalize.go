@@ -57,6 +57,9 @@ var threeDigitMonth = regexp.MustCompile(`^(\d{4})-0(\d{2})-`)
 // abbreviation, two zones).
 func normalize(s string, monthFirst bool) (fields []string, zone *time.Location, r Reading, ok bool) {
 	s = strings.Map(separatorToSpace, s)
+	if !isASCII(s) {
+		s = spaceMarks(s)
+	}
 	n := normalizer{monthFirst: monthFirst}
 	fields = make([]string, 0, 8)
 	for raw := range strings.FieldsSeq(s) {
@@ -74,6 +77,29 @@ func normalize(s string, monthFirst bool) (fields []string, zone *time.Location,
 		}
 	}
 	return fields, zone, n.reading, true
+}
+
+// spaceMarks puts spaces around the marks outside ASCII (isMark) written
+// against a word, so that each is a field of its own, on which normalize
+// fails as when it stands between spaces: "June 27, 2024•Ref. 1000" (a
+// bullet written "&bull;" between two fields of a page) was read as
+// 27 June 1000, its "2024•Ref." a word normalize passed over.
+func spaceMarks(s string) string {
+	if !strings.ContainsFunc(s, isMark) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for _, r := range s {
+		if isMark(r) {
+			b.WriteByte(' ')
+			b.WriteRune(r)
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // separatorToSpace turns the punctuation that people put between the parts
@@ -436,6 +462,38 @@ var partialISO = regexp.MustCompile(`^(?:` +
 	`|(\d{2})-?(\d{2})-?(\d{2})` + // ISO 8601:2000: 03-12-31, 031231
 	`|-(\d{2})-?(\d{2})` + // ISO 8601:2000: -03-12, -0312 (a year and month)
 	`)$`)
+
+// Partial reports whether Parse reads s as a whole year or month, not a
+// day: W3C-DTF's "2003" and "2003-12", ISO 8601:2000's "-03-12" and
+// "-0312". Parse keeps reading them (feeds and webmasters write them, and
+// the wrapper's documentation promises it), but a caller that needs a day
+// (the suggester, which must not take a count such as "3382" for a date)
+// asks this.
+func Partial(s string) bool {
+	s = strings.TrimSpace(s)
+	if _, ok := parsePartialISO(s, time.UTC); !ok {
+		return false
+	}
+	m := partialISO.FindStringSubmatch(s)
+	return m[1] != "" || m[6] != ""
+}
+
+// ParseISO reads s as an ISO 8601 / RFC 3339 date with its day, and
+// perhaps a time and a zone ("2024-03-04", "2024-03-04T09:30:00+01:00",
+// "20240304T193000Z"): the machine-readable forms of HTML's <time
+// datetime> and of microformats' title attributes. A value without a zone
+// is read in loc (nil means UTC). Nothing else is read: no partial date, no
+// month name.
+func ParseISO(s string, loc *time.Location) (time.Time, bool) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	s = strings.TrimSpace(s)
+	if len(s) > maxLen {
+		return time.Time{}, false
+	}
+	return parseISO(s, loc)
+}
 
 // parsePartialISO reads the forms of partialISO as the first instant of
 // the period they name, in loc.

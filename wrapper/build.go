@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/dynamo-feeds/dynamo"
-	"github.com/dynamo-feeds/dynamo/dates"
 	"github.com/dynamo-feeds/dynamo/values"
 )
 
@@ -316,7 +315,7 @@ func (b *builder) extension(a *annot) (dynamo.Extension, dateRead, bool) {
 	}
 	var d dateRead
 	if dynamo.IsDateName(e.LocalName) && e.Value != "" {
-		if date, r, ok := b.date(e.Value, dates.ZoneOrder); ok {
+		if date, r, ok := b.dateValue(a, e.Value); ok {
 			d = dateRead{ext: e, text: e.Value, annot: a.name, line: a.open.line, reading: r}
 			e.Value = date
 		} else {

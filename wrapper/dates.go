@@ -1,7 +1,11 @@
 package wrapper
 
 import (
+	"fmt"
 	"strings"
+	"time"
+
+	"golang.org/x/net/html"
 
 	"github.com/dynamo-feeds/dynamo"
 	"github.com/dynamo-feeds/dynamo/dates"
@@ -111,4 +115,114 @@ func (b *builder) orderDates() {
 			}
 		}
 	}
+}
+
+// Machine-readable dates. Modern pages show a date short ("Mar 4", "09:30",
+// "3 days ago") and carry it whole in an attribute: HTML's <time
+// datetime>, hCalendar's <abbr class="dtstart" title>, microdata's <span
+// itemprop="datePublished" content>. A date annotation whose content is or
+// holds such an element is read from the attribute when the text is not a
+// whole date, or is the same day (the attribute then adds the time and
+// the zone); a whole date shown that names another day wins, with a
+// warning: the reader sees it (docs/WRAPPER.md "Dates").
+
+// MachineDate reads the date an element's attribute carries for machines:
+// datetime on <time>; title, content or datetime on <abbr> and <span>.
+// The value must be an ISO 8601 date with its day (dates.ParseISO), read
+// in loc when it has no zone. The suggester asks it to choose such an
+// element as an item's date; the wrapper, to read it.
+func MachineDate(tag, key, val string, loc *time.Location) (time.Time, bool) {
+	switch {
+	case tag == "time" && key == "datetime",
+		(tag == "abbr" || tag == "span") && (key == "title" || key == "content" || key == "datetime"):
+		return dates.ParseISO(val, loc)
+	}
+	return time.Time{}, false
+}
+
+// TagDate reads the date of MachineDate in an element's start tag
+// ("<time datetime=\"2024-03-04T09:30\">"), for the suggester, which
+// keeps no attributes.
+func TagDate(startTag string, loc *time.Location) (time.Time, bool) {
+	z := html.NewTokenizer(strings.NewReader(startTag))
+	if tt := z.Next(); tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+		return time.Time{}, false
+	}
+	t, _, ok := tokenDate(z, loc)
+	return t, ok
+}
+
+// tokenDate reads the date of MachineDate in the start tag z just read,
+// and says which attribute gave it.
+func tokenDate(z *html.Tokenizer, loc *time.Location) (time.Time, string, bool) {
+	name, more := z.TagName()
+	tag := string(name)
+	if tag != "time" && tag != "abbr" && tag != "span" {
+		return time.Time{}, "", false
+	}
+	for more {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if t, ok := MachineDate(tag, string(k), string(v), loc); ok {
+			return t, fmt.Sprintf("<%s %s=%q>", tag, k, v), true
+		}
+	}
+	return time.Time{}, "", false
+}
+
+// machineDate returns the first date of MachineDate in an annotation's
+// content, in RFC 3339, and the attribute it came from.
+func (b *builder) machineDate(content string) (date, attr string, ok bool) {
+	if !strings.Contains(content, "<") || !strings.Contains(content, "=") {
+		return "", "", false
+	}
+	z := html.NewTokenizer(strings.NewReader(content))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return "", "", false
+		case html.StartTagToken, html.SelfClosingTagToken:
+			if t, attr, ok := tokenDate(z, b.loc); ok {
+				return t.Format(time.RFC3339), attr, true
+			}
+		}
+	}
+}
+
+// dateValue reads a date extension's value: its text, or the machine-
+// readable date its content holds, as the precedence above says. shown
+// is the text read (for the warnings and orderDates), and reading what
+// its numeric date allowed; a date taken from an attribute is Fixed.
+func (b *builder) dateValue(a *annot, text string) (date string, r dates.Reading, ok bool) {
+	shown, r, shownOK := b.date(text, dates.ZoneOrder)
+	machine, attr, machineOK := b.machineDate(a.content(b.text))
+	switch {
+	case !machineOK:
+		return shown, r, shownOK
+	case !shownOK || dates.Partial(text) || b.sameDay(text, r, machine):
+		return machine, dates.Fixed, true
+	}
+	b.warn.add(a.open.line, "<%s>: the text %q and the %s it holds are different days; the text is kept, as readers see it", a.name, truncate(text, 40), truncate(attr, 60))
+	return shown, r, true
+}
+
+// sameDay reports whether a shown value, read with Reading r, names the
+// machine date's day (as the attribute writes it, in its own zone), in
+// either order when its numeric date could be read both ways.
+func (b *builder) sameDay(text string, r dates.Reading, machine string) bool {
+	m, err := time.Parse(time.RFC3339, machine)
+	if err != nil {
+		return false
+	}
+	day := m.Format(time.DateOnly)
+	orders := []dates.Order{dates.ZoneOrder}
+	if r.Ambiguous() {
+		orders = append(orders, dates.DayFirst, dates.MonthFirst)
+	}
+	for _, o := range orders {
+		if s, _, ok := b.date(text, o); ok && s[:len(time.DateOnly)] == day {
+			return true
+		}
+	}
+	return false
 }
