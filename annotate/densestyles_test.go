@@ -59,7 +59,7 @@ func genDenseDirectory(r *rand.Rand, size int) stylePage {
 	items := fill(&sb, size, tail, func(i int) (string, styleItem, bool) {
 		t := shortTitle(r, i)
 		link := fmt.Sprintf("http://www.site%d.example.net/", i)
-		s := fmt.Sprintf(`<div class="site"><a href="%s">%s</a> - %s</div>`+"\n", link, t, sentence(r, 3, 8))
+		s := fmt.Sprintf(`<div class="site"><a href="%s">%s</a> - %s</div>`+"\n", link, t, sentence(r.IntN, 3, 8))
 		return s, styleItem{t, link}, true
 	})
 	return stylePage{[]byte(sb.String()), items}
@@ -133,7 +133,7 @@ func genDenseFlatNews(r *rand.Rand, size int) stylePage {
 		t := shortTitle(r, i)
 		path := fmt.Sprintf("/news/%d.html", 30000+i)
 		s := fmt.Sprintf(`<p>%d/%02d/%d - <a href="%s">%s</a><br>%s</p>`+"\n",
-			1+r.IntN(28), 1+r.IntN(12), 2001+i%20, path, t, sentence(r, 5, 12))
+			1+r.IntN(28), 1+r.IntN(12), 2001+i%20, path, t, sentence(r.IntN, 5, 12))
 		return s, styleItem{t, "https://www.example.org" + path}, true
 	})
 	return stylePage{[]byte(sb.String()), items}
@@ -168,7 +168,7 @@ func genDensePagerArticles(r *rand.Rand, size int) stylePage {
 		t := shortTitle(r, i)
 		path := fmt.Sprintf("/articles/%d/", i)
 		s := fmt.Sprintf(`<li><h4><a href="%s">%s</a></h4><small>%s %d, %d</small><p>%s</p></li>`+"\n",
-			path, t, months[r.IntN(12)][:3], 1+r.IntN(28), 2000+i%25, sentence(r, 4, 10))
+			path, t, months[r.IntN(12)][:3], 1+r.IntN(28), 2000+i%25, sentence(r.IntN, 4, 10))
 		return s, styleItem{t, "https://www.example.org" + path}, true
 	})
 	return stylePage{[]byte(sb.String()), items}

@@ -317,6 +317,13 @@ func (r *Result) itemXPath(d *dom, head *node, heads map[int]bool) (string, erro
 			return itemPath, err
 		}
 	}
+	if gs := groupsStep(r.best); gs != "" && len(ancestors) > 0 {
+		// Sibling groups of one list (siblingGroups): their parents by
+		// the classes they share.
+		if itemPath, ok, err := r.itemXPathWith(d, gs+"/"+step, ancestors[1:], common, excludes, heads); ok || err != nil {
+			return itemPath, err
+		}
+	}
 	return "", fmt.Errorf("no XPath selects the %d records of %s and nothing else", len(heads), r.best.describe())
 }
 

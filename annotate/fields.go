@@ -63,6 +63,7 @@ type chooser struct {
 	// dateIn's buffers.
 	words [][2]int
 	marks []runeMark
+	src   []int32
 	// maxBytes is Options.MaxBytes: when positive, the dates of a whole
 	// list are read only until they are known to be left out
 	// (skipUnfitDates).
@@ -127,7 +128,7 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 	for i := 0; i < n; i++ {
 		titles[i] = ch.titleCandidates(nil, recs[i], nil)
 	}
-	fc.titleKey = vote(n, func(i int) []scored { return titles[i] })
+	fc.titleKey = voteTitle(titles)
 	titleAt := parsePlace(fc.titleKey)
 	fc.items = make([]itemChoice, 0, len(recs))
 	linksOf := make([][]scored, 0, len(recs))
@@ -144,7 +145,7 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 			fc.dropped++
 			continue
 		}
-		fc.items = append(fc.items, itemChoice{rec: r, title: narrow(title.n), titleAt: title.n, titleText: title.text})
+		fc.items = append(fc.items, itemChoice{rec: r, title: narrowTitle(title.n), titleAt: title.n, titleText: title.text})
 		if len(fc.items) <= voteSample {
 			linksOf = append(linksOf, ch.linkCandidates(nil, r, title.n, nil))
 		} else {
@@ -357,7 +358,7 @@ func (ch *chooser) unfitDates(fc *fieldChoice, dateAt *placeKey) *dateBound {
 	g, k := b.g, 0
 	for i := range fc.items {
 		it := fc.items[i] // a copy: itemSpans' edits are its own
-		if !keepSafeFields(&it, g) {
+		if keepSafeFields(&it, g) != titleKept {
 			continue
 		}
 		k++
@@ -430,8 +431,54 @@ func (ch *chooser) dateGuess(it *itemChoice, dateAt *placeKey) *node {
 // text of at most 300 bytes with a digit, or an entity that may write
 // one (dateIn's first test), or one in an encoding not read here.
 func (ch *chooser) mayHoldDate(n *node) bool {
-	return n.isText() && n.textBytes > 0 && n.textBytes <= 300 &&
+	if !n.isText() {
+		return ch.holdsMachineDate(n)
+	}
+	return n.textBytes > 0 && n.textBytes <= 300 &&
 		(ch.p.enc != nil || strings.ContainsAny(ch.p.text[n.start:n.end], "0123456789&"))
+}
+
+// holdsMachineDate reports whether n is an element whose start tag
+// carries a whole date for machines, which the wrapper reads from a date
+// annotation holding it (wrapper.MachineDate: <time datetime>, hCalendar's
+// <abbr title>, microdata's <span content>), with some text to annotate
+// and no more than a date's. Most elements are passed over by their tag,
+// and most <span>s by a look at their start tag for a value of four
+// digits after an '=' (every ISO 8601 date starts with its year), before
+// the tag is tokenized.
+func (ch *chooser) holdsMachineDate(n *node) bool {
+	switch n.tag() {
+	case "time", "abbr", "span":
+	default:
+		return false
+	}
+	if n.textBytes == 0 || n.textBytes > 300 {
+		return false
+	}
+	tag := ch.p.text[n.start:n.open]
+	for i := strings.IndexByte(tag, '='); i >= 0; {
+		v := strings.TrimLeft(tag[i+1:], "\"' \t\n")
+		if len(v) >= 4 && isNumber4(v) {
+			_, ok := wrapper.TagDate(tag, ch.loc)
+			return ok
+		}
+		j := strings.IndexByte(tag[i+1:], '=')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// isNumber4 reports whether s starts with four ASCII digits.
+func isNumber4(s string) bool {
+	for i := 0; i < 4; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // atPlace returns the node with the most text at a place of the item's
@@ -562,6 +609,37 @@ type placeKey struct {
 	top   string // the name of the record's top node
 	occ   int    // how many earlier top nodes of the record have that name
 	steps []string
+	// stepLooks says of each step, by look (node.lookID), whether the
+	// elements of the look are at it: 1 yes, 2 no, 0 not asked yet. find
+	// asks it of every child on the way down in every record, and the
+	// children of a list's records have a few looks between them.
+	stepLooks [][]uint8
+}
+
+// isStep reports whether n is at step k (its stepName is the step).
+func (pk *placeKey) isStep(k int, n *node) bool {
+	if pk.stepLooks == nil {
+		pk.stepLooks = make([][]uint8, len(pk.steps))
+	}
+	known := pk.stepLooks[k]
+	if int(n.lookID) >= len(known) {
+		// Room for every look of the tree, which has them all by now.
+		grown := make([]uint8, len(n.tables().looks))
+		copy(grown, known)
+		known, pk.stepLooks[k] = grown, grown
+	}
+	switch known[n.lookID] {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	is := n.stepName() == pk.steps[k]
+	known[n.lookID] = 2
+	if is {
+		known[n.lookID] = 1
+	}
+	return is
 }
 
 // parsePlace reads a relative key.
@@ -608,11 +686,11 @@ func (ch *chooser) find(r record, pk *placeKey) *place {
 			seen++
 		}
 	}
-	for _, step := range pk.steps {
+	for k := range pk.steps {
 		next = next[:0]
 		for _, n := range level {
 			for _, c := range n.children() {
-				if !c.hidden && c.stepName() == step {
+				if !c.hidden && pk.isStep(k, c) {
 					next = append(next, c)
 				}
 			}
@@ -673,6 +751,89 @@ func voteMajority(n int, cands func(i int) []scored, share float64) string {
 		return ""
 	}
 	return best
+}
+
+// voteTitle votes the title's place on the records' candidates (vote),
+// passing over a label: a place whose text is the same in every record
+// voted on ("Fixed" under each release's heading, "Release notes" beside
+// each version) while a heading, a link or a term at another place
+// varies (labelPlace). The list's score weighs titles repeated across
+// its records ("the same title in many records"), but gives no other
+// place of the records their title.
+func voteTitle(titles [][]scored) string {
+	var labels []string
+	cands := func(i int) []scored { return titles[i] }
+	for {
+		key := vote(len(titles), cands)
+		if !labelPlace(titles, key, labels) {
+			return key
+		}
+		labels = append(labels, key)
+		cands = func(i int) []scored {
+			var kept []scored
+			for _, s := range titles[i] {
+				if !slices.Contains(labels, s.key) {
+					kept = append(kept, s)
+				}
+			}
+			return kept
+		}
+	}
+}
+
+// labelPlace reports whether the place key is a label, not a title: in
+// at least three of the records, with the same text in each, while
+// another place, not in passed, holds a heading, a link or a term
+// (titleBase at least titleTagBase) in at least half as many records,
+// with a text of its own in most of them. A list whose every title is
+// the same ("Minutes" beside each date) keeps it: no such place varies.
+func labelPlace(titles [][]scored, key string, passed []string) bool {
+	// The place's texts first: most places chosen vary, and the other
+	// places need not be looked at.
+	records, text := 0, ""
+	for _, cands := range titles {
+		if s := pick(cands, key); s != nil {
+			if records > 0 && s.text != text {
+				return false
+			}
+			records, text = records+1, s.text
+		}
+	}
+	if records < 3 {
+		return false
+	}
+	// The other places' texts, one a record.
+	type texts struct {
+		records int
+		seen    map[string]bool
+		named   bool // a heading, a link or a term is there
+	}
+	places := map[string]*texts{}
+	for _, cands := range titles {
+		done := map[string]bool{key: true}
+		for _, s := range cands {
+			if done[s.key] || slices.Contains(passed, s.key) {
+				continue
+			}
+			done[s.key] = true
+			t := places[s.key]
+			if t == nil {
+				t = &texts{seen: map[string]bool{}}
+				places[s.key] = t
+			}
+			t.records++
+			t.seen[s.text] = true
+			if base, _ := titleBase(s.n); base >= titleTagBase {
+				t.named = true
+			}
+		}
+	}
+	for _, t := range places {
+		if t.named && 2*t.records >= records && 2*len(t.seen) > t.records {
+			return true
+		}
+	}
+	return false
 }
 
 // pick returns the best candidate at the place key, or nil.
@@ -814,20 +975,19 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		if n.isText() || n.textBytes == 0 {
 			return false
 		}
-		var base float64
-		switch {
-		case isHeading(n.tag()):
-			base = 5
-		case n.tag() == "a" && n.href() != "":
-			base = 3
-		case n.tag() == "b" || n.tag() == "strong" || n.tag() == "cite" || n.tag() == "dt":
-			base = 1.5
-		case n.tag() == "td" || n.tag() == "th" || n.tag() == "font" || n.tag() == "span" || n.tag() == "div" || n.tag() == "p" || n.tag() == "em" || n.tag() == "i":
-			base = 0
-		default:
+		base, ok := titleBase(n)
+		if !ok {
 			return true
 		}
-		if n.textBytes > 400 || at != nil && !at.has(n) || blockParts(n) > 1 {
+		// A link around its heading (and the heading's subtitle) is the
+		// title, narrowed to the heading, almost as surely as the
+		// heading: its place holds when the heading's classes differ
+		// between records, as generated class names do.
+		linkedHeading := n.tag() == "a" && isHeading(narrowTitle(n).tag())
+		if linkedHeading {
+			base = 4.5
+		}
+		if n.textBytes > 400 || at != nil && !at.has(n) || blockParts(n) > 1 && !linkedHeading {
 			// Too long for a title, not at the place, or holding two
 			// blocks (a card's link around its title's, company's and
 			// place's divs), which the wrapper reads as no title
@@ -835,10 +995,17 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 			return true
 		}
 		text := ch.p.textOf(n)
-		runes := utf8.RuneCountInString(text)
-		if runes < 3 || isBoilerplate(text) || isNumberish(text) || ch.isDate(text) {
+		if linkedHeading {
+			text = ch.p.textOf(narrowTitle(n))
+		}
+		if isBoilerplate(text) || isNumberish(text) && !(base >= titleTagBase && isVersion(text)) || ch.isDate(text) {
+			// A number or a code is no title, but a release's version
+			// ("3.19.0", "2024.06") in a heading, a link, bold text or
+			// a term is the release's name. A version the dates package reads
+			// ("2024.06.01") is a date.
 			return true
 		}
+		runes := utf8.RuneCountInString(text)
 		score := base
 		if hasHint(n, titleHints) || (n.parent() != nil && n.tag() == "a" && hasHint(n.parent(), titleHints)) {
 			score += 3
@@ -860,6 +1027,11 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		if n.links == 0 && n.tag() != "a" && !isHeading(n.tag()) && ancestorLink(n, r) == nil {
 			score -= 1 // a title usually links to its story
 		}
+		if isHeading(n.tag()) {
+			if a := ancestorLink(n, r); a != nil && firstHeading(a) != n {
+				score -= 2 // the subtitle under a link's heading
+			}
+		}
 		score -= 0.1 * float64(order)
 		order++
 		out = append(out, scored{n: n, key: at.keyFor(r, n), score: score, text: text})
@@ -867,6 +1039,30 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 	})
 	return out
 }
+
+// titleBase is what titleCandidates scores an element for its kind, and
+// whether that kind may hold a title at all: headings first, then links,
+// then the bold and the terms (titleTagBase), then cells and plain text
+// elements.
+func titleBase(n *node) (float64, bool) {
+	switch tag := n.tag(); {
+	case isHeading(tag):
+		return 5, true
+	case tag == "a" && n.href() != "":
+		return 3, true
+	case tag == "b" || tag == "strong" || tag == "cite" || tag == "dt":
+		return titleTagBase, true
+	case tag == "td" || tag == "th" || tag == "font" || tag == "span" || tag == "div" || tag == "p" || tag == "em" || tag == "i":
+		return 0, true
+	}
+	return 0, false
+}
+
+// titleTagBase is the least titleBase of the elements that are marked as
+// a title or a name (headings, links, bold text, terms) rather than only
+// holding text: a version is a title there, and a place whose text
+// varies there outweighs a label (labelPlace).
+const titleTagBase = 1.5
 
 // blockParts counts the block-level children of n that hold text.
 func blockParts(n *node) int {
@@ -898,6 +1094,36 @@ func narrow(n *node) *node {
 		}
 		n = only
 	}
+}
+
+// narrowTitle is narrow for a title: a link around blocks (a <div>
+// holding the heading and its subtitle) narrows to its first heading, as
+// the wrapper reads a title of several blocks as none
+// (wrapper.CrossesBlocks).
+func narrowTitle(n *node) *node {
+	m := narrow(n)
+	if n.tag() == "a" && blockParts(m) > 1 {
+		if h := firstHeading(m); h != nil {
+			return narrow(h)
+		}
+	}
+	return m
+}
+
+// firstHeading returns the first heading holding text inside n, or nil.
+func firstHeading(n *node) *node {
+	for _, c := range n.children() {
+		if c.isText() || c.textBytes == 0 {
+			continue
+		}
+		if isHeading(c.tag()) {
+			return c
+		}
+		if h := firstHeading(c); h != nil {
+			return h
+		}
+	}
+	return nil
 }
 
 // ancestorLink returns the <a href> around n inside the record, or nil.
@@ -1108,11 +1334,14 @@ func (ch *chooser) descCandidates(out []scored, r record, title, link *node, at 
 		if n.linkTextBytes*2 > n.textBytes || at != nil && !at.has(n) {
 			return true
 		}
-		text := ch.p.textOf(n)
-		if !isProse(text) || ch.isDate(text) {
+		runes, prose, counted := ch.longProse(n)
+		if !counted {
+			text := ch.p.textOf(n)
+			prose, runes = isProse(text) && !ch.isDate(text), utf8.RuneCountInString(text)
+		}
+		if !prose {
 			return true
 		}
-		runes := utf8.RuneCountInString(text)
 		score := float64(min(runes, 300)) / 30
 		if hasHint(n, descHints) {
 			score += 3
@@ -1130,22 +1359,39 @@ func (ch *chooser) descCandidates(out []scored, r record, title, link *node, at 
 }
 
 // isProse reports whether a text reads like a sentence: five words or
-// more, mostly letters. A line of figures ("03-12-2024 09:41 PM by mossy",
-// "21 Replies 904 Views") is no description.
+// more, mostly letters (textCounts.prose). A line of figures ("03-12-2024
+// 09:41 PM by mossy", "21 Replies 904 Views") is no description.
 func isProse(s string) bool {
 	if !hasFields(s, 5) {
-		return false
+		return false // most short texts, known without counting
 	}
-	letters, other := 0, 0
-	for _, r := range s {
-		switch {
-		case unicode.IsLetter(r):
-			letters++
-		case !unicode.IsSpace(r):
-			other++
-		}
+	var c textCounts
+	c.add(s)
+	return c.prose()
+}
+
+// countedTextBytes is the visible text past which descCandidates counts
+// a node's text (longProse) rather than making it: more than any
+// description holds, the text of a whole list or section.
+const countedTextBytes = 4096
+
+// longProse is, for a node of more than countedTextBytes of visible text,
+// what descCandidates asks of its text: its runes, and whether it is
+// prose and no date. counted is false, and the text is to be read, for a
+// shorter node, one whose markup only the tokenizer reads, or one whose
+// text is short enough to be a date. The text of a whole list's node in
+// the records its fields are voted on (a package index's table, 4.5 MB)
+// was made, and read once, for this alone.
+func (ch *chooser) longProse(n *node) (runes int, prose, counted bool) {
+	if n.textBytes <= countedTextBytes {
+		return 0, false, false
 	}
-	return letters >= 20 && letters >= 3*other
+	c, ok := ch.p.countsOf(n)
+	runes, bytes := c.joined()
+	if !ok || bytes <= maxDateBytes {
+		return 0, false, false // isDate reads it
+	}
+	return runes, c.prose(), true // isDate reads no text of more than maxDateBytes
 }
 
 // hasFields reports whether s has at least n words, as strings.Fields
@@ -1189,7 +1435,18 @@ func (ch *chooser) dateCandidates(out []scored, r record, title *node, at *place
 		if title != nil && n == title {
 			return false
 		}
-		if !n.isText() || n.textBytes == 0 || n.textBytes > 300 || at != nil && !at.has(n) {
+		if !n.isText() {
+			// An element carrying its whole date in an attribute is the
+			// date, its text ("Mar 4", "09:30") not looked at: the
+			// annotation holds the element, whose attribute the wrapper
+			// reads.
+			if (at == nil || at.has(n)) && (title == nil || !isAncestor(n, title)) && ch.holdsMachineDate(n) {
+				out = append(out, scored{n: n, key: at.keyFor(r, n), score: 3, start: int(n.start), end: int(n.end)})
+				return false
+			}
+			return true
+		}
+		if n.textBytes == 0 || n.textBytes > 300 || at != nil && !at.has(n) {
 			return true
 		}
 		start, end, ok := ch.dateIn(n)
@@ -1215,30 +1472,42 @@ func (ch *chooser) dateCandidates(out []scored, r record, title *node, at *place
 // a whole list of tens of thousands of items (a list of lists): so a text
 // without a digit is passed over before it is decoded, and the runs of
 // words in which a date is looked for are never copied. A run is a
-// stretch of the decoded text, which is valid UTF-8 (decode makes it so),
-// and what isDate asks of it first (no more than 80 bytes, a digit, a
-// sixth of its bytes other than spaces digits) is read from counts made
-// once for the text.
+// stretch of the text as the wrapper reads it (decoded from the page's
+// encoding, valid UTF-8, its entities decoded: "06/27/2024 &nbsp;|&nbsp;
+// Ad" is "06/27/2024", a space, "|", a space and "Ad"), and what isDate
+// asks of it first (no more than 80 bytes, a digit, a sixth of its bytes
+// other than spaces digits) is read from counts made once for the text.
+// A mark outside ASCII ("·", "•") or a '|' is a word of its own even
+// when written against its neighbours ("27/06/2024&middot;Reference").
+// The run found is mapped back to the page's bytes, an entity whole.
 func (ch *chooser) dateIn(n *node) (int, int, bool) {
 	raw := ch.p.text[n.start:n.end]
 	if ch.p.enc == nil && !strings.ContainsAny(raw, "0123456789&") {
 		// No digit, nor an entity that may write one: no date.
 		return 0, 0, false
 	}
-	whole := joinFields(html.UnescapeString(ch.p.decode(raw)))
+	decoded := ch.p.decode(raw)
+	// text is decoded with its entities decoded; src, when it has any,
+	// maps each of text's runes to the rune of decoded its entity (or
+	// itself) starts at.
+	text, src := decoded, []int32(nil)
+	if strings.IndexByte(decoded, '&') >= 0 {
+		text, src = unescapeMapped(decoded, ch.src[:0])
+		ch.src = src
+	}
+	whole := joinFields(text)
 	if !strings.ContainsAny(whole, "0123456789") {
 		return 0, 0, false
 	}
 	if utf8.RuneCountInString(whole) <= 60 && ch.isDate(whole) {
 		return int(n.start), int(n.end), true
 	}
-	decoded := ch.p.decode(raw)
 	// Words, as rune offsets; and for each rune offset, where the rune
-	// starts in decoded and the digits and the other bytes before it.
+	// starts in text and the digits and the other bytes before it.
 	words, marks := ch.words[:0], ch.marks[:0]
 	var m runeMark
 	r, inWord, from, cjk := 0, false, 0, false
-	for i, c := range decoded {
+	for i, c := range text {
 		m.at = int32(i)
 		marks = append(marks, m)
 		switch {
@@ -1256,9 +1525,17 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 			inWord = false
 			words = append(words, [2]int{from, r})
 		}
+		if !space && separatesDate(text[i:], c) {
+			// A mark is a word of its own: end the word it ends.
+			if from < r {
+				words = append(words, [2]int{from, r})
+			}
+			words = append(words, [2]int{r, r + 1})
+			inWord = false
+		}
 		r++
 	}
-	m.at = int32(len(decoded))
+	m.at = int32(len(text))
 	marks = append(marks, m)
 	if inWord {
 		words = append(words, [2]int{from, r})
@@ -1267,20 +1544,20 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 	if len(words) > 40 {
 		return 0, 0, false
 	}
-	// marksBefore[k] is how many of the first k words are marks only
-	// (dates.MarksOnly): a run with one inside it is no date, known
-	// without isDate (MayParse of every run around a middle dot was a
-	// third of dateIn on a page of 70,000 "date · words" texts). A text
-	// with a rune Parse rewrites first has none counted.
+	// marksBefore[k] is how many of the first k words end runs
+	// (endsRun): a run with one inside it is no date,
+	// known without isDate (MayParse of every run around a middle dot
+	// was a third of dateIn on a page of 70,000 "date · words" texts). A
+	// text with a rune Parse rewrites first has none counted.
 	var marksBefore [41]int
 	for k, w := range words {
 		marksBefore[k+1] = marksBefore[k]
-		if !cjk && dates.MarksOnly(decoded[marks[w[0]].at:marks[w[1]].at]) {
+		if !cjk && endsRun(text[marks[w[0]].at:marks[w[1]].at]) {
 			marksBefore[k+1]++
 		}
 	}
 	runeAt := func(k int) rune {
-		c, _ := utf8.DecodeRuneInString(decoded[marks[k].at:])
+		c, _ := utf8.DecodeRuneInString(text[marks[k].at:])
 		return c
 	}
 	bestFrom, bestTo := -1, -1
@@ -1290,10 +1567,10 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 				continue // words i+1 to j-2 stand between spaces
 			}
 			a, b := words[i][0], words[j-1][1]
-			for a < b && dateLead(runeAt(a)) {
+			for a < b && (dateLead(runeAt(a)) || unicode.IsSpace(runeAt(a))) {
 				a++
 			}
-			for b > a && dateTrail(runeAt(b-1)) {
+			for b > a && (dateTrail(runeAt(b-1)) || unicode.IsSpace(runeAt(b-1))) {
 				b--
 			}
 			if b-a <= bestTo-bestFrom || b-a < 6 {
@@ -1304,7 +1581,7 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 			if digits == 0 || marks[b].at-marks[a].at > maxDateBytes || 6*digits < digits+other {
 				continue
 			}
-			if !ch.readsDate(decoded[marks[a].at:marks[b].at]) {
+			if !ch.readsDate(text[marks[a].at:marks[b].at]) {
 				continue
 			}
 			bestFrom, bestTo = a, b
@@ -1313,7 +1590,75 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 	if bestFrom < 0 {
 		return 0, 0, false
 	}
+	if src != nil {
+		bestFrom, bestTo = int(src[bestFrom]), int(src[bestTo])
+	}
 	return ch.p.byteOffsets(int(n.start), int(n.end), bestFrom, bestTo)
+}
+
+// separatesDate reports whether c, the first rune of s, is a word of its
+// own for dateIn: a mark outside ASCII (dates.MarksOnly: "·", "•")
+// or a '|', written against a word ("27/06/2024&#124;Ref").
+func separatesDate(s string, c rune) bool {
+	if c < utf8.RuneSelf {
+		return c == '|'
+	}
+	return dates.MarksOnly(s[:utf8.RuneLen(c)])
+}
+
+// endsRun reports whether a word of a text ends the runs of words dateIn
+// reads as dates: a word of marks outside ASCII (dates.MarksOnly), on
+// which dates.Parse fails, or a '|' or '/' standing alone, which on a
+// page separate fields ("06/27/2024 | Ad", "2024-06-27 / By Ann") and
+// which Parse would read as spaces, taking the words after them into the
+// date's annotation.
+func endsRun(w string) bool {
+	return w == "|" || w == "/" || dates.MarksOnly(w)
+}
+
+// unescapeMapped decodes the entities of s as the wrapper does
+// (html.UnescapeString, one entity at a time), and returns with it, in
+// src (whose room is reused), the rune of s each of its runes comes from:
+// an entity's runes all come from its '&'. src has one more entry, the
+// runes of s, for a range that ends with the text.
+func unescapeMapped(s string, src []int32) (string, []int32) {
+	var b strings.Builder
+	b.Grow(len(s))
+	r := int32(0) // runes of s before i
+	for i := 0; i < len(s); {
+		if s[i] != '&' {
+			c, size := utf8.DecodeRuneInString(s[i:])
+			b.WriteRune(c)
+			src = append(src, r)
+			i += size
+			r++
+			continue
+		}
+		j := i + 1
+		if j < len(s) && s[j] == '#' {
+			j++
+			if j < len(s) && (s[j] == 'x' || s[j] == 'X') {
+				j++
+			}
+		}
+		for j < len(s) && (isASCIIAlnum(s[j])) {
+			j++
+		}
+		if j < len(s) && s[j] == ';' {
+			j++
+		}
+		for _, c := range html.UnescapeString(s[i:j]) {
+			b.WriteRune(c)
+			src = append(src, r)
+		}
+		r += int32(j - i) // an entity is ASCII: one rune a byte
+		i = j
+	}
+	return b.String(), append(src, r)
+}
+
+func isASCIIAlnum(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // dateLead reports whether dateIn trims r from the start of a run of
@@ -1348,8 +1693,10 @@ type runeMark struct{ at, digits, other int32 }
 // maxDateBytes is the longest text isDate reads.
 const maxDateBytes = 80
 
-// isDate reports whether the dates package reads s as a date with a year:
-// "Mar 14" is no date a feed can carry.
+// isDate reports whether the dates package reads s as a date with a day,
+// a month and a year: "Mar 14" is no date a feed can carry, and a year
+// alone ("2023", which dates.Parse reads as 1 January, for webmasters who
+// write one) or a number (a topic's views, "3382") is no item's date.
 func (ch *chooser) isDate(s string) bool {
 	if len(s) > maxDateBytes {
 		return false
@@ -1373,15 +1720,26 @@ func (ch *chooser) isDate(s string) bool {
 }
 
 // readsDate is isDate past its counts of s's digits and other bytes, for
-// dateIn, which has them for every run of words it tries.
+// dateIn, which has them for every run of words it tries. A value
+// dates.Parse reads as a whole year or month (dates.Partial: "2003-12")
+// is refused, as mayBeDate refuses numbers alone.
+//
+// The texts parsed are kept with their verdict, and one kept is answered
+// before dates.MayParse reads it: every text kept passed it, and most
+// dates come again (a list's days), where most texts MayParse turns away
+// do not (titles with two numbers).
 func (ch *chooser) readsDate(s string) bool {
-	if !mayBeDate(s) || !dates.MayParse(s) {
+	if !mayBeDate(s) {
 		return false
 	}
 	if ok, known := ch.dates[s]; known {
 		return ok
 	}
+	if !dates.MayParse(s) {
+		return false
+	}
 	_, ok := dates.Parse(s, ch.loc)
+	ok = ok && !dates.Partial(s)
 	if ch.dates == nil {
 		ch.dates = map[string]bool{}
 	}
@@ -1389,17 +1747,18 @@ func (ch *chooser) readsDate(s string) bool {
 	return ok
 }
 
-// mayBeDate reports whether dates.Parse may read s: false only when it
-// cannot. Every layout Parse ends with has a day and a year, two numbers
-// with something between them, and the numbers it reads come from runs of
-// ASCII digits in s (rewritten, reordered, split off as a zone, never
-// split in two); the one form with a single number, a year ("2003", or
-// ISO 8601:2000's "031231"), is the whole of s in digits and dashes. So a
-// text with one run of digits and anything else ("Budget 2024", a title
-// with its number) is no date, which Parse finds out only after trying
-// every layout it has (each failure an error value): for such titles it
-// was a sixth of a long list's suggestion. FuzzMayBeDate checks it
-// against dates.Parse.
+// mayBeDate reports whether s may be a date the suggester takes: false
+// only when it is not. Such a date has a day, a month and a year, and
+// every layout dates.Parse reads one with has two numbers with something
+// between them, read from runs of ASCII digits in s (rewritten,
+// reordered, split off as a zone, never split in two). The forms Parse
+// reads with a single number are a number alone ("2003", ISO 8601:2000's
+// "031231"), which on a page is a count, a year or a code far more often
+// than a day, and is never an item's date. So a text with one run of
+// digits ("Budget 2024", a title with its number; a topic's views "3382")
+// is no date, which Parse would find out only after trying every layout
+// it has (each failure an error value): for such titles it was a sixth of
+// a long list's suggestion. FuzzMayBeDate checks it against dates.Parse.
 func mayBeDate(s string) bool {
 	runs, inRun := 0, false
 	for i := 0; i < len(s); i++ {
@@ -1411,27 +1770,78 @@ func mayBeDate(s string) bool {
 		}
 		inRun = digit
 	}
-	if runs == 0 {
-		return false
-	}
-	t := strings.TrimSpace(s) // as Parse reads it
-	for i := 0; i < len(t); i++ {
-		if c := t[i]; (c < '0' || c > '9') && c != '-' {
-			return false
-		}
-	}
-	return true
+	return false
 }
 
-// boilerplate is link and label text that is never a title.
-var boilerplate = map[string]bool{
-	"read more": true, "more": true, "continue reading": true, "full story": true, "details": true,
-	"more info": true, "learn more": true, "show notes": true, "weiterlesen": true, "lire la suite": true,
-	"leer más": true, "meer": true, "permalink": true, "link": true, "view": true, "see more": true,
-	"here": true, "click here": true, "comments": true, "reply": true, "share": true, "download": true,
-	"watch": true, "listen": true, "older posts": true, "newer posts": true, "next": true, "previous": true,
-	"home": true, "read the full story": true, "download mp3": true, "leave a comment": true, "add to basket": true,
-	"add to cart": true, "hide": true, "top": true, "back to top": true, "mehr": true, "suite": true,
+// readMorePhrases are the words of a link to the rest of a story ("read
+// more"), lower-case, in the languages sites are commonly written in:
+// never a title, and the link an item's link is likely to be. isReadMore
+// and boilerplate both read them from here, so that a language added is
+// added to both.
+var readMorePhrases = []string{
+	// English
+	"read more", "more", "continue reading", "full story", "details", "more info", "learn more",
+	"show notes", "permalink", "see more", "read the full story", "read full story", "keep reading",
+	"read full article", "view more",
+	// German, French
+	"weiterlesen", "mehr", "mehr lesen", "mehr erfahren", "lire la suite", "suite", "lire plus", "en savoir plus",
+	// Dutch
+	"meer", "lees verder", "lees meer", "verder lezen",
+	// Italian
+	"leggi tutto", "leggi di più", "continua a leggere", "leggi l'articolo", "continua",
+	// Spanish, Portuguese
+	"leer más", "leer mas", "seguir leyendo", "ver más", "más", "leia mais", "ler mais", "continue lendo",
+	"continuar a ler", "saiba mais", "mais",
+	// Polish, Czech
+	"czytaj dalej", "czytaj więcej", "więcej", "číst dále", "více",
+	// Swedish, Norwegian, Danish
+	"läs mer", "läs vidare", "mer", "les mer", "les videre", "læs mere", "læs videre", "mere",
+	// Finnish
+	"lue lisää", "lisää", "lue koko juttu", "jatka lukemista",
+	// Russian
+	"подробнее", "читать далее", "читать дальше", "далее", "ещё", "еще",
+	// Turkish
+	"devamını oku", "devamı", "devamını okuyun", "daha fazla",
+	// Japanese
+	"続きを読む", "続き", "もっと見る", "詳細", "詳しくはこちら",
+	// Chinese
+	"阅读全文", "閱讀全文", "阅读更多", "閱讀更多", "继续阅读", "繼續閱讀", "更多", "查看更多", "详细", "詳情", "详情",
+	// Korean
+	"더보기", "더 보기", "자세히 보기", "자세히", "계속 읽기",
+}
+
+// readMore is readMorePhrases as a set.
+var readMore = phraseSet(readMorePhrases)
+
+// readMorePrefixes are the read-more phrases of 9 bytes or more, by
+// their first byte: those isReadMore finds at the start of a longer text.
+var readMorePrefixes = func() (by [256][]string) {
+	for _, p := range readMorePhrases {
+		if len(p) >= 9 {
+			by[p[0]] = append(by[p[0]], p)
+		}
+	}
+	return by
+}()
+
+// boilerplate is link and label text that is never a title: the
+// read-more phrases and these.
+var boilerplate = phraseSet(readMorePhrases, []string{
+	"link", "view", "here", "click here", "comments", "reply", "share", "download",
+	"watch", "listen", "older posts", "newer posts", "next", "previous",
+	"home", "download mp3", "leave a comment", "add to basket",
+	"add to cart", "hide", "top", "back to top",
+})
+
+// phraseSet is the set of the phrases of every list.
+func phraseSet(lists ...[]string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range lists {
+		for _, p := range l {
+			m[p] = true
+		}
+	}
+	return m
 }
 
 func isBoilerplate(s string) bool {
@@ -1477,8 +1887,9 @@ func isBoilerplate(s string) bool {
 	return false
 }
 
-// longestBoilerplate is the length of the longest phrase of boilerplate
-// ("read the full story"; TestLongestBoilerplate checks it).
+// longestBoilerplate is the length of the longest ASCII phrase of
+// boilerplate ("read the full story"; TestLongestBoilerplate checks it):
+// the others are not ASCII, which isBoilerplate lower-cases anyway.
 const longestBoilerplate = 19
 
 // asciiFields returns how many fields strings.Fields finds in s, or -1
@@ -1499,23 +1910,88 @@ func asciiFields(s string) int {
 	return n
 }
 
+// isReadMore reports a link's text, lower-cased and trimmed, that is a
+// read-more phrase, or begins with one of 9 bytes or more as a word of
+// its own ("read more about the plan", "lees verder »").
 func isReadMore(s string) bool {
-	switch s {
-	case "read more", "more", "continue reading", "full story", "details", "more info", "learn more", "show notes",
-		"weiterlesen", "lire la suite", "leer más", "meer", "permalink", "see more", "read the full story", "mehr", "suite":
+	if readMore[s] {
 		return true
 	}
-	return strings.HasPrefix(s, "read more") || strings.HasPrefix(s, "continue reading") || strings.HasPrefix(s, "weiterlesen")
+	if s == "" {
+		return false
+	}
+	for _, p := range readMorePrefixes[s[0]] {
+		if len(s) > len(p) && strings.HasPrefix(s, p) {
+			if r, _ := utf8.DecodeRuneInString(s[len(p):]); !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isNumberish reports text that is a number, a count or a short code: a
-// rank, a page number, a price, a file size.
+// rank, a page number, a price, a file size, two letters ("OK", "Re",
+// "v2"). Two characters of a script written without spaces (Han, kana,
+// Hangul: 通知, 港湾, 공지) are a word, not a code.
 func isNumberish(s string) bool {
-	letters := 0
+	letters, runes := 0, 0
 	for _, r := range s {
+		runes++
 		if unicode.IsLetter(r) {
 			letters++
 		}
 	}
-	return letters == 0 || utf8.RuneCountInString(s) <= 2
+	if letters == 0 || runes > 2 {
+		return letters == 0
+	}
+	wide := 0
+	for _, r := range s {
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			wide++
+		}
+	}
+	return wide < 2
+}
+
+// isVersion reports whether s is a release's version: digits with dots
+// ("3.19.0", "2024.06", "1.0"), after an optional "v" and before an
+// optional suffix that starts with '-', '+' or a letter ("1.0.0-rc.2",
+// "2.1b3", "4.0+build.7"), without spaces. isNumberish calls most of
+// them a number, which as a heading's or a link's text they are not.
+func isVersion(s string) bool {
+	if s != "" && (s[0] == 'v' || s[0] == 'V') {
+		s = s[1:]
+	}
+	dots, i := 0, 0
+	for {
+		start := i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if i == start {
+			return false // no digits first
+		}
+		if i == len(s) || s[i] != '.' || i+1 == len(s) || !isDigit(s[i+1]) {
+			break
+		}
+		dots++
+		i++
+	}
+	if dots == 0 {
+		return false
+	}
+	rest := s[i:]
+	if rest == "" {
+		return true
+	}
+	if c := rest[0]; c != '-' && c != '+' && !isASCIILetter(c) {
+		return false
+	}
+	for j := 0; j < len(rest); j++ {
+		if c := rest[j]; !isDigit(c) && !isASCIILetter(c) && !strings.ContainsRune(".-+", rune(c)) {
+			return false
+		}
+	}
+	return true
 }

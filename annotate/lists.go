@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/dynamo-feeds/dynamo/dates"
 )
@@ -110,7 +111,20 @@ func findCandidates(t *treeBuilder) []*candidate {
 		runs       bool // a kind of two, as a bool: the key is hashed for every group of every parent
 		key        uint64
 	}
+	// The cells of a table's rows make one list whatever classes mark
+	// a row's place: a grid's first and last rows (Drupal's "row-first",
+	// "row-last") were lists apart from the others. Such a row is keyed
+	// as the row it would be without those classes.
+	crossKeyOf := func(p *node, tag string) groupKey {
+		path := p.pathKey
+		if lk := p.look(); p.tag() == "tr" && slices.ContainsFunc(lk.classes, positional) && p.parent() != nil {
+			kept := slices.DeleteFunc(slices.Clone(lk.classes), positional)
+			path = t.paths.mix(p.parent().pathKey, t.keyOf(lk.tag, lk.id, kept))
+		}
+		return groupKey{path, false, hashString(tag)}
+	}
 	cross := map[groupKey]*candidate{}
+	lone := map[groupKey][]*node{} // parents of one line (oneLine)
 	var crossOrder []groupKey
 	addCross := func(k groupKey, parent *node, recs []record, sums recordSums, kind string) {
 		c := cross[k]
@@ -144,6 +158,9 @@ func findCandidates(t *treeBuilder) []*candidate {
 	// copied from groups: one allocation for many candidates, where most
 	// have two or three records.
 	var arena []record
+	// grouped are the candidates of elements whose parent stands among
+	// few siblings, for siblingGroups.
+	var grouped []*candidate
 	for p := range t.withRoot {
 		if p.isText() || p.hidden || p.raw || len(p.children()) == 0 {
 			continue
@@ -170,6 +187,13 @@ func findCandidates(t *treeBuilder) []*candidate {
 			}
 			groups[g] = append(groups[g], record{nodes: p.children()[k : k+1 : k+1]})
 		}
+		// Whether p stands among few siblings: its records may be one
+		// of a list's groups (siblingGroups). Asked here, where p is
+		// at hand.
+		small := false
+		if gp := p.parent(); gp != nil && len(tags) > 0 {
+			small = len(gp.children()) <= maxGroupSiblings
+		}
 		for g, tag := range tags {
 			recs := groups[g]
 			sums := sumsOf(recs)
@@ -181,9 +205,13 @@ func findCandidates(t *treeBuilder) []*candidate {
 				}
 				at := len(arena)
 				arena = append(arena, recs...)
-				out = append(out, &candidate{kind: "elements", head: recs[0].nodes[0], parents: 1, records: arena[at:len(arena):len(arena)], sums: sums})
+				c := &candidate{kind: "elements", head: recs[0].nodes[0], parents: 1, records: arena[at:len(arena):len(arena)], sums: sums}
+				out = append(out, c)
+				if small {
+					grouped = append(grouped, c)
+				}
 			}
-			addCross(groupKey{p.pathKey, false, hashString(tag)}, p, recs, sums, "elements")
+			addCross(crossKeyOf(p, tag), p, recs, sums, "elements")
 		}
 		// Runs: each starts at a child of one key and takes the siblings up
 		// to the next.
@@ -194,13 +222,235 @@ func findCandidates(t *treeBuilder) []*candidate {
 			}
 			addCross(groupKey{p.pathKey, true, runs[0].head().look().key}, p, runs, sums, "runs")
 		}
+		if h := oneLine(p); h >= 0 {
+			k := groupKey{p.pathKey, true, p.children()[h].look().key}
+			lone[k] = append(lone[k], p)
+		}
 	}
 	for _, k := range crossOrder {
-		if c := cross[k]; c.parents >= 2 && c.sums.scorable() {
+		c := cross[k]
+		if ps := lone[k]; len(ps) > 0 && c.parents >= 2 {
+			// The parents of one dated line join the lines of the
+			// others, in page order.
+			var recs []record
+			for _, p := range ps {
+				if r, ok := datedLine(p); ok {
+					recs = append(recs, r)
+				}
+			}
+			c.parents += len(recs)
+			c.sums.add(sumsOf(recs))
+			c.records = append(c.records, recs...)
+			slices.SortFunc(c.records, func(a, b record) int { return a.start() - b.start() })
+		}
+		if c.parents >= 2 && c.sums.scorable() {
 			out = append(out, c)
 		}
 	}
-	return out
+	return siblingGroups(out, grouped)
+}
+
+// maxSiblingGroups is the most sibling groups siblingGroups joins: a
+// list's pinned, featured and other records, not a page's sections.
+const maxSiblingGroups = 3
+
+// maxGroupSiblings bounds the children (text included) of the element
+// holding sibling groups: a few groups and a heading or a pager beside
+// them. It keeps siblingGroups' look at siblings from growing with a
+// page's thousands of rows.
+const maxGroupSiblings = 64
+
+// siblingGroups adds to the candidates one list made of the records of
+// sibling groups of the same markup: a forum's sticky threads in one
+// <div>, the others in the next; a news page's featured stories, then
+// the rest. The groups' parents are adjacent siblings of one tag that
+// share a stable class but differ in their classes (parents of the same
+// look and path are joined across parents already), and their records
+// are of one tag and share a stable class. Parents that are many (more
+// than maxSiblingGroups of their kind) are records themselves, not
+// groups. groups are the candidates of one parent among few siblings
+// (findCandidates tells them as it makes them, a long page's thousands
+// of row candidates being none). Each group alone stays a candidate:
+// scoring chooses.
+func siblingGroups(cands, groups []*candidate) []*candidate {
+	byParent := make(map[*node][]*candidate, len(groups))
+	for _, c := range groups {
+		p := c.head.parent()
+		byParent[p] = append(byParent[p], c)
+	}
+	// next returns the group of the parent after c's that continues it.
+	next := func(c *candidate) *candidate {
+		p := c.head.parent()
+		s := nextElement(p)
+		if s == nil || s.tag() != p.tag() || s.look().key == p.look().key || !shareClass(s, p) || kinSiblings(p) > maxSiblingGroups {
+			return nil
+		}
+		for _, d := range byParent[s] {
+			if d.head.tag() == c.head.tag() && shareClass(d.head, c.head) {
+				return d
+			}
+		}
+		return nil
+	}
+	continues := map[*candidate]bool{}
+	for _, c := range groups {
+		if continues[c] {
+			continue
+		}
+		chain := []*candidate{c}
+		for d := next(c); d != nil && len(chain) <= maxSiblingGroups; d = next(d) {
+			continues[d] = true
+			chain = append(chain, d)
+		}
+		if len(chain) < 2 || len(chain) > maxSiblingGroups {
+			continue
+		}
+		merged := &candidate{kind: "elements", head: chain[0].head, parents: len(chain)}
+		for _, g := range chain {
+			merged.records = append(merged.records, g.records...)
+			merged.sums.add(g.sums)
+		}
+		cands = append(cands, merged)
+	}
+	return cands
+}
+
+// groupsStep writes the XPath step that selects the parents of a
+// candidate's records by the tag and the stable classes (as written)
+// they all share: "" when they have one parent, or none in common.
+func groupsStep(c *candidate) string {
+	first := c.head.parent()
+	var classes []string
+	for _, cl := range strings.Fields(first.look().class) {
+		st := stableClasses(cl)
+		if len(st) != 1 {
+			continue
+		}
+		shared := true
+		for _, r := range c.records {
+			p := r.nodes[0].parent()
+			shared = shared && p.tag() == first.tag() && hasClasses(p, st)
+		}
+		if shared {
+			classes = append(classes, cl)
+		}
+	}
+	if len(classes) == 0 || c.parents < 2 {
+		return ""
+	}
+	step := xpathName(first.tag())
+	for _, cl := range classes {
+		step += "[contains(concat(' ', normalize-space(@class), ' '), " + xpathString(" "+cl+" ") + ")]"
+	}
+	return step
+}
+
+// kinSiblings counts n and its siblings of its tag that share a stable
+// class with it: more than a few are records themselves (a shop's
+// products), whose parts are no list's groups.
+func kinSiblings(n *node) int {
+	k := 0
+	for _, s := range n.parent().children() {
+		if s == n || !s.isText() && s.tag() == n.tag() && shareClass(s, n) {
+			k++
+		}
+	}
+	return k
+}
+
+// nextElement returns the element after n among its siblings, past blank
+// text only; nil when something else or nothing follows.
+func nextElement(n *node) *node {
+	p := n.parent()
+	if p == nil {
+		return nil
+	}
+	kids := p.children()
+	i := 0
+	for i < len(kids) && kids[i] != n {
+		i++
+	}
+	for i++; i < len(kids); i++ {
+		switch k := kids[i]; {
+		case !k.isText():
+			return k
+		case k.textBytes > 0:
+			return nil
+		}
+	}
+	return nil
+}
+
+// shareClass reports whether a and b have a stable class in common.
+func shareClass(a, b *node) bool {
+	for _, x := range a.look().classes {
+		for _, y := range b.look().classes {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// positional reports whether a class marks an element's place among
+// its siblings ("row-first", "views-row-last", "row-odd"), as the words
+// stableClasses drops do alone.
+func positional(class string) bool {
+	switch class[strings.LastIndexAny(class, "-_")+1:] {
+	case "first", "last", "odd", "even":
+		return true
+	}
+	return false
+}
+
+// oneLine returns the place among p's children of its only element, when
+// that is a link with text before it and nothing after it, or -1: what
+// datedLine reads, kept for the end of findCandidates as cheaply as
+// asked of every parent.
+func oneLine(p *node) int {
+	kids := p.children()
+	head := -1
+	for i, c := range kids {
+		switch {
+		case c.isText():
+		case head >= 0 || c.tag() != "a" || !c.usableLink() || !c.recordable():
+			return -1
+		default:
+			head = i
+		}
+	}
+	if head < 1 || countSignificant(kids[head+1:]) > 0 || countSignificant(kids[:head]) == 0 {
+		return -1
+	}
+	return head
+}
+
+// datedLine returns the one line of a parent holding a date and a link
+// and nothing else ("2024-06-27 &mdash; <a>#199999: Plan</a>"), as a
+// record of the lines cut by <br> (runsOf) that the parent would give
+// among others: an archive's month with one post beside months of
+// several. Such parents count only with those whose lines runsOf found
+// under the same path (findCandidates), and were left out, so that a
+// month's heading and its lines were taken for the items.
+func datedLine(p *node) (record, bool) {
+	head := oneLine(p)
+	if head < 0 {
+		return record{}, false
+	}
+	kids := p.children()
+	var before strings.Builder
+	for _, c := range kids[:head] {
+		before.WriteString(c.tables().text[c.start:c.end])
+	}
+	if !holdsDate(before.String()) {
+		return record{}, false
+	}
+	from := 0
+	for from < head && kids[from].textBytes == 0 {
+		from++
+	}
+	return record{nodes: kids[from : head+1 : head+1], lead: head - from}, true
 }
 
 func hashString(s string) uint64 {
@@ -284,6 +534,12 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 				continue
 			}
 		}
+		if !pre {
+			if runs := runsEndingAt(kids, heads); runs != nil {
+				out = append(out, runs)
+				continue
+			}
+		}
 		starts := lineStarts(pre, kids, heads)
 		var runs []record
 		var sizes []int
@@ -314,6 +570,54 @@ func (rc *runCounter) runsOf(p *node) [][]record {
 		out = append(out, runs)
 	}
 	return out
+}
+
+// runsEndingAt returns the runs that end at each head, when the heads are
+// separators after their items: empty elements (a Joomla blog's
+// "<span class="article_seperator">&nbsp;</span>" after each item's
+// tables), nothing but blank text after the last, and before the first
+// the siblings of a run's shape, up to the previous head, that would be
+// no run's when the runs started at the heads (the first item was lost,
+// or, cut at the items' first nodes, every item began at another's
+// second node). nil otherwise.
+func runsEndingAt(kids []*node, heads []int) []record {
+	for _, h := range heads {
+		if kids[h].textBytes > 0 || kids[h].links > 0 {
+			return nil
+		}
+	}
+	last := heads[len(heads)-1]
+	if countSignificant(kids[last+1:]) > 0 {
+		return nil
+	}
+	// The first item: the siblings before the first head, back as far as
+	// the second run's, each of the same look as its own.
+	body := kids[heads[0]+1 : heads[1]]
+	from, k := heads[0], len(body)-1
+	for ; k >= 0; k-- {
+		b := body[k]
+		if b.isText() && b.textBytes == 0 {
+			continue
+		}
+		for from--; from >= 0 && kids[from].isText() && kids[from].textBytes == 0; from-- {
+		}
+		if from < 0 || kids[from].isText() != b.isText() || !b.isText() && kids[from].look().key != b.look().key {
+			return nil
+		}
+	}
+	runs := make([]record, 0, len(heads))
+	for j, h := range heads {
+		if j > 0 {
+			from = heads[j-1] + 1
+		}
+		nodes := kids[from : h+1]
+		lead := h - from
+		for lead > 0 && nodes[0].isText() && nodes[0].textBytes == 0 {
+			nodes, lead = nodes[1:], lead-1
+		}
+		runs = append(runs, record{nodes: nodes, lead: lead})
+	}
+	return runs
 }
 
 // lineStarts returns where each run starts when the runs are lines cut
@@ -747,6 +1051,69 @@ func (c *candidate) detailScore(dc *detailCounter) {
 	if d.parts > 1 {
 		c.mul("records that are the parts of one item in each parent", 1/float64(d.parts))
 	}
+	if c.kind == "runs" && periodHeads(c.records) {
+		c.mul("records under headings naming a month or a year (groups of items)", 0.5)
+	}
+}
+
+// periodHeads reports whether most of the first records (of runs) start
+// at a heading that names a month or a year and nothing else ("June
+// 2024"): an archive's months, each over its items, which had the items'
+// headings' bonus and won over the items' lines when the months hold one
+// or two.
+func periodHeads(records []record) bool {
+	n, period := 0, 0
+	for _, r := range records[:min(len(records), 40)] {
+		h := r.head()
+		if !isHeading(h.tag()) && h.tag() != "b" && h.tag() != "strong" {
+			continue
+		}
+		n++
+		if namesPeriod(textWithin(h, 40)) {
+			period++
+		}
+	}
+	return n >= minRecords && period*10 >= n*6
+}
+
+// textWithin returns the text of n's subtree, unescaped, or "" when it
+// has more than max bytes.
+func textWithin(n *node, max int) string {
+	if int(n.textBytes) > max {
+		return ""
+	}
+	var b strings.Builder
+	var add func(m *node)
+	add = func(m *node) {
+		for _, c := range m.children() {
+			if c.isText() {
+				b.WriteString(c.tables().text[c.start:c.end])
+			} else if !c.hidden {
+				add(c)
+			}
+		}
+	}
+	add(n)
+	return html.UnescapeString(b.String())
+}
+
+// namesPeriod reports whether s is a year ("2024") or a month and a year
+// ("June 2024", "Juni 2024", "Jun. 2024"), in a language the dates
+// package reads.
+func namesPeriod(s string) bool {
+	f := strings.Fields(s)
+	if len(f) == 0 || len(f) > 2 {
+		return false
+	}
+	year, err := strconv.Atoi(f[len(f)-1])
+	if err != nil || year < 1900 || year > 2100 {
+		return false
+	}
+	if len(f) == 1 {
+		return true
+	}
+	_, ok := dates.Parse("1 "+f[0]+" "+f[1], time.UTC)
+	return ok && strings.ContainsFunc(f[0], unicode.IsLetter)
 }
 
 // detailCounts are what detailScore counts in a candidate's records with
@@ -1573,7 +1940,10 @@ func (c *candidate) appendDescription(b []byte) []byte {
 				break
 			}
 		}
+		last := c.records[0].lead == len(c.records[0].nodes)-1
 		switch {
+		case lines && last:
+			b = append(b, " and the siblings before it, back to the previous"...)
 		case lines && preformatted(c.head):
 			b = append(b, " and the rest of its line (from newline to newline)"...)
 		case lines:
@@ -1699,6 +2069,7 @@ func (c *candidate) strayRecords() {
 	}
 	want, wantLinks, wantText := shapeBag(sh.text(shapes.mostCommon()), false), median(links), median(texts)
 	kin := map[int32]bool{}
+	var dated *datedTitles // read only when a record would be left out
 	var strays []*node
 	for _, r := range c.records {
 		n := r.nodes[0]
@@ -1709,12 +2080,90 @@ func (c *candidate) strayRecords() {
 		if l <= 2*wantLinks && 2*l >= wantLinks && 2*text >= wantText && sh.kin(kin, sh.of(r), false, want) {
 			continue // of the items' shape and size: an item, whatever its classes
 		}
+		if dated == nil {
+			dated = datedTitlesOf(c.records, func(r record) bool { return usual[r.nodes[0].lookID] })
+		}
+		if dated.has(r) {
+			continue // the items' title link and date: an item without a picture or a text
+		}
 		strays = append(strays, n)
 	}
 	if len(strays) == 0 || 2*len(strays) >= len(c.records) {
 		return
 	}
 	c.leaveOut(strays)
+}
+
+// datedTitles is where most of a list's records hold their title link
+// and their date: the places (relative keys) of their first link with 12
+// bytes of text or more and of their first text that holds a date. A
+// record with both at those places is an item, though it lacks a part
+// the others have (a picture, an excerpt, a category) and so differs
+// from them in shape, size or classes.
+type datedTitles struct{ link, date string }
+
+// datedTitlesOf reads the places on the first records that usual
+// reports: each must be held by more than half of them, else both are
+// "" and has reports no record.
+func datedTitlesOf(recs []record, usual func(record) bool) *datedTitles {
+	links, dates := map[string]int{}, map[string]int{}
+	n := 0
+	for _, r := range recs {
+		if n == sampleRecords {
+			break
+		}
+		if !usual(r) {
+			continue
+		}
+		n++
+		l, d := titleAndDate(r)
+		links[l]++
+		dates[d]++
+	}
+	most := func(m map[string]int) string {
+		for k, v := range m {
+			if k != "" && 2*v > n {
+				return k
+			}
+		}
+		return ""
+	}
+	return &datedTitles{link: most(links), date: most(dates)}
+}
+
+// has reports whether r holds a link with text (of any length: a short
+// title is a title) and a date at the list's places.
+func (d *datedTitles) has(r record) bool {
+	if d.link == "" || d.date == "" {
+		return false
+	}
+	link, date := false, false
+	walkUntil(r, func(m *node) (bool, bool) {
+		switch {
+		case !link && m.tag() == "a" && m.href() != "" && m.textBytes > 0:
+			link = relKey(r, m) == d.link
+		case !date && m.isText() && m.textBytes > 0 && holdsDate(m.tables().text[m.start:m.end]):
+			date = relKey(r, m) == d.date
+		}
+		return !m.isText(), link && date
+	})
+	return link && date
+}
+
+// titleAndDate returns the relative keys of the record's first link
+// with 12 bytes of text or more and of its first text that holds a date
+// ("" for none).
+func titleAndDate(r record) (link, date string) {
+	walkUntil(r, func(m *node) (bool, bool) {
+		switch {
+		case link == "" && m.tag() == "a" && m.href() != "" && m.textBytes >= 12:
+			link = relKey(r, m)
+		case date == "" && m.isText() && m.textBytes > 0 && holdsDate(m.tables().text[m.start:m.end]):
+			date = relKey(r, m)
+		}
+		return !m.isText(), link != "" && date != ""
+	})
+	return link, date
 }
 
 // leaveOut drops the records whose first nodes are strays (in the

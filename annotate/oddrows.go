@@ -50,7 +50,8 @@ const oddSample = 40
 // A real item fails one of these: the first item without its date has
 // the items' cells and links; a featured one has more text beside its
 // links; one with a short title has one link, or the cells and links
-// of the others. What it does not see: a line of a single link ("Next
+// of the others; an item with the items' title link and date at their
+// places (datedTitles) is one, whatever it lacks. What it does not see: a line of a single link ("Next
 // »" alone), one among the items rather than at an end, and, in a list
 // across parents, the ends of each parent's list but the first and
 // last (docs/ANNOTATE.md). The rows left out must be fewer than the
@@ -115,16 +116,31 @@ func (c *candidate) oddRecords() {
 		}
 	}
 	u := usualOf(rows)
+	var dated *datedTitles // read only when a row would be left out
+	oddOne := func(r row) bool {
+		if !u.oddOne(r.n) {
+			return false
+		}
+		if r.to-r.from > 1 {
+			return true
+		}
+		// A record with the items' title link and date at their
+		// places is an item without some part (a picture, a text).
+		if dated == nil {
+			dated = datedTitlesOf(c.records[lo:hi], func(record) bool { return true })
+		}
+		return !dated.has(c.records[r.from])
+	}
 	var odd []row
 	for _, r := range heads {
-		if !u.oddOne(r.n) {
+		if !oddOne(r) {
 			break // an item: those after it are items too
 		}
 		odd = append(odd, r)
 	}
 	first := len(odd)
 	for _, r := range tails {
-		if !u.oddOne(r.n) {
+		if !oddOne(r) {
 			break
 		}
 		odd = append(odd, r)

@@ -168,6 +168,90 @@ func (p *page) plain(s string) string {
 	return plainTokenized(s)
 }
 
+// textCounts is what the suggester asks of a long text, counted as its
+// markup is read rather than from the text made: its letters, its other
+// runes that are no space, its words (as strings.Fields splits them) and
+// the bytes of those words. The text joinFields makes of it has
+// words-1 more runes and bytes (one space between words), and the same
+// letters and other runes.
+type textCounts struct {
+	letters, other, words, wordBytes int
+	inWord                           bool // the last rune added was no space
+}
+
+// add counts the runes of s, which follow those added before.
+func (c *textCounts) add(s string) {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r < utf8.RuneSelf {
+			// ASCII, most of a page: its classes by hand.
+			i++
+			switch {
+			case r == ' ' || '\t' <= r && r <= '\r':
+				c.inWord = false
+				continue
+			case 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z':
+				c.letters++
+			default:
+				c.other++
+			}
+			if !c.inWord {
+				c.words++
+				c.inWord = true
+			}
+			c.wordBytes++
+			continue
+		}
+		r, size = utf8.DecodeRuneInString(s[i:])
+		i += size
+		if unicode.IsSpace(r) {
+			c.inWord = false
+			continue
+		}
+		if !c.inWord {
+			c.words++
+			c.inWord = true
+		}
+		c.wordBytes += size
+		if unicode.IsLetter(r) {
+			c.letters++
+		} else {
+			c.other++
+		}
+	}
+}
+
+// joined returns the runes and bytes of the text joinFields makes.
+func (c *textCounts) joined() (runes, bytes int) {
+	spaces := max(c.words-1, 0)
+	return c.letters + c.other + spaces, c.wordBytes + spaces
+}
+
+// prose reports whether the text reads like a sentence: five words or
+// more, mostly letters (isProse).
+func (c *textCounts) prose() bool {
+	return c.words >= 5 && c.letters >= 20 && c.letters >= 3*c.other
+}
+
+// countsOf returns the textCounts of textOf(n), read without making the
+// text: a whole list's node holds megabytes of it. ok is false when the
+// markup is read by the tokenizer only (plainTokenized).
+func (p *page) countsOf(n *node) (c textCounts, ok bool) {
+	s := p.text[n.open:n.close]
+	if n.isText() {
+		s = p.text[n.start:n.end]
+	}
+	s = p.decode(s)
+	if !strings.ContainsAny(s, "<&") {
+		c.add(s)
+		return c, true
+	}
+	if _, ok := plainSimpleTo(s, &c); ok {
+		return c, true
+	}
+	return textCounts{}, false
+}
+
 // plainSimple is plainTokenized for the markup most pages hold, read
 // without a tokenizer (which costs a 4 KiB buffer a call). ok is false,
 // for the tokenizer to read it, when the markup holds anything but text
@@ -177,24 +261,40 @@ func (p *page) plain(s string) string {
 // ("<br/>", which the tokenizer does not count as a <br>). Tags are read
 // as the tokenizer reads them (readTag in golang.org/x/net/html).
 func plainSimple(s string) (string, bool) {
+	return plainSimpleTo(s, nil)
+}
+
+// plainSimpleTo is plainSimple, or when counts is not nil, plainSimple
+// counting the text into counts (textCounts.add) without making it: ""
+// is then returned.
+func plainSimpleTo(s string, counts *textCounts) (string, bool) {
 	if strings.IndexByte(s, 0) >= 0 {
 		return "", false
 	}
 	var sb strings.Builder
-	sb.Grow(len(s)) // the text is most often no longer than its markup: one allocation
+	if counts == nil {
+		sb.Grow(len(s)) // the text is most often no longer than its markup: one allocation
+	}
+	put := func(t string) {
+		if counts != nil {
+			counts.add(t)
+		} else {
+			sb.WriteString(t)
+		}
+	}
 	for {
 		i := strings.IndexByte(s, '<')
 		if i < 0 {
-			sb.WriteString(html.UnescapeString(s))
+			put(html.UnescapeString(s))
 			break
 		}
 		if i+1 < len(s) && !isASCIILetter(s[i+1]) && s[i+1] != '/' && s[i+1] != '!' && s[i+1] != '?' {
 			// A "<" that opens nothing is text.
-			sb.WriteString(html.UnescapeString(s[:i+1]))
+			put(html.UnescapeString(s[:i+1]))
 			s = s[i+1:]
 			continue
 		}
-		sb.WriteString(html.UnescapeString(s[:i]))
+		put(html.UnescapeString(s[:i]))
 		end := i+1 < len(s) && s[i+1] == '/'
 		nameAt := i + 1
 		if end {
@@ -217,14 +317,17 @@ func plainSimple(s string) (string, bool) {
 				if selfClosing {
 					return "", false
 				}
-				sb.WriteByte(' ')
+				put(" ")
 			}
 		case "p", "div", "li", "td":
 			if !end && selfClosing {
 				return "", false
 			}
-			sb.WriteByte(' ')
+			put(" ")
 		}
+	}
+	if counts != nil {
+		return "", true
 	}
 	return joinFields(sb.String()), true
 }
@@ -398,11 +501,12 @@ func (p *page) textOf(n *node) string {
 // byteOffsets maps a range of runes in the decoded form of the text
 // p.text[start:end] back to offsets in p.text. It works when the text is
 // UTF-8 (as given, or decoded from UTF-16) or a single-byte encoding;
-// ok is false otherwise, and for text holding entities or markup, whose
-// decoded form is not a simple image of the bytes.
+// ok is false otherwise, and for text holding markup. Entities are not
+// decoded in that form: a caller that reads them decoded maps its runes
+// back first (dateIn).
 func (p *page) byteOffsets(start, end, fromRune, toRune int) (int, int, bool) {
 	s := p.text[start:end]
-	if strings.ContainsAny(s, "&<") {
+	if strings.IndexByte(s, '<') >= 0 {
 		return 0, 0, false
 	}
 	switch {

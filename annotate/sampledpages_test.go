@@ -46,7 +46,7 @@ func genSampledPkgIndex(r *rand.Rand, size int) stylePage {
 		name := fmt.Sprintf("%s-%s-%d", words[r.IntN(len(words))], denseWords[r.IntN(len(denseWords))], i)
 		path := "/pkg/" + name + "/"
 		s := fmt.Sprintf(`<tr><td><a href="%s">%s</a></td><td>%d.%d.%d</td><td>%s</td></tr>`+"\n",
-			path, name, r.IntN(5), r.IntN(20), r.IntN(30), sentence(r, 2, 5))
+			path, name, r.IntN(5), r.IntN(20), r.IntN(30), sentence(r.IntN, 2, 5))
 		return s, styleItem{name, "https://www.example.org" + path}, true
 	})
 	return stylePage{[]byte(sb.String()), items}

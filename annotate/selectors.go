@@ -632,6 +632,8 @@ func (f *follower) fieldSpan(name string, m match, item *node, index string) (sp
 	switch {
 	case name == "link" && n.tag() == "a" && n.href() != "":
 		s, e = int(n.start), int(n.open)
+	case name == "date" && f.chooser.holdsMachineDate(n):
+		s, e = int(n.start), int(n.end) // the element, whose attribute the wrapper reads
 	case name == "date" && !n.isText():
 		if ds, de, ok := f.dateWithin(n); ok {
 			s, e = ds, de
@@ -646,7 +648,7 @@ func (f *follower) fieldSpan(name string, m match, item *node, index string) (sp
 	case n.isText():
 		s, e = int(n.start), int(n.end)
 	case name == "title":
-		s, e = narrow(n).inner()
+		s, e = narrowTitle(n).inner()
 	default:
 		s, e = n.inner()
 	}

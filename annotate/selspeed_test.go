@@ -62,7 +62,7 @@ func liPage(name string, size int) []byte {
 			continue
 		}
 		fmt.Fprintf(&sb, `<li><a href="/n/%d.html">%s</a> <span class="d">%d %s %d</span> %s</li>`+"\n",
-			i, shortTitle(r, i), 1+r.IntN(28), months[r.IntN(12)], 2000+i%25, sentence(r, 2, 6))
+			i, shortTitle(r, i), 1+r.IntN(28), months[r.IntN(12)], 2000+i%25, sentence(r.IntN, 2, 6))
 	}
 	sb.WriteString("</ul></body></html>\n")
 	return []byte(sb.String())

@@ -98,7 +98,7 @@ func genSpeedPodcastDL(r *rand.Rand, size int) stylePage {
 		t := fmt.Sprintf("Episode %d: %s", i+1, shortTitle(r, i))
 		path := fmt.Sprintf("/episodes/%d/", i+1)
 		s := fmt.Sprintf(`<dt><a href="%s">%s</a></dt><dd>%d %s %d · %s</dd>`+"\n",
-			path, t, 1+r.IntN(28), months[r.IntN(12)], 2005+i%20, sentence(r, 3, 7))
+			path, t, 1+r.IntN(28), months[r.IntN(12)], 2005+i%20, sentence(r.IntN, 3, 7))
 		return s, styleItem{t, "https://www.example.org" + path}, true
 	})
 	return stylePage{[]byte(sb.String()), items}
@@ -173,7 +173,7 @@ func genSpeedFontTables(r *rand.Rand, size int) stylePage {
 		t := shortTitle(r, i)
 		path := fmt.Sprintf("notices/n%d.htm", 9000+i)
 		s := fmt.Sprintf(`<TABLE WIDTH="100%%" CELLPADDING="2"><TR><TD><FONT FACE="Arial" SIZE="3"><B><A HREF="%s">%s</A></B></FONT> <FONT SIZE="1">%02d.%02d.%d</FONT><BR><FONT FACE="Arial" SIZE="2">%s</FONT></TD></TR></TABLE>`+"\n",
-			path, t, 1+r.IntN(28), 1+r.IntN(12), 1998+i%10, sentence(r, 3, 8))
+			path, t, 1+r.IntN(28), 1+r.IntN(12), 1998+i%10, sentence(r.IntN, 3, 8))
 		return s, styleItem{t, "https://www.example.org/section/" + path}, true
 	})
 	return stylePage{[]byte(sb.String()), items}
@@ -191,7 +191,7 @@ func genSpeedDatedChanges(r *rand.Rand, size int) stylePage {
 		t := shortTitle(r, i)
 		path := fmt.Sprintf("/ticket/%d", 20000+i)
 		s := fmt.Sprintf(`<li>%d-%02d-%02d: <span class="kind">%s</span> <a href="%s">%s</a> (%s). %s</li>`+"\n",
-			2012+i%12, 1+r.IntN(12), 1+r.IntN(28), kinds[r.IntN(len(kinds))], path, t, denseNames[r.IntN(len(denseNames))], sentence(r, 4, 9))
+			2012+i%12, 1+r.IntN(12), 1+r.IntN(28), kinds[r.IntN(len(kinds))], path, t, denseNames[r.IntN(len(denseNames))], sentence(r.IntN, 4, 9))
 		return s, styleItem{t, "https://www.example.org" + path}, true
 	})
 	return stylePage{[]byte(sb.String()), items}

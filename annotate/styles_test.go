@@ -107,11 +107,13 @@ func title(r *rand.Rand, i int) string {
 	return fmt.Sprintf("%s %d", strings.Join(w, " "), i)
 }
 
-func sentence(r *rand.Rand, min, max int) string {
-	n := min + r.IntN(max-min+1)
+// sentence is a sentence of min to max words, drawn with intN (the
+// IntN or Intn of a math/rand/v2 or math/rand generator).
+func sentence(intN func(int) int, min, max int) string {
+	n := min + intN(max-min+1)
 	w := make([]string, n)
 	for k := range w {
-		w[k] = words[r.IntN(len(words))]
+		w[k] = words[intN(len(words))]
 	}
 	return strings.ToUpper(w[0][:1]) + strings.Join(w, " ")[1:] + "."
 }
@@ -151,7 +153,7 @@ func genCMSNews(r *rand.Rand, size int) stylePage {
 		t := title(r, i)
 		path := fmt.Sprintf("/news/%d/%02d/item-%d", 2010+i%15, 1+i%12, i)
 		s := fmt.Sprintf(`<li class="news-item"><span class="news-date">%d %s %d</span> <h3><a href="%s">%s</a></h3><p class="teaser">%s</p></li>`+"\n",
-			1+r.IntN(28), months[r.IntN(12)], 2010+i%15, path, t, sentence(r, 10, 30))
+			1+r.IntN(28), months[r.IntN(12)], 2010+i%15, path, t, sentence(r.IntN, 10, 30))
 		return s, styleItem{t, "https://www.example.org" + path}, true
 	})
 	return stylePage{[]byte(sb.String()), items}
@@ -171,7 +173,7 @@ func genCards(r *rand.Rand, size int) stylePage {
 		t := title(r, i)
 		path := fmt.Sprintf("/projects/p%d-%s", i, words[r.IntN(len(words))])
 		s := fmt.Sprintf(`<div class="col"><article class="card h-100"><a href="%s"><img class="card-img-top" src="/img/%d.jpg" alt="" width="320" height="200"></a><div class="card-body"><h5 class="card-title"><a href="%s">%s</a></h5><p class="card-text">%s</p></div><div class="card-footer"><small class="text-muted"><time datetime="%d-%02d-%02d">%d %s %d</time></small></div></article></div>`+"\n",
-			path, i, path, t, sentence(r, 8, 24), 2015+i%10, 1+i%12, 1+i%28, 1+i%28, months[i%12], 2015+i%10)
+			path, i, path, t, sentence(r.IntN, 8, 24), 2015+i%10, 1+i%12, 1+i%28, 1+i%28, months[i%12], 2015+i%10)
 		return s, styleItem{t, "https://www.example.org" + path}, true
 	})
 	return stylePage{[]byte(sb.String()), items}
@@ -214,7 +216,7 @@ func genLegacyFont(r *rand.Rand, size int) stylePage {
 		t := title(r, i)
 		path := fmt.Sprintf("news.asp?id=%d", 5000+i)
 		s := fmt.Sprintf(`<TR><TD VALIGN="top" WIDTH="80"><FONT FACE="Verdana" SIZE="1">%02d/%02d/%d</FONT></TD><TD><FONT FACE="Verdana" SIZE="2"><A HREF="%s"><B>%s</B></A><BR>%s</FONT></TD></TR>`+"\n",
-			1+r.IntN(28), 1+i%12, 1998+i%20, path, t, sentence(r, 8, 26))
+			1+r.IntN(28), 1+i%12, 1998+i%20, path, t, sentence(r.IntN, 8, 26))
 		return s, styleItem{t, "https://www.example.org/section/" + path}, true
 	})
 	return stylePage{[]byte(sb.String()), items}
@@ -232,7 +234,7 @@ func genDLEvents(r *rand.Rand, size int) stylePage {
 		t := title(r, i)
 		path := fmt.Sprintf("/whatson/%d", 70000+i)
 		s := fmt.Sprintf(`<dt><a href="%s">%s</a></dt><dd><em>%d %s %d</em> at the %s hall. %s</dd>`+"\n",
-			path, t, 1+r.IntN(28), months[i%12], 2016+i%9, words[r.IntN(len(words))], sentence(r, 8, 28))
+			path, t, 1+r.IntN(28), months[i%12], 2016+i%9, words[r.IntN(len(words))], sentence(r.IntN, 8, 28))
 		return s, styleItem{t, "https://www.example.org" + path}, true
 	})
 	return stylePage{[]byte(sb.String()), items}

@@ -315,6 +315,7 @@ type treeBuilder struct {
 	// with NULs (lookKey is the buffer they are joined in).
 	looks   map[string]*look
 	lookKey []byte
+	recent  [recentLooks]*look // looks the map gave (lookOfName)
 	// numbered keeps a look made for each key with its digits read as 0s
 	// (post-1, post-2…: numbered records), whose id and class are the
 	// only parts of the look its alikes do not share.
@@ -1046,11 +1047,44 @@ func visibleBytes(s string) int {
 // lookOfName is lookOf of the tag named name: the name is looked up
 // in the atom table (and a copy made of one it does not know) only for
 // a look not made before.
+//
+// The looks the map gave are kept in b.recent by a few of their bytes,
+// and one found there with that very tag, id and class is the one the map
+// holds for them (no look there is any other): most start tags are found
+// so, without the key joined and hashed, which the map's lookup was a
+// tenth of building a dense page's tree.
 func (b *treeBuilder) lookOfName(name, id, class []byte) *look {
+	slot := &b.recent[recentSlot(name, id, class)]
+	if lk := *slot; lk != nil && lk.tag == string(name) && lk.id == string(id) && lk.class == string(class) {
+		return lk
+	}
 	if lk := b.looks[string(b.keyOfLook(name, id, class))]; lk != nil {
+		*slot = lk
 		return lk
 	}
 	return b.lookOf(internTag(name, atom.Lookup(name)), id, class)
+}
+
+// recentLooks is the size of treeBuilder.recent: 1 << recentBits.
+const (
+	recentBits  = 8
+	recentLooks = 1 << recentBits
+)
+
+// recentSlot returns the place in treeBuilder.recent of the look of a
+// start tag: a hash of the lengths and end bytes of its name, id and class.
+func recentSlot(name, id, class []byte) int {
+	h := uint32(len(name)) | uint32(len(id))<<8 | uint32(len(class))<<16
+	if len(name) > 0 {
+		h = h*31 + uint32(name[0])<<8 + uint32(name[len(name)-1])
+	}
+	if len(id) > 0 {
+		h = h*31 + uint32(id[0])<<8 + uint32(id[len(id)-1])
+	}
+	if len(class) > 0 {
+		h = h*31 + uint32(class[0])<<8 + uint32(class[len(class)-1])
+	}
+	return int(h * 0x9e3779b1 >> (32 - recentBits))
 }
 
 // keyOfLook writes into b.lookKey, and returns, the key of a look in
