@@ -192,7 +192,7 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 			it.link = l.n
 		}
 		if i < n {
-			descsOf[i] = ch.descCandidates(nil, it.rec, it.title, it.link, nil)
+			descsOf[i] = ch.descCandidates(nil, it, nil)
 			datesOf[i] = ch.dateCandidates(nil, it.rec, it.title, nil)
 		}
 	}
@@ -215,7 +215,7 @@ func (ch *chooser) choose(c *candidate, limit int) *fieldChoice {
 				// descCandidates finds there is that node, which atPlace
 				// takes too (it has text, neither holds nor lies in the
 				// title, nor holds the link). Its text need not be read.
-				descs = ch.descCandidates(ch.scratch[:0], it.rec, it.title, it.link, at)
+				descs = ch.descCandidates(ch.scratch[:0], it, at)
 				ch.scratch = descs
 			}
 			if d := pick(descs, fc.descKey); d != nil {
@@ -1320,13 +1320,21 @@ var urlBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
 // descCandidates scores the elements and text of a record that may be its
 // description: longer text outside the title and the link, preferably in a
 // paragraph or an element named like a summary.
-func (ch *chooser) descCandidates(out []scored, r record, title, link *node, at *place) []scored {
-	walkAt(r, at, func(n *node) bool {
+func (ch *chooser) descCandidates(out []scored, it *itemChoice, at *place) []scored {
+	title, link := it.title, it.link
+	walkAt(it.rec, at, func(n *node) bool {
 		if n == title || isAncestor(n, title) && n.textBytes-title.textBytes < 25 {
 			return n != title
 		}
 		if isAncestor(n, title) || (link != nil && isAncestor(n, link) && n != link) {
 			return true // it holds the title or the link: look inside
+		}
+		if isAncestor(it.titleAt, n) {
+			// It lies in the element at the title's place (a link
+			// around a heading and more, narrowed to the heading), whose
+			// text the selectors take as the title: as atPlace, no
+			// description there.
+			return false
 		}
 		if n.tag() == "a" || n.textBytes < 25 || n.skip {
 			return n.tag() != "a"
@@ -1352,7 +1360,7 @@ func (ch *chooser) descCandidates(out []scored, r record, title, link *node, at 
 		if n.isText() {
 			score -= 0.5
 		}
-		out = append(out, scored{n: n, key: at.keyFor(r, n), score: score})
+		out = append(out, scored{n: n, key: at.keyFor(it.rec, n), score: score})
 		return true
 	})
 	return out
