@@ -441,11 +441,11 @@ func (ch *chooser) mayHoldDate(n *node) bool {
 // holdsMachineDate reports whether n is an element whose start tag
 // carries a whole date for machines, which the wrapper reads from a date
 // annotation holding it (wrapper.MachineDate: <time datetime>, hCalendar's
-// <abbr title>, microdata's <span content>), with some text to annotate
-// and no more than a date's. Most elements are passed over by their tag,
-// and most <span>s by a look at their start tag for a value of four
-// digits after an '=' (every ISO 8601 date starts with its year), before
-// the tag is tokenized.
+// <abbr title>, microdata's <span content>), closed by its own end tag,
+// with some text to annotate and no more than a date's. Most elements are
+// passed over by their tag, and most <span>s by a look at their start tag
+// for a value of four digits after an '=' (every ISO 8601 date starts with
+// its year), before the tag is tokenized.
 func (ch *chooser) holdsMachineDate(n *node) bool {
 	switch n.tag() {
 	case "time", "abbr", "span":
@@ -460,7 +460,7 @@ func (ch *chooser) holdsMachineDate(n *node) bool {
 		v := strings.TrimLeft(tag[i+1:], "\"' \t\n")
 		if len(v) >= 4 && isNumber4(v) {
 			_, ok := wrapper.TagDate(tag, ch.loc)
-			return ok
+			return ok && ch.closedInline(n)
 		}
 		j := strings.IndexByte(tag[i+1:], '=')
 		if j < 0 {
@@ -469,6 +469,21 @@ func (ch *chooser) holdsMachineDate(n *node) bool {
 		i += 1 + j
 	}
 	return false
+}
+
+// closedInline reports whether element n's markup ends with its own end
+// tag and crosses no block. An element the parser closed (a <time> left
+// open, ended by the </li> or </dt> after it) holds more than its date:
+// an annotation around it would hold the next block's markup, or a text
+// cut short ("26 February 20") that the wrapper reads as another day.
+func (ch *chooser) closedInline(n *node) bool {
+	raw := ch.p.text[n.start:n.end]
+	i := strings.LastIndex(raw, "</")
+	if i < 0 {
+		return false
+	}
+	name := strings.TrimRight(raw[i+2:], " \t\n\r\f>")
+	return strings.EqualFold(name, n.tag()) && !wrapper.CrossesBlocks(raw)
 }
 
 // isNumber4 reports whether s starts with four ASCII digits.
