@@ -44,6 +44,7 @@ func FuzzDateIn(f *testing.F) {
 		"<td>– 08.11.2023 –</td><td>(Issued 14.06.2024)</td><td>2024-03-01T10:00:00Z.</td>",
 		"<p>Posted on March 12, 2024 by Ann · 12 comments · 3 min read · éàü 1 2 3 4 5 6 7 8 9 10</p>",
 		"<p>Posted: 06/27/2024 &nbsp;|&nbsp; Ad #699997</p><p>27/06/2024&middot;Reference: EDC/2024/899993 &#8226; 3382 [2021]</p>",
+		"<font>2 bedroom flat, garden. Call 555-0111 after 5pm. &pound;650 pcm. Viewing 9-5, 10-4 Sat. 2.4m x 1.1m (12/03/2024) #699997 12 Mar 2024 50%</font>",
 	} {
 		f.Add([]byte(s), uint8(0))
 		f.Add([]byte(s), uint8(1))

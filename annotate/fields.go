@@ -1572,12 +1572,30 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 	// known without isDate (MayParse of every run around a middle dot
 	// was a third of dateIn on a page of 70,000 "date · words" texts). A
 	// text with a rune Parse rewrites first has none counted.
+	// never[k] is whether word k is one in which no date is read
+	// (dates.NeverInDate), for the runs it starts or ends: asked once of
+	// each word, and again of a run's first or last word only when the
+	// run trims it.
 	var marksBefore [41]int
+	var never [40]bool
 	for k, w := range words {
 		marksBefore[k+1] = marksBefore[k]
-		if !cjk && endsRun(text[marks[w[0]].at:marks[w[1]].at]) {
+		if cjk {
+			continue
+		}
+		ends, nv := runEnd(text[marks[w[0]].at:marks[w[1]].at])
+		never[k] = nv
+		if ends {
 			marksBefore[k+1]++
 		}
+	}
+	// edgeNever reports whether the part from..to of word k, what a run
+	// keeps of it, is one in which no date is read.
+	edgeNever := func(k, from, to int) bool {
+		if from == words[k][0] && to == words[k][1] {
+			return never[k]
+		}
+		return dates.NeverInDate(text[marks[from].at:marks[to].at])
 	}
 	runeAt := func(k int) rune {
 		c, _ := utf8.DecodeRuneInString(text[marks[k].at:])
@@ -1602,6 +1620,14 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 			// isDate's first tests, from the counts.
 			digits, other := marks[b].digits-marks[a].digits, marks[b].other-marks[a].other
 			if digits == 0 || marks[b].at-marks[a].at > maxDateBytes || 6*digits < digits+other {
+				continue
+			}
+			if !cjk && j-1 > i && a < words[i][1] && b > words[j-1][0] &&
+				(edgeNever(i, a, words[i][1]) || edgeNever(j-1, words[j-1][0], b)) {
+				// A run of several words whose first or last word, as
+				// trimmed, is one in which no date is read ("Call
+				// 555-0111", "after 5pm. £650"), as the words inside it
+				// are (endsRun).
 				continue
 			}
 			if !ch.readsDate(text[marks[a].at:marks[b].at]) {
@@ -1636,7 +1662,15 @@ func separatesDate(s string, c rune) bool {
 // which Parse would read as spaces, taking the words after them into the
 // date's annotation.
 func endsRun(w string) bool {
-	return w == "|" || w == "/" || dates.MarksOnly(w)
+	ends, _ := runEnd(w)
+	return ends
+}
+
+// runEnd is endsRun, and whether w is a word in which no date is read
+// (dates.NeverInDate), which ends runs.
+func runEnd(w string) (ends, never bool) {
+	never = dates.NeverInDate(w)
+	return never || w == "|" || w == "/", never
 }
 
 // unescapeMapped decodes the entities of s as the wrapper does

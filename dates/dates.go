@@ -171,8 +171,9 @@ func ParseOrder(s string, loc *time.Location, o Order) (time.Time, Reading, bool
 //
 // A value in ASCII must also name a month or write a numeric date: every
 // layout names its month or has '-' between its numbers, and those come
-// only from a word of the value (mayNameMonth), from '-', '/' or '.' in it
-// (a numeric date, rewritten as YYYY-MM-DD, or a word split at them), or
+// only from a word of the value (mayNameMonth), from '-' or '/' in it or
+// two dots in one of its fields (a numeric date, rewritten as YYYY-MM-DD,
+// or a word split at them: dottedField), or
 // from the ISO forms, which start with eight digits when they have no '-'
 // (a partial one, "2003" or "031231", is digits alone). A title with two
 // numbers and neither ("Episode 12: Bridge park 11") failed only after
@@ -194,7 +195,7 @@ func MayParse(s string) bool {
 // from any three letters that are an English abbreviation, which
 // mayMatchLayout finds anywhere in the value.
 func mayNameMonth(s string) bool {
-	if strings.ContainsAny(s, "-/.") {
+	if strings.ContainsAny(s, "-/") || dottedField(s) {
 		return true
 	}
 	if t := strings.TrimSpace(s); isNumber(t) || len(t) >= 8 && isNumber(t[:8]) {
@@ -225,6 +226,29 @@ func mayNameMonth(s string) bool {
 			}
 		}
 		i = j
+	}
+	return false
+}
+
+// dottedField reports whether a field of an ASCII value, between spaces
+// and separators, has two dots or more: the only way a '.' gives a value
+// without '-' or '/' a numeric date (numericDate wants two of them in a
+// field; mixedField's parts, split at the dots, have none, and a month
+// name among them is a run of letters mayNameMonth reads). A sentence's
+// full stop and a size's decimal point ("£490 pcm. 1.7m x 3.7m, 11
+// years old", a classified ad) do not make one, and such runs of words
+// failed only after normalize had read every word.
+func dottedField(s string) bool {
+	dots := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '.':
+			if dots++; dots == 2 {
+				return true
+			}
+		case c == ' ' || '\t' <= c && c <= '\r' || isSeparator(rune(c)):
+			dots = 0
+		}
 	}
 	return false
 }
@@ -295,6 +319,78 @@ func MarksOnly(w string) bool {
 		}
 	}
 	return w != ""
+}
+
+// NeverInDate reports whether Parse reads no value of several words in
+// which w is one of the words (a field between spaces, separators or
+// marks outside ASCII), unless the value holds a rune for which
+// RewritesCJK is true: false when unsure. It is MarksOnly widened to the
+// words that fill the descriptions of classified ads beside their dates
+// ("Call 555-0111 after 5pm. £650 pcm. Viewing 9-5."), each a field that
+// normalize fails on or keeps and no layout reads:
+//
+//   - a word with a mark outside ASCII in it ("£650", "€25", "3°"):
+//     normalize puts spaces around the mark (spaceMarks) and fails on it
+//     as on a field of marks;
+//   - a word in ASCII without a letter or ':' whose parts between
+//     separators (isSeparator: "9-5," is "9-5") include one normalize
+//     fails on, a part that begins with no sign (so no zone: "#699997",
+//     "50%") and has a byte no layout reads (layoutBytes), with no '/',
+//     '.' or '-' before its last byte (so no numeric date);
+//   - or such a word with a part normalize keeps as it is, two numbers
+//     joined by one '-' ("555-0111", "9-5."): no numeric date (that needs
+//     two), and no layout reads it, since each reads its numbers from
+//     runs of digits and has '-' only between the year, month and day of
+//     "2006-01-02".
+//
+// A value of several words is never an ISO form (no space, '|' or mark
+// in those), so only normalize and the layouts read it. The suggester
+// passes over every run of words with such a word in it (a run of a
+// description was tried word run by word run, each a failed Parse).
+// FuzzNeverInDate checks it against Parse.
+func NeverInDate(w string) bool {
+	if w == "" {
+		return false
+	}
+	if !isASCII(w) {
+		return strings.ContainsFunc(w, isMark)
+	}
+	if strings.IndexByte(w, ':') >= 0 {
+		return false // a time, or a zone's offset
+	}
+	for i := 0; i < len(w); i++ {
+		if isASCIILetter(w[i]) {
+			return false // a month, a zone, an ordinal, or a dropped word
+		}
+	}
+	for len(w) > 0 {
+		end := 0
+		for end < len(w) && !isSeparator(rune(w[end])) {
+			end++
+		}
+		if neverInDatePart(w[:end]) {
+			return true
+		}
+		if end == len(w) {
+			break
+		}
+		w = w[end+1:]
+	}
+	return false
+}
+
+// neverInDatePart is NeverInDate's test of one part of a word in ASCII
+// without a letter or ':', between separators.
+func neverInDatePart(p string) bool {
+	if p == "" || p[0] == '+' || p[0] == '-' || p == "/" {
+		return false // nothing, a zone's offset, a sign, or dropped
+	}
+	body := strings.TrimSuffix(p, ".")
+	if !strings.ContainsAny(body, "/.-") && !layoutBytes(body) {
+		return true // normalize fails on it
+	}
+	dash := strings.IndexByte(body, '-')
+	return dash > 0 && dash < len(body)-1 && isNumber(body[:dash]) && isNumber(body[dash+1:])
 }
 
 // parse is ParseOrder of a value MayParse lets through.
@@ -386,7 +482,9 @@ func parseFields(v string, loc *time.Location) (time.Time, bool) {
 // reads each from at least one ASCII digit (a two-digit year may carry a
 // sign), with a literal that is no digit between them: so v needs two runs
 // of digits. And every layout names its month ("Jan", matched without
-// regard to ASCII case) or is numeric with '-' between the numbers. Text
+// regard to ASCII case) or is numeric with '-' between its year and month
+// and between its month and day, two literals the value must hold (a
+// phone number, "555-0111", has one). Text
 // that is no date ("Posted by 5 readers") failed all 68 layouts, each
 // failure an error value. Every layout also ends in a number (a year, a
 // day, minutes or seconds, which time.Parse may follow with a fraction's
@@ -402,7 +500,7 @@ func mayMatchLayout(v string) bool {
 	if c := v[len(v)-1]; (c < '0' || c > '9') && c != 'M' {
 		return false
 	}
-	runs, inRun, dash, month := 0, false, false, false
+	runs, inRun, dashes, month := 0, false, 0, false
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		digit := '0' <= c && c <= '9'
@@ -411,13 +509,13 @@ func mayMatchLayout(v string) bool {
 		}
 		inRun = digit
 		if c == '-' {
-			dash = true
+			dashes++
 		}
 		if !month && i+3 <= len(v) && isMonthAbbr(v[i:i+3]) {
 			month = true
 		}
 	}
-	return runs >= 2 && (dash || month)
+	return runs >= 2 && (dashes >= 2 || month)
 }
 
 // isMonthAbbr reports whether s (three bytes) is an English month

@@ -16,6 +16,7 @@ var shortcutSeeds = []string{
 	"Posted by 5 readers", "5", "12 34", "2005 12 08", "Mon 8 2005", "", "T", "2005-12-08 T",
 	"12 Mar 2005 ·", "Dec 8 2005 x", "08:25 AM", "2005-12-08 8 PM", "12 March 2005", "2005-12-08t08:25",
 	"2004-július-13T9:15-05:00", "20051208t082500", "1ıııı-12-08",
+	"555-0111 5 PM", "555-0111", "9-5", "2005-12 08", "Dec 9-5 05",
 }
 
 // FuzzMayMatchLayout checks mayMatchLayout against the full search: when
@@ -74,7 +75,7 @@ func FuzzISOLayoutsNeedT(f *testing.F) {
 // TestMayMatchLayoutRejects checks that the shortcut does reject text
 // that no layout reads (the fuzzer checks that it rejects no date).
 func TestMayMatchLayoutRejects(t *testing.T) {
-	for _, v := range []string{"Posted by 5 readers", "5", "12 34", "2005 12 08", "Mon 8 2005", "12 Mar 2005 ·", "Dec 8 2005 x"} {
+	for _, v := range []string{"Posted by 5 readers", "5", "12 34", "2005 12 08", "Mon 8 2005", "12 Mar 2005 ·", "Dec 8 2005 x", "555-0111 5 PM", "555-0111"} {
 		if mayMatchLayout(v) {
 			t.Errorf("mayMatchLayout(%q) = true; want false (no layout can read it)", v)
 		}
@@ -152,9 +153,66 @@ func TestMayParseTurnsAway(t *testing.T) {
 		"Episode 12: Bridge park 11": false, "Top 10 tips for 2024": false, "PATCH 2 of 5": false,
 		"12 March 2005": true, "12 maart 2005": true, "12.03.2005": true, "12/03/2005": true, "2005-03-12": true,
 		"20050312T1200": true, "2005": true, "12:mar 5 05": true,
+		"490 pcm. 1.7m x 3.7m, 11 years old": false, "Sat. Tel 01632 137899 or 07700": false, "12.03 2005.": false,
+		"12.03.2005.": true, "12.03,2005": false, "x 12.03.2005": true, "1.7m. 12 2005": true,
 	} {
 		if got := MayParse(s); got != want {
 			t.Errorf("MayParse(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// FuzzNeverInDate checks NeverInDate's promise to the suggester: a value
+// of several words with such a word in it (first, last or inside, after
+// any of the spaces, separators and marks that end words), and no rune
+// for which RewritesCJK is true, is one Parse cannot read in any order.
+func FuzzNeverInDate(f *testing.F) {
+	for _, s := range [][2]string{
+		{"12 March 2005", "Harbour news"}, {"Wednesday, 12 March", "2005"}, {"12 March 2005", ""}, {"", "12 March 2005"},
+		{"12", "03 2005"}, {"12 March 2005 10:30", "CET"}, {"Posted", "12/03/2024"}, {"2005-12-08", "08:25"},
+	} {
+		for _, w := range []string{"555-0111", "9-5.", "£650", "#699997", "10-4,", "50%", "3°", "·"} {
+			f.Add(s[0], w, s[1], uint8(0), uint8(3))
+		}
+		f.Add(s[0], "+0100", s[1], uint8(5), uint8(7))
+	}
+	seps := []string{" ", "\t", "\u00a0", "\u3000", "|", " | ", ",", " · ", "•", "\u2013"}
+	f.Fuzz(func(t *testing.T, before, w, after string, sp1, sp2 uint8) {
+		if !NeverInDate(w) || strings.ContainsFunc(before+w+after, RewritesCJK) {
+			return
+		}
+		s1, s2 := seps[int(sp1)%len(seps)], seps[int(sp2)%len(seps)]
+		// A word alone may be an ISO form ("03-1231"): the promise is
+		// for values of several words.
+		var values []string
+		if strings.TrimSpace(before) != "" {
+			values = append(values, before+s1+w+s2+after, before+s1+w)
+		}
+		if strings.TrimSpace(after) != "" {
+			values = append(values, w+s2+after)
+		}
+		for _, s := range values {
+			for _, o := range []Order{ZoneOrder, DayFirst, MonthFirst} {
+				if got, _, ok := ParseOrder(s, time.UTC, o); ok {
+					t.Fatalf("NeverInDate(%q), but Parse reads %q as %s (%s)", w, s, got, o)
+				}
+			}
+		}
+	})
+}
+
+// TestNeverInDate checks that NeverInDate says it of the words of a
+// classified ad beside its date, and of no word a date is made of (the
+// fuzzer checks that it says it of no word Parse reads a value with).
+func TestNeverInDate(t *testing.T) {
+	for w, want := range map[string]bool{
+		"555-0111": true, "555-0111.": true, "9-5,": true, "£650": true, "€25.": true, "#699997": true, "50%": true, "·": true,
+		"3x4m": false, "5pm.": false, "01632": false, "2005-12-08": false, "12/03/2024": false, "12.03.2005": false,
+		"-0500": false, "+01": false, "10:30": false, "12-": false, "-5": false, "Dec": false, "8th": false, "|": false,
+		"/": false, "-": false, "": false, "12.2005": false, "2005-12": true, // W3C-DTF read alone, never beside words
+	} {
+		if got := NeverInDate(w); got != want {
+			t.Errorf("NeverInDate(%q) = %v, want %v", w, got, want)
 		}
 	}
 }
