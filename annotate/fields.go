@@ -1538,7 +1538,10 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 			m.digits++
 		case c != ' ':
 			m.other += int32(utf8.RuneLen(c))
-			cjk = cjk || c >= utf8.RuneSelf && dates.RewritesCJK(c)
+			if c >= utf8.RuneSelf {
+				m.wide++
+				cjk = cjk || dates.RewritesCJK(c)
+			}
 		}
 		space := unicode.IsSpace(c)
 		if !space && !inWord {
@@ -1576,10 +1579,21 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 	// (dates.NeverInDate), for the runs it starts or ends: asked once of
 	// each word, and again of a run's first or last word only when the
 	// run trims it.
-	var marksBefore [41]int
-	var never [40]bool
+	//
+	// mayBefore[k] is how many of the first k words may let a run of
+	// several words in ASCII through dates.MayParse (dates.MayParseWord):
+	// a run with none is one MayParse turns away, known without reading
+	// the run again (asked of every run of a classified ad's
+	// description, it was a fifth of the page's suggestion).
+	var marksBefore, mayBefore [41]int
+	var never, may [40]bool
 	for k, w := range words {
 		marksBefore[k+1] = marksBefore[k]
+		may[k] = dates.MayParseWord(text[marks[w[0]].at:marks[w[1]].at], false)
+		mayBefore[k+1] = mayBefore[k]
+		if may[k] {
+			mayBefore[k+1]++
+		}
 		if cjk {
 			continue
 		}
@@ -1596,6 +1610,14 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 			return never[k]
 		}
 		return dates.NeverInDate(text[marks[from].at:marks[to].at])
+	}
+	// edgeMay is edgeNever's for dates.MayParseWord, of a run's first
+	// word when first.
+	edgeMay := func(k, from, to int, first bool) bool {
+		if !first && from == words[k][0] && to == words[k][1] {
+			return may[k]
+		}
+		return dates.MayParseWord(text[marks[from].at:marks[to].at], first)
 	}
 	runeAt := func(k int) rune {
 		c, _ := utf8.DecodeRuneInString(text[marks[k].at:])
@@ -1622,13 +1644,17 @@ func (ch *chooser) dateIn(n *node) (int, int, bool) {
 			if digits == 0 || marks[b].at-marks[a].at > maxDateBytes || 6*digits < digits+other {
 				continue
 			}
-			if !cjk && j-1 > i && a < words[i][1] && b > words[j-1][0] &&
-				(edgeNever(i, a, words[i][1]) || edgeNever(j-1, words[j-1][0], b)) {
+			several := j-1 > i && a < words[i][1] && b > words[j-1][0]
+			if several && !cjk && (edgeNever(i, a, words[i][1]) || edgeNever(j-1, words[j-1][0], b)) {
 				// A run of several words whose first or last word, as
 				// trimmed, is one in which no date is read ("Call
 				// 555-0111", "after 5pm. £650"), as the words inside it
 				// are (endsRun).
 				continue
+			}
+			if several && marks[b].wide == marks[a].wide && mayBefore[j-1] == mayBefore[i+1] &&
+				!edgeMay(i, a, words[i][1], true) && !edgeMay(j-1, words[j-1][0], b, false) {
+				continue // in ASCII, and no word of it MayParse lets through
 			}
 			if !ch.readsDate(text[marks[a].at:marks[b].at]) {
 				continue
@@ -1745,7 +1771,7 @@ func dateTrail(r rune) bool {
 // runeMark is what dateIn knows of a rune offset in a text: where the
 // rune starts, and the digits and the bytes other than digits and spaces
 // before it.
-type runeMark struct{ at, digits, other int32 }
+type runeMark struct{ at, digits, other, wide int32 }
 
 // maxDateBytes is the longest text isDate reads.
 const maxDateBytes = 80

@@ -201,6 +201,27 @@ func mayNameMonth(s string) bool {
 	if t := strings.TrimSpace(s); isNumber(t) || len(t) >= 8 && isNumber(t[:8]) {
 		return true
 	}
+	return lettersNameMonth(s)
+}
+
+// MayParseWord reports whether w, one of the words of a value in ASCII
+// of several words (between ASCII spaces or '|', the first word first),
+// may let the value through MayParse: MayParse lets such a value through
+// only when one of its words does this (first is whether w is the first).
+// Each of mayNameMonth's tests reads one word (a '-' or '/', a field with
+// two dots, a run of letters), but a number alone, which a value of
+// several words is not, and eight digits first, which only the first
+// word has. The suggester asks it once a word of a text, not MayParse of
+// every run of words (FuzzMayParseWords checks it against MayParse).
+func MayParseWord(w string, first bool) bool {
+	if !isASCII(w) {
+		return true
+	}
+	return strings.ContainsAny(w, "-/") || dottedField(w) || first && len(w) >= 8 && isNumber(w[:8]) || lettersNameMonth(w)
+}
+
+// lettersNameMonth is mayNameMonth's test of the runs of letters of s.
+func lettersNameMonth(s string) bool {
 	var buf [longestMonthName]byte
 	for i := 0; i < len(s); {
 		if !isASCIILetter(s[i]) {

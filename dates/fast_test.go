@@ -216,3 +216,43 @@ func TestNeverInDate(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMayParseWords checks MayParseWord's promise to the suggester: a
+// value in ASCII of several words, between ASCII spaces or '|', passes
+// MayParse only when one of its words passes MayParseWord.
+func FuzzMayParseWords(f *testing.F) {
+	for _, w := range [][3]string{
+		{"12", "March", "2005"}, {"Posted", "12/03/2024", "by"}, {"20240312", "x", "y"}, {"1.7m", "x", "3.7m,"},
+		{"490", "pcm.", "12.03.2005"}, {"Sat.", "Tel", "01632"}, {"the", "market", "11"}, {"2005", "", "12"},
+	} {
+		f.Add(w[0], w[1], w[2], uint8(0), uint8(2))
+	}
+	seps := []string{" ", "\t", "\n", "|", " | ", "  ", "\r\n"}
+	f.Fuzz(func(t *testing.T, a, b, c string, sp1, sp2 uint8) {
+		var words []string
+		for _, w := range []string{a, b, c} {
+			if strings.ContainsAny(w, " \t\n\v\f\r|") {
+				return
+			}
+			if w != "" {
+				words = append(words, w)
+			}
+		}
+		if len(words) < 2 {
+			return
+		}
+		s := words[0] + seps[int(sp1)%len(seps)] + words[1]
+		if len(words) == 3 {
+			s += seps[int(sp2)%len(seps)] + words[2]
+		}
+		if !isASCII(s) || !MayParse(s) {
+			return
+		}
+		for k, w := range words {
+			if MayParseWord(w, k == 0) {
+				return
+			}
+		}
+		t.Fatalf("MayParse(%q) is true, but MayParseWord of none of its words %q", s, words)
+	})
+}
