@@ -186,12 +186,25 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 	if best.fields.sampled {
 		best.fields = ch.choose(best, 0)
 	}
+	chList := best // what channelSpans keeps the channel's fields out of
+	if feat := ch.featuredItems(best); len(feat) > 0 {
+		withFeat := *best
+		for _, it := range feat {
+			best.featured = append(best.featured, it.rec.head())
+			withFeat.records = append(withFeat.records, it.rec)
+		}
+		chList = &withFeat
+		best.fields.items = mergeFeatured(best.fields.items, feat)
+	}
 	res := &Result{List: structureOf(best, true), raw: raw, opts: opts, best: best, page: p}
 	ex := existingAnnotations(t)
 	g := ch.pageGuard()
 	spans, notes := itemSpans(best.fields, ex, g)
 	res.Notes = append(res.Notes, notes...)
-	chSpans, chNotes := channelSpans(p, t, best, ex, g)
+	if len(best.featured) > 0 {
+		res.Notes = append(res.Notes, featuredNote(p, best))
+	}
+	chSpans, chNotes := channelSpans(p, t, chList, ex, g)
 	spans = append(spans, chSpans...)
 	res.Channel = chNotes
 	if len(best.fields.items) < minRecords {

@@ -20,6 +20,18 @@ import (
 // suggester left out (no title, no link).
 func (r *Result) Selectors() (Selectors, string, error) {
 	fc := r.best.fields
+	if len(r.best.featured) > 0 {
+		// The list's selectors are made of its records' items alone;
+		// featuredSelectors adds the featured items'.
+		lfc := *fc
+		lfc.items = nil
+		for _, it := range fc.items {
+			if !r.best.isFeatured(it) {
+				lfc.items = append(lfc.items, it)
+			}
+		}
+		fc = &lfc
+	}
 	if len(fc.items) == 0 {
 		return Selectors{}, "", ErrNoList
 	}
@@ -64,6 +76,7 @@ func (r *Result) Selectors() (Selectors, string, error) {
 		item += "[" + pred + "]"
 	}
 	sel.Item = item
+	sel = featuredSelectors(sel, r.best.fields, r.best, d)
 	c, err := sel.Compile()
 	if err != nil {
 		return Selectors{}, "", fmt.Errorf("the selectors made are wrong: %w", err)

@@ -56,6 +56,9 @@ type candidate struct {
 	strays  []*node // the parents whose records strayGroups dropped
 	// strayRecs are the records' first nodes strayRecords dropped.
 	strayRecs []*node
+	// featured are the blocks featuredItems found beside the records,
+	// whose items Suggest added to fields.items: no records of c.
+	featured []*node
 
 	// sums are what prescore reads of the records, summed as they are
 	// found, while their nodes are fresh in the caches: read again

@@ -33,7 +33,7 @@ var s9Classes = []struct {
 	{"link-wraps-heading", genWrappedHeading, ""},
 	{"month-lines", genMonthLines, ""},
 	{"grid-cells", genGridCells, ""},
-	{"featured-first", genFeatured, "the featured items lie outside the list's records; taking them (a measured prototype, docs/benchmarks/annotate.md) needs Suggest and the selectors path to know items that are no list record"},
+	{"featured-first", genFeatured, ""},
 }
 
 // s9KnownPages are the pages of other classes still read wrong, found on
@@ -106,6 +106,12 @@ func runStruct9(t *testing.T, half string) {
 				found += min(len(got), len(p.want))
 				if wrong := checkLineItems(got, p.want); len(wrong) > 0 {
 					fail("list %s: %s", res.List.Path, strings.Join(wrong[:min(len(wrong), 3)], "; "))
+					return
+				}
+				// The selectors give the annotations' items (the
+				// featured items too: no records of the list).
+				if _, note, err := res.Selectors(); class.name == "featured-first" && (err != nil || note != "") {
+					fail("selectors: %v %s", err, note)
 					return
 				}
 				right++

@@ -1,0 +1,590 @@
+package annotate
+
+import (
+	"html"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/antchfx/xpath"
+	nethtml "golang.org/x/net/html"
+)
+
+// Featured items: a blog's or a news page's first item or items (the
+// "leading" article of a Joomla blog, a WordPress theme's sticky post, a
+// section front's lead story) are often in other markup than the list
+// that follows, in a block of their own before it in the same container.
+// They are no records of the list, but items all the same: featuredItems
+// finds them, and Suggest adds them to the list's items in page order,
+// each with its fields chosen in it alone.
+
+// maxFeatured bounds the featured items taken: more blocks of headed
+// links beside the list are another list, not a lead story or two.
+const maxFeatured = 6
+
+// featuredLevels is how many of the list's containers, from its records'
+// parent up, have their siblings looked at.
+const featuredLevels = 4
+
+// featuredItems returns the items of the blocks beside the list c (its
+// fields chosen) that hold the same fields: a heading whose link leads
+// where the list's items lead (the first step of their paths), not to
+// one of them; and a date when most of the list's items have one. Only
+// where the list's own titles are in headings. The blocks are looked for
+// among the siblings of the records' parent and of its ancestors, up to
+// featuredLevels, outward from the list: the first sibling that has links
+// and no such heading (a pager, a sidebar, a "most read" box, navigation)
+// ends the search on its side. Each block is the largest that holds one
+// such heading alone. None when more than maxFeatured are found.
+func (ch *chooser) featuredItems(c *candidate) []itemChoice {
+	fc := c.fields
+	if c.kind != "elements" || fc == nil || len(fc.items) < 3 {
+		return nil
+	}
+	headed, dated := 0, 0
+	targets := map[string]int{}
+	hrefs := map[string]bool{}
+	for _, it := range fc.items {
+		if headingAt(it.titleAt) != nil || headingAt(it.title) != nil {
+			headed++
+		}
+		if it.dateEnd > it.dateStart {
+			dated++
+		}
+		if it.link != nil {
+			h := strings.TrimSpace(it.link.href())
+			hrefs[h] = true
+			if k, ok := linkTarget(h); ok {
+				targets[k]++
+			}
+		}
+	}
+	n := len(fc.items)
+	if headed*10 < n*9 {
+		return nil
+	}
+	target := ""
+	for k, m := range targets {
+		if m*10 >= n*8 {
+			target = k
+		}
+	}
+	if target == "" {
+		return nil
+	}
+	wantDate := dated*2 > n && fc.date != ""
+	looks := map[string]bool{}
+	for _, r := range c.records {
+		looks[lookOf(r.head())] = true
+	}
+	parent := commonParent(c)
+	if parent == nil {
+		return nil
+	}
+	var before, after []*node
+	a := parent
+	for level := 0; level < featuredLevels && a != nil; level++ {
+		up := a.parent()
+		if up == nil || up.tag() == "#root" || up.tag() == "html" || a.tag() == "body" || a.inNav {
+			break
+		}
+		sibs := up.children()
+		at := slices.Index(sibs, a)
+		for i := at - 1; i >= 0; i-- {
+			u, stop := ch.featuredUnits(sibs[i], target, hrefs, looks)
+			if stop {
+				break
+			}
+			before = append(u, before...)
+		}
+		for i := at + 1; i < len(sibs); i++ {
+			u, stop := ch.featuredUnits(sibs[i], target, hrefs, looks)
+			if stop {
+				break
+			}
+			after = append(after, u...)
+		}
+		if len(before)+len(after) > maxFeatured {
+			return nil
+		}
+		a = up
+	}
+	var out []itemChoice
+	for _, u := range append(before, after...) {
+		it, ok := ch.featuredItem(u, fc, wantDate)
+		if !ok {
+			// One block of the kind that is not an item: the others are
+			// not taken on their word alone.
+			return nil
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// featuredItem chooses the fields of one featured block u alone, and
+// says whether they are an item's like the list's: its title in its
+// heading, its link the heading's, its date when wanted. Fields the
+// list's items do not have are left out, as the selectors cannot name
+// them.
+func (ch *chooser) featuredItem(u *node, fc *fieldChoice, wantDate bool) (itemChoice, bool) {
+	one := &candidate{kind: "elements", head: u, records: []record{{nodes: []*node{u}}}}
+	f := ch.choose(one, 0)
+	if len(f.items) != 1 {
+		return itemChoice{}, false
+	}
+	it := f.items[0]
+	h := headingAt(it.titleAt)
+	if h == nil {
+		h = headingAt(it.title)
+	}
+	if h == nil || it.link == nil || !(isAncestor(h, it.link) || isAncestor(it.link, h)) {
+		return itemChoice{}, false
+	}
+	if fc.descKey == "" {
+		it.desc = nil
+	}
+	if fc.date == "" {
+		it.dateStart, it.dateEnd, it.dateAt = 0, 0, nil
+	}
+	if wantDate && it.dateEnd == it.dateStart {
+		return itemChoice{}, false
+	}
+	return it, true
+}
+
+// featuredUnits returns the featured blocks in s, a sibling of one of the
+// list's containers: the largest element holding one heading with a link
+// to target (and to none of the list's hrefs) alone, for each such
+// heading. stop says s ends the search on its side: it has links but no
+// such heading, is navigation (a sidebar, a header) or holds some, or
+// holds one of the list's links.
+func (ch *chooser) featuredUnits(s *node, target string, hrefs, looks map[string]bool) ([]*node, bool) {
+	if s.isText() || s.hidden || s.links == 0 {
+		return nil, false
+	}
+	if s.inNav || s.skip {
+		return nil, true
+	}
+	var heads []*node
+	stop := false
+	walkNodes(s, func(n *node) bool {
+		if stop || n.links == 0 {
+			return false
+		}
+		// Navigation inside: a pager, a menu. (Blocks named like
+		// navigation are not: an article's "header" and "footer".)
+		if t := n.tag(); t == "nav" || t == "aside" || t == "menu" {
+			stop = true
+			return false
+		}
+		if n.tag() == "a" && hrefs[strings.TrimSpace(n.href())] {
+			stop = true
+			return false
+		}
+		if isSubHeading(n) {
+			if l := headingLink(n); l != nil {
+				if k, ok := linkTarget(strings.TrimSpace(l.href())); ok && k == target && !hrefs[strings.TrimSpace(l.href())] {
+					heads = append(heads, n)
+				}
+			}
+		}
+		return true
+	})
+	if stop || len(heads) == 0 || len(heads) > maxFeatured || ch.namedAside(s) {
+		return nil, true
+	}
+	// A heading inside a link counts as the link's: the block is the
+	// link's ancestors' then.
+	units := make([]*node, 0, len(heads))
+	for _, h := range heads {
+		u := h
+		for u != s {
+			p := u.parent()
+			k := 0
+			for _, o := range heads {
+				if isAncestor(p, o) {
+					k++
+				}
+			}
+			if k > 1 {
+				break
+			}
+			u = p
+		}
+		// A block in the records' own markup beside them is another
+		// list of the kind (a "most read" column), not a featured item.
+		if sameLook(u, looks) {
+			return nil, true
+		}
+		units = append(units, u)
+	}
+	return units, false
+}
+
+// asideWords name the boxes beside a list that hold other lists of its
+// kind of item: "Most read", "Popular", "Related stories".
+var asideWords = []string{"most ", "popular", "related", "trending", "recommended", "also", "more from", "more stories", "comments", "archive", "meistgelesen", "beliebt"}
+
+// namedAside reports whether the first heading in s without a link (a
+// box's own heading) names s as a box of other items: "Most read".
+func (ch *chooser) namedAside(s *node) bool {
+	var h *node
+	walkNodes(s, func(n *node) bool {
+		if h != nil {
+			return false
+		}
+		if headingAt(n) == n && n.links == 0 && !n.isText() && n.tag() != "" && n.tag()[0] == 'h' {
+			h = n
+			return false
+		}
+		return n.headings > 0
+	})
+	if h == nil {
+		return false
+	}
+	t := strings.ToLower(ch.p.textOf(h)) + " "
+	for _, w := range asideWords {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// lookOf is an element's tag and stable classes.
+func lookOf(n *node) string {
+	return n.tag() + " " + strings.Join(stableClasses(n.look().class), " ")
+}
+
+// sameLook reports whether n has the look of one of looks.
+func sameLook(n *node, looks map[string]bool) bool { return looks[lookOf(n)] }
+
+// walkNodes visits n and its descendants in page order; visit returns
+// whether to go below the node.
+func walkNodes(n *node, visit func(*node) bool) {
+	if !visit(n) {
+		return
+	}
+	for _, c := range n.children() {
+		walkNodes(c, visit)
+	}
+}
+
+// isSubHeading reports whether n is an h2–h6 (an h1 is the page's own
+// title, or the site's name).
+func isSubHeading(n *node) bool {
+	switch n.tag() {
+	case "h2", "h3", "h4", "h5", "h6":
+		return true
+	}
+	return false
+}
+
+// headingAt returns the heading that is n, holds it, or is the one
+// heading n holds (a link around a heading's block); nil when none.
+func headingAt(n *node) *node {
+	if n == nil {
+		return nil
+	}
+	for a := n; a != nil; a = a.parent() {
+		switch a.tag() {
+		case "h1", "h2", "h3", "h4", "h5", "h6":
+			return a
+		}
+	}
+	if n.headings == 1 {
+		return firstHeading(n)
+	}
+	return nil
+}
+
+// headingLink returns the usable link of heading h: the one link it
+// holds, or the link around it.
+func headingLink(h *node) *node {
+	for a := h.parent(); a != nil && a.depth >= h.depth-2; a = a.parent() {
+		if a.tag() == "a" {
+			if a.usableLink() {
+				return a
+			}
+			return nil
+		}
+	}
+	if h.links != 1 {
+		return nil
+	}
+	var l *node
+	walkNodes(h, func(n *node) bool {
+		if n.tag() == "a" && l == nil {
+			l = n
+		}
+		return l == nil
+	})
+	if l == nil || !l.usableLink() {
+		return nil
+	}
+	return l
+}
+
+// linkTarget is where a link leads, for comparing links: its host (when
+// it has one) and the first step of its path ("news" of
+// /news/2024/jun/02/…).
+func linkTarget(href string) (string, bool) {
+	u, err := url.Parse(html.UnescapeString(href))
+	if err != nil {
+		return "", false
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+	if first == "" {
+		return "", false
+	}
+	return strings.ToLower(u.Host) + "/" + first, true
+}
+
+// commonParent returns the deepest element holding every record of c.
+func commonParent(c *candidate) *node {
+	p := c.records[0].head().parent()
+	for _, r := range c.records[1:] {
+		for p != nil && !isAncestor(p, r.head()) {
+			p = p.parent()
+		}
+	}
+	return p
+}
+
+// isFeatured reports whether the item is one of the featured items
+// Suggest added to c's, no record of c.
+func (c *candidate) isFeatured(it itemChoice) bool {
+	return slices.Contains(c.featured, it.rec.head())
+}
+
+// mergeFeatured adds the featured items to the list's, in page order.
+func mergeFeatured(items, featured []itemChoice) []itemChoice {
+	out := make([]itemChoice, 0, len(items)+len(featured))
+	out = append(out, items...)
+	out = append(out, featured...)
+	slices.SortStableFunc(out, func(a, b itemChoice) int { return a.rec.start() - b.rec.start() })
+	return out
+}
+
+// featuredNote says which featured items were taken.
+func featuredNote(p *page, c *candidate) string {
+	return itoa(len(c.featured)) + " items in other markup beside the list (a featured or leading story: " +
+		strayLines(p, c.featured) + ") were taken too, in page order"
+}
+
+// featuredSelectors extends the list's selectors (sel, its records'
+// items alone) to the featured items, on d, the page as the selectors
+// read it. The item selector is a union of the list's and each featured
+// block's path from the body. A field placed otherwise in a featured block
+// than in the records is a union of the list's place and the featured
+// places, the first of these that gives every item its own field and
+// fits in MaxSelectorLength: the places alone (each found in its own
+// items only); each kept to its items by the steps of their first nodes
+// (self::section[…]); by their paths (XPath 1.0's count(. | X) =
+// count(X): the item is one of X). When none does, the field is the
+// list's alone (the note then says the selectors differ).
+func featuredSelectors(sel Selectors, fc *fieldChoice, c *candidate, d *dom) Selectors {
+	var feats, list []itemChoice
+	for _, it := range fc.items {
+		if c.isFeatured(it) {
+			feats = append(feats, it)
+		} else {
+			list = append(list, it)
+		}
+	}
+	if len(feats) == 0 {
+		return sel
+	}
+	abs := make([]string, len(feats))
+	for i, it := range feats {
+		abs[i] = absXPath(it.rec.head())
+	}
+	item := sel.Item + " | " + strings.Join(abs, " | ")
+	if len(item) > MaxSelectorLength {
+		return sel
+	}
+	// The items' nodes in d, by their offsets.
+	ic, err := Selectors{Syntax: SyntaxXPath, Item: item, Title: "."}.Compile()
+	if err != nil {
+		return sel
+	}
+	at := map[int]*nethtml.Node{}
+	for _, m := range ic.item.all(d.doc) {
+		if n := d.back(m.node); n != nil {
+			at[int(n.start)] = m.node
+		}
+	}
+	sel.Item = item
+	field := func(listPath string, of func(itemChoice) *node) string {
+		var order []string
+		by := map[string][]int{} // the featured items by their place
+		var other []int          // the featured items placed otherwise than the list's
+		for i, it := range feats {
+			rel := ""
+			if n := of(it); n != nil {
+				rel = relXPath(it.rec, n)
+			}
+			if rel == listPath {
+				continue
+			}
+			other = append(other, i)
+			if rel == "" {
+				continue
+			}
+			if _, ok := by[rel]; !ok {
+				order = append(order, rel)
+			}
+			by[rel] = append(by[rel], i)
+		}
+		if len(other) == 0 {
+			return listPath
+		}
+		steps := func(is []int) string {
+			var s []string
+			for _, i := range is {
+				st := "self::" + xpathStep(feats[i].rec.head(), false, false)
+				if !slices.Contains(s, st) {
+					s = append(s, st)
+				}
+			}
+			return strings.Join(s, " or ")
+		}
+		paths := func(is []int) string {
+			var x []string
+			for _, i := range is {
+				x = append(x, abs[i])
+			}
+			return oneOf(x)
+		}
+		var tries []string
+		for _, guard := range []func([]int) string{nil, steps, paths} {
+			var parts []string
+			if listPath != "" {
+				if guard == nil {
+					parts = append(parts, listPath)
+				} else {
+					parts = append(parts, "self::node()[not("+guard(other)+")]/"+listPath)
+				}
+			}
+			for _, rel := range order {
+				if guard == nil {
+					parts = append(parts, rel)
+				} else {
+					parts = append(parts, "self::node()["+guard(by[rel])+"]/"+rel)
+				}
+			}
+			tries = append(tries, strings.Join(parts, " | "))
+		}
+		var listQ query
+		if listPath != "" {
+			if e, err := xpath.Compile(listPath); err == nil {
+				listQ = xpathQuery{e}
+			}
+		}
+		for _, expr := range tries {
+			if expr == "" || len(expr) > MaxSelectorLength {
+				continue
+			}
+			e, err := xpath.Compile(expr)
+			if err != nil {
+				continue
+			}
+			if fieldHolds(d, at, xpathQuery{e}, listQ, list, feats, of) {
+				return expr
+			}
+		}
+		return listPath
+	}
+	sel.Title = field(sel.Title, func(it itemChoice) *node { return it.titleAt })
+	sel.Link = field(sel.Link, func(it itemChoice) *node { return it.link })
+	sel.Description = field(sel.Description, func(it itemChoice) *node { return it.desc })
+	sel.Date = field(sel.Date, func(it itemChoice) *node {
+		d := it.dateAt
+		if d == nil || it.dateEnd == it.dateStart {
+			return nil
+		}
+		if d.isText() && it.rec.contains(d.parent()) {
+			d = d.parent()
+		}
+		return d
+	})
+	return sel
+}
+
+// fieldHolds reports whether q, a field's selector, gives each list item
+// what the list's own selector listQ gives it, and each featured item its
+// field's node (of), or nothing when it has none. at are the items' nodes
+// in d by their offsets.
+func fieldHolds(d *dom, at map[int]*nethtml.Node, q, listQ query, list, feats []itemChoice, of func(itemChoice) *node) bool {
+	cur := &cursor{doc: d.doc}
+	firstStart := func(q query, from *nethtml.Node) int {
+		if q == nil {
+			return -1
+		}
+		m, ok := q.first(cur, from)
+		if !ok || m.isVal {
+			return -1
+		}
+		n := d.back(m.node)
+		if n == nil {
+			return -2
+		}
+		return int(n.start)
+	}
+	for _, it := range list {
+		h := at[int(it.rec.head().start)]
+		if h == nil {
+			return false
+		}
+		if firstStart(q, h) != firstStart(listQ, h) {
+			return false
+		}
+	}
+	// The list's again from the start: the cursor moves on in page order.
+	cur = &cursor{doc: d.doc}
+	for _, it := range feats {
+		h := at[int(it.rec.head().start)]
+		if h == nil {
+			return false
+		}
+		want := -1
+		if n := of(it); n != nil {
+			want = int(n.start)
+		}
+		if firstStart(q, h) != want {
+			return false
+		}
+	}
+	return true
+}
+
+// oneOf is an XPath 1.0 test that the context node is one of the nodes
+// the absolute paths select.
+func oneOf(paths []string) string {
+	x := strings.Join(paths, " | ")
+	if len(paths) == 1 {
+		return "count(. | " + x + ") = 1"
+	}
+	return "count(. | " + x + ") = count(" + x + ")"
+}
+
+// absXPath writes n's path from the body, each step its tag and its
+// position among its siblings of that tag: short, so that a few fit in a
+// selector.
+func absXPath(n *node) string {
+	var path []string
+	for a := n; a != nil && a.tag() != "#root"; a = a.parent() {
+		k := 0
+		if p := a.parent(); p != nil {
+			for _, c := range p.children() {
+				if !c.isText() && c.tag() == a.tag() && c.start <= a.start {
+					k++
+				}
+			}
+		}
+		path = append(path, xpathName(a.tag())+"["+itoa(max(k, 1))+"]")
+	}
+	slices.Reverse(path)
+	return "/html/body/" + strings.Join(path, "/")
+}
