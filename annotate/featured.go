@@ -169,7 +169,7 @@ func (ch *chooser) featuredUnits(s *node, target string, hrefs, looks map[string
 	var heads []*node
 	stop := false
 	walkNodes(s, func(n *node) bool {
-		if stop || n.links == 0 {
+		if stop || n.links == 0 || len(heads) > maxFeatured {
 			return false
 		}
 		// Navigation inside: a pager, a menu. (Blocks named like
@@ -369,8 +369,12 @@ func mergeFeatured(items, featured []itemChoice) []itemChoice {
 
 // featuredNote says which featured items were taken.
 func featuredNote(p *page, c *candidate) string {
-	return itoa(len(c.featured)) + " items in other markup beside the list (a featured or leading story: " +
-		strayLines(p, c.featured) + ") were taken too, in page order"
+	what, verb := " items", ") were"
+	if len(c.featured) == 1 {
+		what, verb = " item", ") was"
+	}
+	return itoa(len(c.featured)) + what + " in other markup beside the list (a featured or leading story: " +
+		strayLines(p, c.featured) + verb + " taken too, in page order"
 }
 
 // featuredSelectors extends the list's selectors (sel, its records'

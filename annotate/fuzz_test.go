@@ -35,6 +35,7 @@ func FuzzSuggest(f *testing.F) {
 		"<ul><li><a href=a>One</a><noscript><!-- </noscript><li><a href=b>Two item here</a></ul>",
 		"<ul><li><a href=a>Posted 12/03/2024 here</a><li><a href=b>Posted 13/03/2024 there</a></ul>",
 		"\xff\xfe<\x00u\x00l\x00>\x00",
+		"<div><section><article><h2><a href=/n/1>Lead story of the day</a></h2><time>3 June 2024</time><p>Lead text here.</p></article></section><ul><li><h3><a href=/n/2>Second story here</a></h3><time>2 June 2024</time></li><li><h3><a href=/n/3>Third story here</a></h3><time>1 June 2024</time></li><li><h3><a href=/n/4>Fourth story here</a></h3><time>31 May 2024</time></li></ul></div>", // a featured item beside the list
 	} {
 		f.Add([]byte(s))
 	}
@@ -136,6 +137,7 @@ func FuzzSelectors(f *testing.F) {
 		"<table><tr><td><a href=1>First row text</a><td>1 May 2024<tr><td><a href=2>Second row text</a><td>2 May 2024</table>",
 		"<p><font><a href=a>One item here</a> - 03/02/1999<br><a href=b>Two item here</a> - 04/02/1999<br></font>",
 		"<dl><dt><a href=x>Term one is long</a><dd>3 June 2020<dt><a href=y>Term two is long</a><dd>4 June 2020</dl>",
+		"<div><section><article><h2><a href=/n/1>Lead story of the day</a></h2><time>3 June 2024</time><p>Lead text here.</p></article></section><ul><li><h3><a href=/n/2>Second story here</a></h3><time>2 June 2024</time></li><li><h3><a href=/n/3>Third story here</a></h3><time>1 June 2024</time></li><li><h3><a href=/n/4>Fourth story here</a></h3><time>31 May 2024</time></li></ul></div>", // a featured item beside the list
 	} {
 		f.Add([]byte(s))
 	}
