@@ -22,8 +22,9 @@ import (
 // links beside the list are another list, not a lead story or two.
 const maxFeatured = 6
 
-// featuredLevels is how many of the list's containers, from its records'
-// parent up, have their siblings looked at.
+// featuredLevels is how many of the list's containers, from the records'
+// common parent up, have their siblings looked at (after the children of
+// that parent outside the records).
 const featuredLevels = 4
 
 // featuredItems returns the items of the blocks beside the list c (its
@@ -31,7 +32,8 @@ const featuredLevels = 4
 // where the list's items lead (the first step of their paths), not to
 // one of them; and a date when most of the list's items have one. Only
 // where the list's own titles are in headings. The blocks are looked for
-// among the siblings of the records' parent and of its ancestors, up to
+// among the children of the records' common parent outside the records,
+// then the siblings of that parent and of its ancestors, up to
 // featuredLevels, outward from the list: the first sibling that has links
 // and no such heading (a pager, a sidebar, a "most read" box, navigation)
 // ends the search on its side. Each block is the largest that holds one
@@ -77,27 +79,32 @@ func (ch *chooser) featuredItems(c *candidate) []itemChoice {
 	for _, r := range c.records {
 		looks[lookOf(r.head())] = true
 	}
-	parent := commonParent(c)
-	if parent == nil {
+	// The siblings outside the records: first the children of the
+	// records' common parent before the first that holds a record and
+	// after the last (a Joomla blog's div.items-leading before its
+	// div.items-row, whose records are in several rows), then the
+	// siblings of that parent and of its ancestors.
+	up := commonParent(c)
+	if up == nil {
+		return nil
+	}
+	kids := up.children()
+	lo := slices.IndexFunc(kids, func(k *node) bool { return isAncestor(k, c.records[0].head()) })
+	hi := slices.IndexFunc(kids, func(k *node) bool { return isAncestor(k, c.records[len(c.records)-1].head()) })
+	if lo < 0 || hi < lo {
 		return nil
 	}
 	var before, after []*node
-	a := parent
-	for level := 0; level < featuredLevels && a != nil; level++ {
-		up := a.parent()
-		if up == nil || up.tag() == "#root" || up.tag() == "html" || a.tag() == "body" || a.inNav {
-			break
-		}
+	for level := 0; level <= featuredLevels; level++ {
 		sibs := up.children()
-		at := slices.Index(sibs, a)
-		for i := at - 1; i >= 0; i-- {
+		for i := lo - 1; i >= 0; i-- {
 			u, stop := ch.featuredUnits(sibs[i], target, hrefs, looks)
 			if stop {
 				break
 			}
 			before = append(u, before...)
 		}
-		for i := at + 1; i < len(sibs); i++ {
+		for i := hi + 1; i < len(sibs); i++ {
 			u, stop := ch.featuredUnits(sibs[i], target, hrefs, looks)
 			if stop {
 				break
@@ -107,7 +114,13 @@ func (ch *chooser) featuredItems(c *candidate) []itemChoice {
 		if len(before)+len(after) > maxFeatured {
 			return nil
 		}
-		a = up
+		a := up
+		up = a.parent()
+		if up == nil || up.tag() == "#root" || up.tag() == "html" || a.tag() == "body" || a.inNav {
+			break
+		}
+		lo = slices.Index(up.children(), a)
+		hi = lo
 	}
 	var out []itemChoice
 	for _, u := range append(before, after...) {
