@@ -430,11 +430,8 @@ var d8Known = map[string]string{
 	// c059634), the latest post's `<time datetime>` ("Today at 10:14")
 	// is each thread's date, where its start date ("Mar 5, 2024") is
 	// expected; the threads and their titles and links are right.
-	"groups/forum-2sticky/n=5":               "the latest post's date, not the start date",
-	"groups/forum-2sticky/n=30":              "the latest post's date, not the start date",
 	"groups/forum-2sticky-noprefix/n=12":     "the latest post's date, not the start date",
 	"groups/forum-3sticky/n=8":               "the latest post's date, not the start date",
-	"groups/forum-3sticky/10240KiB":          "the latest post's date, not the start date",
 	"groups/forum-2sticky-noprefix/10240KiB": "the latest post's date, not the start date",
 }
 

@@ -1452,8 +1452,10 @@ func isAncestor(a, n *node) bool {
 // dateCandidates finds the dates in a record's text, outside its title:
 // a whole text that the dates package reads, or the longest run of words
 // in it that it reads ("Posted on March 12, 2024 by Ann" gives "March 12,
-// 2024").
+// 2024"). rankDates then favours the dates nearest the title and
+// disfavours a last post's or update's.
 func (ch *chooser) dateCandidates(out []scored, r record, title *node, at *place) []scored {
+	found := len(out)
 	walkAt(r, at, func(n *node) bool {
 		if title != nil && n == title {
 			return false
@@ -1486,6 +1488,7 @@ func (ch *chooser) dateCandidates(out []scored, r record, title *node, at *place
 		out = append(out, scored{n: n, key: at.keyFor(r, n), score: score, start: start, end: end})
 		return true
 	})
+	ch.rankDates(out[found:], r, title)
 	return out
 }
 
