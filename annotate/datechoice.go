@@ -3,6 +3,9 @@ package annotate
 import (
 	"html"
 	"strings"
+	"time"
+
+	"github.com/dynamo-feeds/dynamo/dates"
 )
 
 // Which of a record's dates is the item's (docs/ANNOTATE.md, "Dates",
@@ -77,12 +80,22 @@ func (ch *chooser) rankDates(cands []scored, r record, title *node) {
 			}
 		}
 	}
-	from := r.start()
 	for i := range cands {
+		// The words looked at start after the record's previous date at
+		// the same place ("Updated 14 March · Published 12 March"): not
+		// after one at another place, which a record's dates looked for
+		// at one place only (choose, past the records voted on) would
+		// not know of.
+		from := r.start()
+		for k := i - 1; k >= 0; k-- {
+			if cands[k].key == cands[i].key {
+				from = cands[k].end
+				break
+			}
+		}
 		if ch.latestDate(cands[i].n, cands[i].end, from, top, title) {
 			cands[i].score *= latestFactor
 		}
-		from = max(from, cands[i].end)
 	}
 }
 
@@ -105,7 +118,7 @@ func commonDepth(a, b *node) int32 {
 // a latest activity's: n, or one of its ancestors below the record's top
 // nodes (at depth top) and not holding the title, is named so
 // (latestHints), or the words of the outermost of them up to the date's
-// end, after from (the end of the record's previous date), say so
+// end, after from (the end of the record's previous date at its place), say so
 // (latestLabels): the date's own text may hold its label, "Last post:
 // 14 March 2024" being read as a date whole.
 func (ch *chooser) latestDate(n *node, end, from int, top int32, title *node) bool {
@@ -155,4 +168,29 @@ func stripTags(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// machineDateRead reports whether the wrapper reads the machine date m
+// of element n from an annotation holding n: unless n's text is a whole
+// date of another day, which the wrapper keeps with a warning ("the text
+// … and the <time datetime> it holds are different days"), as
+// wrapper's dateValue and sameDay decide. Such an element is no date
+// candidate of its own; its text may be one.
+func (ch *chooser) machineDateRead(n *node, m time.Time) bool {
+	text := ch.p.plain(ch.p.text[n.open:n.close])
+	_, r, ok := dates.ParseOrder(text, ch.loc, dates.ZoneOrder)
+	if !ok || dates.Partial(text) {
+		return true
+	}
+	day := m.Format(time.DateOnly)
+	orders := []dates.Order{dates.ZoneOrder}
+	if r.Ambiguous() {
+		orders = append(orders, dates.DayFirst, dates.MonthFirst)
+	}
+	for _, o := range orders {
+		if t, _, ok := dates.ParseOrder(text, ch.loc, o); ok && t.Format(time.DateOnly) == day {
+			return true
+		}
+	}
+	return false
 }

@@ -445,7 +445,8 @@ func (ch *chooser) mayHoldDate(n *node) bool {
 // with some text to annotate and no more than a date's. Most elements are
 // passed over by their tag, and most <span>s by a look at their start tag
 // for a value of four digits after an '=' (every ISO 8601 date starts with
-// its year), before the tag is tokenized.
+// its year), before the tag is tokenized. Not an element whose text is a
+// whole date of another day (machineDateRead).
 func (ch *chooser) holdsMachineDate(n *node) bool {
 	switch n.tag() {
 	case "time", "abbr", "span":
@@ -459,8 +460,8 @@ func (ch *chooser) holdsMachineDate(n *node) bool {
 	for i := strings.IndexByte(tag, '='); i >= 0; {
 		v := strings.TrimLeft(tag[i+1:], "\"' \t\n")
 		if len(v) >= 4 && isNumber4(v) {
-			_, ok := wrapper.TagDate(tag, ch.loc)
-			return ok && ch.closedInline(n)
+			m, ok := wrapper.TagDate(tag, ch.loc)
+			return ok && ch.closedInline(n) && ch.machineDateRead(n, m)
 		}
 		j := strings.IndexByte(tag[i+1:], '=')
 		if j < 0 {
