@@ -133,7 +133,20 @@ func recordOf(fc *fieldChoice, n *node) record {
 // siblings after it, following-sibling::tag[k] counted among the run's
 // nodes of its tag; before it (a date before the link on a legacy
 // line), preceding-sibling::tag[k], counted back from the head.
+//
+// A step names an element's stable classes; where that makes the path
+// longer than a selector may be (MaxSelectorLength: an element deep in
+// markup of many classed wrappers), its steps say tag and position alone.
 func relXPath(r record, n *node) string {
+	if p := relXPathOf(r, n, true); len(p) <= MaxSelectorLength {
+		return p
+	}
+	return relXPathOf(r, n, false)
+}
+
+// relXPathOf is relXPath, its child steps with the elements' classes or
+// without them.
+func relXPathOf(r record, n *node, classes bool) string {
 	var steps []string
 	a := n
 	for ; a != nil; a = a.parent() {
@@ -166,7 +179,11 @@ func relXPath(r record, n *node) string {
 			}
 			break
 		}
-		steps = append(steps, xpathStep(a, false, true))
+		if classes {
+			steps = append(steps, xpathStep(a, false, true))
+		} else {
+			steps = append(steps, xpathPosition(a))
+		}
 	}
 	if len(steps) == 0 {
 		return "."
@@ -216,6 +233,29 @@ func xpathStep(n *node, anchor, positional bool) string {
 		if of > 1 {
 			s += "[" + strconv.Itoa(k) + "]"
 		}
+	}
+	return s
+}
+
+// xpathPosition writes one element as an XPath step of its tag and its
+// position among its parent's elements of that tag (a text as xpathStep
+// writes it).
+func xpathPosition(n *node) string {
+	if n.isText() || n.parent() == nil {
+		return xpathStep(n, false, false)
+	}
+	k, of := 0, 0
+	for _, c := range n.parent().children() {
+		if !c.isText() && c.tag() == n.tag() {
+			of++
+			if c.start <= n.start {
+				k = of
+			}
+		}
+	}
+	s := xpathName(n.tag())
+	if of > 1 {
+		s += "[" + strconv.Itoa(k) + "]"
 	}
 	return s
 }
