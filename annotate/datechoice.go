@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dynamo-feeds/dynamo/dates"
+	"github.com/dynamo-feeds/dynamo/wrapper"
 )
 
 // Which of a record's dates is the item's (docs/ANNOTATE.md, "Dates",
@@ -171,26 +171,11 @@ func stripTags(s string) string {
 }
 
 // machineDateRead reports whether the wrapper reads the machine date m
-// of element n from an annotation holding n: unless n's text is a whole
-// date of another day, which the wrapper keeps with a warning ("the text
-// … and the <time datetime> it holds are different days"), as
-// wrapper's dateValue and sameDay decide. Such an element is no date
-// candidate of its own; its text may be one.
+// of element n from an annotation holding n (wrapper.ShownDayAgrees):
+// not when n's text is a whole date of another day, which the wrapper
+// keeps with a warning ("the text … and the <time datetime> it holds are
+// different days"). Such an element is no date candidate of its own; its
+// text may be one.
 func (ch *chooser) machineDateRead(n *node, m time.Time) bool {
-	text := ch.p.plain(ch.p.text[n.open:n.close])
-	_, r, ok := dates.ParseOrder(text, ch.loc, dates.ZoneOrder)
-	if !ok || dates.Partial(text) {
-		return true
-	}
-	day := m.Format(time.DateOnly)
-	orders := []dates.Order{dates.ZoneOrder}
-	if r.Ambiguous() {
-		orders = append(orders, dates.DayFirst, dates.MonthFirst)
-	}
-	for _, o := range orders {
-		if t, _, ok := dates.ParseOrder(text, ch.loc, o); ok && t.Format(time.DateOnly) == day {
-			return true
-		}
-	}
-	return false
+	return wrapper.ShownDayAgrees(ch.p.plain(ch.p.text[n.open:n.close]), m, ch.loc)
 }

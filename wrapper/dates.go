@@ -171,19 +171,19 @@ func tokenDate(z *html.Tokenizer, loc *time.Location) (time.Time, string, bool) 
 }
 
 // machineDate returns the first date of MachineDate in an annotation's
-// content, in RFC 3339, and the attribute it came from.
-func (b *builder) machineDate(content string) (date, attr string, ok bool) {
+// content, and the attribute it came from.
+func (b *builder) machineDate(content string) (date time.Time, attr string, ok bool) {
 	if !strings.Contains(content, "<") || !strings.Contains(content, "=") {
-		return "", "", false
+		return time.Time{}, "", false
 	}
 	z := html.NewTokenizer(strings.NewReader(content))
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			return "", "", false
+			return time.Time{}, "", false
 		case html.StartTagToken, html.SelfClosingTagToken:
 			if t, attr, ok := tokenDate(z, b.loc); ok {
-				return t.Format(time.RFC3339), attr, true
+				return t, attr, true
 			}
 		}
 	}
@@ -199,20 +199,24 @@ func (b *builder) dateValue(a *annot, text string) (date string, r dates.Reading
 	switch {
 	case !machineOK:
 		return shown, r, shownOK
-	case !shownOK || dates.Partial(text) || b.sameDay(text, r, machine):
-		return machine, dates.Fixed, true
+	case !shownOK || ShownDayAgrees(text, machine, b.loc):
+		return machine.Format(time.RFC3339), dates.Fixed, true
 	}
 	b.warn.add(a.open.line, "<%s>: the text %q and the %s it holds are different days; the text is kept, as readers see it", a.name, truncate(text, 40), truncate(attr, 60))
 	return shown, r, true
 }
 
-// sameDay reports whether a shown value, read with Reading r, names the
-// machine date's day (as the attribute writes it, in its own zone), in
-// either order when its numeric date could be read both ways.
-func (b *builder) sameDay(text string, r dates.Reading, machine string) bool {
-	m, err := time.Parse(time.RFC3339, machine)
-	if err != nil {
-		return false
+// ShownDayAgrees reports whether the text an element dated for machines
+// shows agrees with its machine date m, so that the wrapper takes m: the
+// text is no whole date ("Mar 4", "09:30", "3 days ago"), or it names m's
+// day (in m's own zone), read in the zone's order or, when its numeric
+// date could be read both ways, in either. Else the wrapper keeps the text,
+// as readers see it, with a warning; the suggester, which asks this too,
+// then annotates no such element whole.
+func ShownDayAgrees(text string, m time.Time, loc *time.Location) bool {
+	_, r, ok := dates.ParseOrder(text, loc, dates.ZoneOrder)
+	if !ok || dates.Partial(text) {
+		return true
 	}
 	day := m.Format(time.DateOnly)
 	orders := []dates.Order{dates.ZoneOrder}
@@ -220,7 +224,7 @@ func (b *builder) sameDay(text string, r dates.Reading, machine string) bool {
 		orders = append(orders, dates.DayFirst, dates.MonthFirst)
 	}
 	for _, o := range orders {
-		if s, _, ok := b.date(text, o); ok && s[:len(time.DateOnly)] == day {
+		if t, _, ok := dates.ParseOrder(text, loc, o); ok && t.Format(time.DateOnly) == day {
 			return true
 		}
 	}
