@@ -345,7 +345,8 @@ func MarksOnly(w string) bool {
 // NeverInDate reports whether Parse reads no value of several words in
 // which w is one of the words (a field between spaces, separators or
 // marks outside ASCII), unless the value holds a rune for which
-// RewritesCJK is true: false when unsure. It is MarksOnly widened to the
+// RewritesCJK is true: false when unsure, and for a w with a space in it
+// (" " alone is no word). It is MarksOnly widened to the
 // words that fill the descriptions of classified ads beside their dates
 // ("Call 555-0111 after 5pm. £650 pcm. Viewing 9-5."), each a field that
 // normalize fails on or keeps and no layout reads:
@@ -370,8 +371,8 @@ func MarksOnly(w string) bool {
 // description was tried word run by word run, each a failed Parse).
 // FuzzNeverInDate checks it against Parse.
 func NeverInDate(w string) bool {
-	if w == "" {
-		return false
+	if w == "" || strings.ContainsFunc(w, unicode.IsSpace) {
+		return false // no word: a space is no part of one
 	}
 	if !isASCII(w) {
 		return strings.ContainsFunc(w, isMark)
