@@ -483,7 +483,9 @@ func Partial(s string) bool {
 // "20240304T193000Z"): the machine-readable forms of HTML's <time
 // datetime> and of microformats' title attributes. A value without a zone
 // is read in loc (nil means UTC). Nothing else is read: no partial date, no
-// month name.
+// month name. HTML's date and time strings may separate the date from the
+// time with one space instead of the T ("2024-06-10 11:23:00Z"), and so
+// may this value.
 func ParseISO(s string, loc *time.Location) (time.Time, bool) {
 	if loc == nil {
 		loc = time.UTC
@@ -491,6 +493,9 @@ func ParseISO(s string, loc *time.Location) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if len(s) > maxLen {
 		return time.Time{}, false
+	}
+	if len(s) > 11 && s[4] == '-' && s[7] == '-' && s[10] == ' ' && isDigit(s[11]) {
+		s = s[:10] + "T" + s[11:]
 	}
 	return parseISO(s, loc)
 }

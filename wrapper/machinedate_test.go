@@ -20,6 +20,7 @@ func TestMachineDates(t *testing.T) {
 		{"time, date only", `<time datetime="2024-03-04">yesterday</time>`, "", "2024-03-04T00:00:00Z", ""},
 		{"hCalendar abbr", `<abbr class="dtstart" title="2024-03-04T19:00:00"><span>Mar</span> <span>4</span></abbr>`, "", "2024-03-04T19:00:00Z", ""},
 		{"abbr, basic format", `<abbr class="dtstart" title="20240304T190000Z">Mar 4, 7pm</abbr>`, "", "2024-03-04T19:00:00Z", ""},
+		{"abbr title, a space for the T (as HTML allows)", `<abbr class="published" title="2024-06-10 11:23:00Z">hace 2 días</abbr>`, "", "2024-06-10T11:23:00Z", ""},
 		{"span title, relative", `<span class="date" title="2024-03-04">3 days ago</span>`, "", "2024-03-04T00:00:00Z", ""},
 		{"span content, microdata", `<span itemprop="datePublished" content="2024-03-04">4 Mar</span>`, "", "2024-03-04T00:00:00Z", ""},
 		{"upper-case tag", `<TIME DATETIME="2024-03-04T09:30:00Z">Mar 4</TIME>`, "", "2024-03-04T09:30:00Z", ""},
