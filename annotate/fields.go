@@ -441,16 +441,15 @@ func (ch *chooser) mayHoldDate(n *node) bool {
 // holdsMachineDate reports whether n is an element whose start tag
 // carries a whole date for machines, which the wrapper reads from a date
 // annotation holding it (wrapper.MachineDate: <time datetime>, hCalendar's
-// <abbr title>, microdata's <span content>), closed by its own end tag,
+// <abbr title>, microdata's <span content>, GitHub's <relative-time
+// datetime>), closed by its own end tag,
 // with some text to annotate and no more than a date's. Most elements are
 // passed over by their tag, and most <span>s by a look at their start tag
 // for a value of four digits after an '=' (every ISO 8601 date starts with
 // its year), before the tag is tokenized. Not an element whose text is a
 // whole date of another day (machineDateRead).
 func (ch *chooser) holdsMachineDate(n *node) bool {
-	switch n.tag() {
-	case "time", "abbr", "span":
-	default:
+	if !wrapper.MayCarryMachineDate(n.tag()) {
 		return false
 	}
 	if n.textBytes == 0 || n.textBytes > 300 {

@@ -127,17 +127,32 @@ func (b *builder) orderDates() {
 // warning: the reader sees it (docs/WRAPPER.md "Dates").
 
 // MachineDate reads the date an element's attribute carries for machines:
-// datetime on <time>; title, content or datetime on <abbr> and <span>.
-// The value must be an ISO 8601 date with its day (dates.ParseISO), read
-// in loc when it has no zone. The suggester asks it to choose such an
-// element as an item's date; the wrapper, to read it.
+// datetime on <time> and on custom elements (GitHub's <relative-time> and
+// <local-time>, the web components that show a date relative or local and
+// keep it whole in datetime, as <time> does); title, content or datetime
+// on <abbr> and <span>. The value must be an ISO 8601 date with its day
+// (dates.ParseISO), read in loc when it has no zone. The suggester asks it
+// to choose such an element as an item's date; the wrapper, to read it.
 func MachineDate(tag, key, val string, loc *time.Location) (time.Time, bool) {
 	switch {
-	case tag == "time" && key == "datetime",
+	case (tag == "time" || isCustomElement(tag)) && key == "datetime",
 		(tag == "abbr" || tag == "span") && (key == "title" || key == "content" || key == "datetime"):
 		return dates.ParseISO(val, loc)
 	}
 	return time.Time{}, false
+}
+
+// MayCarryMachineDate reports whether an element named tag (lower case)
+// is one MachineDate reads a date from, so that callers can pass over
+// the others by their name alone.
+func MayCarryMachineDate(tag string) bool {
+	return tag == "time" || tag == "abbr" || tag == "span" || isCustomElement(tag)
+}
+
+// isCustomElement reports whether tag is a custom element's name: HTML
+// gives them, and only them, a hyphen after a first lower-case letter.
+func isCustomElement(tag string) bool {
+	return len(tag) > 2 && 'a' <= tag[0] && tag[0] <= 'z' && strings.IndexByte(tag, '-') > 0
 }
 
 // TagDate reads the date of MachineDate in an element's start tag
@@ -157,7 +172,7 @@ func TagDate(startTag string, loc *time.Location) (time.Time, bool) {
 func tokenDate(z *html.Tokenizer, loc *time.Location) (time.Time, string, bool) {
 	name, more := z.TagName()
 	tag := string(name)
-	if tag != "time" && tag != "abbr" && tag != "span" {
+	if !MayCarryMachineDate(tag) {
 		return time.Time{}, "", false
 	}
 	for more {
