@@ -28,27 +28,39 @@ const maxFeatured = 6
 const featuredLevels = 4
 
 // featuredItems returns the items of the blocks beside the list c (its
-// fields chosen) that hold the same fields: a heading whose link leads
-// where the list's items lead (the first step of their paths), not to
-// one of them; and a date when most of the list's items have one. Only
-// where the list's own titles are in headings. The blocks are looked for
-// among the children of the records' common parent outside the records,
-// then the siblings of that parent and of its ancestors, up to
-// featuredLevels, outward from the list: the first sibling that has links
-// and no such heading (a pager, a sidebar, a "most read" box, navigation)
-// ends the search on its side. Each block is the largest that holds one
-// such heading alone. None when more than maxFeatured are found.
+// fields chosen) that hold the same fields: a heading, a link that leads
+// where the list's items lead (linkPlace), not to one of them, and a
+// date when most of the list's items have one. Only where the list's own
+// titles are in headings. Where most of the list's titles hold their
+// links (or are held by them), a featured block's heading must too; where
+// they are headings without links (a Joomla blog showing its titles
+// unlinked, each article's link its "Weiterlesen …"), a featured block's
+// heading must have none either, and the block a link to that place.
+// The blocks are looked for among the children of the records' common
+// parent outside the records, then the siblings of that parent and of its
+// ancestors, up to featuredLevels, outward from the list: the first
+// sibling that has links and no such heading (a pager, a sidebar, a "most
+// read" box, navigation) ends the search on its side. Each block is the
+// largest that holds one such heading alone. None when more than
+// maxFeatured are found.
 func (ch *chooser) featuredItems(c *candidate) []itemChoice {
 	fc := c.fields
-	if c.kind != "elements" || fc == nil || len(fc.items) < 3 {
+	if c.kind != "elements" || fc == nil || len(fc.items) < minRecords {
 		return nil
 	}
-	headed, dated := 0, 0
-	targets := map[string]int{}
+	headed, linked, dated := 0, 0, 0
+	var hrefList []string
 	hrefs := map[string]bool{}
 	for _, it := range fc.items {
-		if headingAt(it.titleAt) != nil || headingAt(it.title) != nil {
+		h := headingAt(it.titleAt)
+		if h == nil {
+			h = headingAt(it.title)
+		}
+		if h != nil {
 			headed++
+			if it.link != nil && (isAncestor(h, it.link) || isAncestor(it.link, h)) {
+				linked++
+			}
 		}
 		if it.dateEnd > it.dateStart {
 			dated++
@@ -56,41 +68,49 @@ func (ch *chooser) featuredItems(c *candidate) []itemChoice {
 		if it.link != nil {
 			h := strings.TrimSpace(it.link.href())
 			hrefs[h] = true
-			if k, ok := linkTarget(h); ok {
-				targets[k]++
-			}
+			hrefList = append(hrefList, h)
 		}
 	}
 	n := len(fc.items)
 	if headed*10 < n*9 {
 		return nil
 	}
-	target := ""
-	for k, m := range targets {
-		if m*10 >= n*8 {
-			target = k
-		}
-	}
-	if target == "" {
+	fs := &featSearch{ch: ch, hrefs: hrefs, looks: map[string]bool{}}
+	if !fs.place.of(hrefList, n) {
 		return nil
 	}
-	wantDate := dated*2 > n && fc.date != ""
-	looks := map[string]bool{}
-	for _, r := range c.records {
-		looks[lookOf(r.head())] = true
+	switch {
+	case linked*10 >= n*8:
+	case linked*10 <= n*2:
+		fs.loose = true
+	default:
+		return nil
+	}
+	fs.wantDate = dated*2 > n && fc.date != ""
+	// The records that are items: a record left out for want of a title
+	// at the items' place (a Joomla blog's div.items-leading among the
+	// div.items-row whose children are the records) may hold featured
+	// items.
+	heads := make([]*node, len(fc.items))
+	for i, it := range fc.items {
+		heads[i] = it.rec.head()
+		fs.looks[recordLook(heads[i])] = true
+		if i < featuredSample {
+			fs.maxLinks = max(fs.maxLinks, fs.placeLinks(heads[i]))
+		}
 	}
 	// The siblings outside the records: first the children of the
 	// records' common parent before the first that holds a record and
 	// after the last (a Joomla blog's div.items-leading before its
 	// div.items-row, whose records are in several rows), then the
 	// siblings of that parent and of its ancestors.
-	up := commonParent(c)
+	up := commonParent(heads)
 	if up == nil {
 		return nil
 	}
 	kids := up.children()
-	lo := slices.IndexFunc(kids, func(k *node) bool { return isAncestor(k, c.records[0].head()) })
-	hi := slices.IndexFunc(kids, func(k *node) bool { return isAncestor(k, c.records[len(c.records)-1].head()) })
+	lo := slices.IndexFunc(kids, func(k *node) bool { return isAncestor(k, heads[0]) })
+	hi := slices.IndexFunc(kids, func(k *node) bool { return isAncestor(k, heads[len(heads)-1]) })
 	if lo < 0 || hi < lo {
 		return nil
 	}
@@ -98,14 +118,14 @@ func (ch *chooser) featuredItems(c *candidate) []itemChoice {
 	for level := 0; level <= featuredLevels; level++ {
 		sibs := up.children()
 		for i := lo - 1; i >= 0; i-- {
-			u, stop := ch.featuredUnits(sibs[i], target, hrefs, looks)
+			u, stop := fs.units(sibs[i])
 			if stop {
 				break
 			}
 			before = append(u, before...)
 		}
 		for i := hi + 1; i < len(sibs); i++ {
-			u, stop := ch.featuredUnits(sibs[i], target, hrefs, looks)
+			u, stop := fs.units(sibs[i])
 			if stop {
 				break
 			}
@@ -124,7 +144,7 @@ func (ch *chooser) featuredItems(c *candidate) []itemChoice {
 	}
 	var out []itemChoice
 	for _, u := range append(before, after...) {
-		it, ok := ch.featuredItem(u, fc, wantDate)
+		it, ok := fs.item(u, fc)
 		if !ok {
 			// One block of the kind that is not an item: the others are
 			// not taken on their word alone.
@@ -135,14 +155,100 @@ func (ch *chooser) featuredItems(c *candidate) []itemChoice {
 	return out
 }
 
-// featuredItem chooses the fields of one featured block u alone, and
-// says whether they are an item's like the list's: its title in its
-// heading, its link the heading's, its date when wanted. Fields the
-// list's items do not have are left out, as the selectors cannot name
-// them.
-func (ch *chooser) featuredItem(u *node, fc *fieldChoice, wantDate bool) (itemChoice, bool) {
+// featuredSample is how many of the list's records are read for the
+// number of links to its place an item holds.
+const featuredSample = 40
+
+// featSearch is what featuredItems looks for beside a list: blocks with
+// a heading and a link to the list's place, not to one of its hrefs, in
+// looks other than its records'.
+type featSearch struct {
+	ch    *chooser
+	place linkPlace
+	hrefs map[string]bool // the list's items' links
+	looks map[string]bool // the records' looks (recordLook)
+	// loose: the list's titles are headings without links; so are the
+	// featured items'.
+	loose    bool
+	wantDate bool
+	// maxLinks is the most links to distinct pages of the place one of
+	// the list's records holds (the story, its category, its print
+	// view): a block holding more is a box of links to several.
+	maxLinks int
+}
+
+// linkPlace is where a list's items lead: the first step of their
+// paths ("news" of /news/2024/jun/02/…) when most share one, and the
+// kind of page (linkKind, a trailing slash aside: /2024/03/04/slug/ and
+// /slug/ are pages of the kinds /0/0/0/ and /) when most are of one.
+// Either is a place; a link leads there when it agrees with either.
+type linkPlace struct{ step, kind string }
+
+// of sets the place of the links hrefs, of n items, when eight in ten
+// agree on one; it reports whether they do.
+func (p *linkPlace) of(hrefs []string, n int) bool {
+	steps, kinds := map[string]int{}, map[string]int{}
+	for _, h := range hrefs {
+		if k, ok := linkTarget(h); ok {
+			steps[k]++
+			kinds[pageKind(h)]++
+		}
+	}
+	for k, m := range steps {
+		if m*10 >= n*8 {
+			p.step = k
+		}
+	}
+	for k, m := range kinds {
+		if m*10 >= n*8 {
+			p.kind = k
+		}
+	}
+	return p.step != "" || p.kind != ""
+}
+
+// leads reports whether href leads to the place: a page (a path with a
+// first step: the site's home "/" is none) of its first step or its kind.
+func (p *linkPlace) leads(href string) bool {
+	k, ok := linkTarget(href)
+	if !ok {
+		return false
+	}
+	return p.step != "" && k == p.step || p.kind != "" && pageKind(href) == p.kind
+}
+
+// pageKind is linkKind of an href without its trailing slash, which
+// permalinks end in: /news/slug/ is a page of /news/, as /news/slug is.
+func pageKind(href string) string {
+	href = html.UnescapeString(href)
+	if strings.HasSuffix(href, "/") && !strings.ContainsAny(href, "?#") {
+		href = strings.TrimSuffix(href, "/")
+	}
+	return linkKind(href)
+}
+
+// placeLinks counts the distinct pages of the place n links to.
+func (fs *featSearch) placeLinks(n *node) int {
+	seen := map[string]bool{}
+	walkNodes(n, func(m *node) bool {
+		if m.tag() == "a" {
+			if h := strings.TrimSpace(m.href()); !seen[h] && fs.place.leads(h) {
+				seen[h] = true
+			}
+		}
+		return m.links > 0
+	})
+	return len(seen)
+}
+
+// item chooses the fields of one featured block u alone, and says
+// whether they are an item's like the list's (fc): its title in its
+// heading, its link the heading's (or, loose, any link to the place,
+// not one of the list's), its date when wanted. Fields the list's items
+// do not have are left out, as the selectors cannot name them.
+func (fs *featSearch) item(u *node, fc *fieldChoice) (itemChoice, bool) {
 	one := &candidate{kind: "elements", head: u, records: []record{{nodes: []*node{u}}}}
-	f := ch.choose(one, 0)
+	f := fs.ch.choose(one, 0)
 	if len(f.items) != 1 {
 		return itemChoice{}, false
 	}
@@ -151,7 +257,13 @@ func (ch *chooser) featuredItem(u *node, fc *fieldChoice, wantDate bool) (itemCh
 	if h == nil {
 		h = headingAt(it.title)
 	}
-	if h == nil || it.link == nil || !(isAncestor(h, it.link) || isAncestor(it.link, h)) {
+	if h == nil || it.link == nil {
+		return itemChoice{}, false
+	}
+	if href := strings.TrimSpace(it.link.href()); !fs.place.leads(href) || fs.hrefs[href] {
+		return itemChoice{}, false
+	}
+	if !fs.loose && !(isAncestor(h, it.link) || isAncestor(it.link, h)) {
 		return itemChoice{}, false
 	}
 	if fc.descKey == "" {
@@ -160,19 +272,38 @@ func (ch *chooser) featuredItem(u *node, fc *fieldChoice, wantDate bool) (itemCh
 	if fc.date == "" {
 		it.dateStart, it.dateEnd, it.dateAt = 0, 0, nil
 	}
-	if wantDate && it.dateEnd == it.dateStart {
+	if fs.wantDate && it.dateEnd == it.dateStart {
 		return itemChoice{}, false
 	}
 	return it, true
 }
 
-// featuredUnits returns the featured blocks in s, a sibling of one of the
-// list's containers: the largest element holding one heading with a link
-// to target (and to none of the list's hrefs) alone, for each such
-// heading. stop says s ends the search on its side: it has links but no
-// such heading, is navigation (a sidebar, a header) or holds some, or
-// holds one of the list's links.
-func (ch *chooser) featuredUnits(s *node, target string, hrefs, looks map[string]bool) ([]*node, bool) {
+// isHead reports whether n is a featured block's heading: an h2–h6 (an
+// h1 too when it has a link: a hero post's) whose link leads to the
+// place and to none of the list's items; loose, an h2–h6 without a link.
+func (fs *featSearch) isHead(n *node) bool {
+	if fs.loose {
+		return isSubHeading(n) && n.links == 0 && headingLink(n) == nil
+	}
+	if !isSubHeading(n) && n.tag() != "h1" {
+		return false
+	}
+	l := headingLink(n)
+	if l == nil {
+		return false
+	}
+	h := strings.TrimSpace(l.href())
+	return fs.place.leads(h) && !fs.hrefs[h]
+}
+
+// units returns the featured blocks in s, a sibling of one of the list's
+// containers: the largest element holding one featured heading (isHead)
+// alone, for each such heading. stop says s ends the search on its side:
+// it has links but no such heading, is navigation (a sidebar, a header)
+// or holds some, or holds one of the list's links; or one of its blocks
+// has the records' look, or links to more pages of the place than an
+// item does (a box of links), or, loose, none.
+func (fs *featSearch) units(s *node) ([]*node, bool) {
 	if s.isText() || s.hidden || s.links == 0 {
 		return nil, false
 	}
@@ -182,7 +313,7 @@ func (ch *chooser) featuredUnits(s *node, target string, hrefs, looks map[string
 	var heads []*node
 	stop := false
 	walkNodes(s, func(n *node) bool {
-		if stop || n.links == 0 || len(heads) > maxFeatured {
+		if stop || len(heads) > maxFeatured || n.links == 0 && !fs.loose {
 			return false
 		}
 		// Navigation inside: a pager, a menu. (Blocks named like
@@ -191,20 +322,16 @@ func (ch *chooser) featuredUnits(s *node, target string, hrefs, looks map[string
 			stop = true
 			return false
 		}
-		if n.tag() == "a" && hrefs[strings.TrimSpace(n.href())] {
+		if n.tag() == "a" && fs.hrefs[strings.TrimSpace(n.href())] {
 			stop = true
 			return false
 		}
-		if isSubHeading(n) {
-			if l := headingLink(n); l != nil {
-				if k, ok := linkTarget(strings.TrimSpace(l.href())); ok && k == target && !hrefs[strings.TrimSpace(l.href())] {
-					heads = append(heads, n)
-				}
-			}
+		if fs.isHead(n) {
+			heads = append(heads, n)
 		}
 		return true
 	})
-	if stop || len(heads) == 0 || len(heads) > maxFeatured || ch.namedAside(s) {
+	if stop || len(heads) == 0 || len(heads) > maxFeatured || fs.ch.namedAside(s, heads) {
 		return nil, true
 	}
 	// A heading inside a link counts as the link's: the block is the
@@ -227,7 +354,10 @@ func (ch *chooser) featuredUnits(s *node, target string, hrefs, looks map[string
 		}
 		// A block in the records' own markup beside them is another
 		// list of the kind (a "most read" column), not a featured item.
-		if sameLook(u, looks) {
+		if fs.looks[recordLook(u)] {
+			return nil, true
+		}
+		if k := fs.placeLinks(u); k > fs.maxLinks || fs.loose && k == 0 {
 			return nil, true
 		}
 		units = append(units, u)
@@ -236,18 +366,22 @@ func (ch *chooser) featuredUnits(s *node, target string, hrefs, looks map[string
 }
 
 // asideWords name the boxes beside a list that hold other lists of its
-// kind of item: "Most read", "Popular", "Related stories".
-var asideWords = []string{"most ", "popular", "related", "trending", "recommended", "also", "more from", "more stories", "comments", "archive", "meistgelesen", "beliebt"}
+// kind of item: "Most read", "Popular", "Related stories", "Latest news"
+// (the newest items of the whole site, where the list is a section's),
+// in English, German and Italian.
+var asideWords = []string{"most ", "popular", "related", "trending", "recommended", "also", "more from", "more stories", "comments", "archive", "latest",
+	"meistgelesen", "beliebt", "neueste", "più lett", "popolar", "ultime", "ultimi"}
 
 // namedAside reports whether the first heading in s without a link (a
-// box's own heading) names s as a box of other items: "Most read".
-func (ch *chooser) namedAside(s *node) bool {
+// box's own heading), other than the items' heads, names s as a box of
+// other items: "Most read".
+func (ch *chooser) namedAside(s *node, heads []*node) bool {
 	var h *node
 	walkNodes(s, func(n *node) bool {
 		if h != nil {
 			return false
 		}
-		if headingAt(n) == n && n.links == 0 && !n.isText() && n.tag() != "" && n.tag()[0] == 'h' {
+		if headingAt(n) == n && n.links == 0 && !n.isText() && n.tag() != "" && n.tag()[0] == 'h' && !slices.Contains(heads, n) {
 			h = n
 			return false
 		}
@@ -270,8 +404,17 @@ func lookOf(n *node) string {
 	return n.tag() + " " + strings.Join(stableClasses(n.look().class), " ")
 }
 
-// sameLook reports whether n has the look of one of looks.
-func sameLook(n *node, looks map[string]bool) bool { return looks[lookOf(n)] }
+// recordLook is lookOf a record's or a block's head, and, when it has no
+// stable class, its parent's too: a bare <div> (Joomla's div.span6,
+// div.leading-0, whose classes hold digits) says nothing of the list
+// it is in.
+func recordLook(n *node) string {
+	lk := lookOf(n)
+	if p := n.parent(); p != nil && len(stableClasses(n.look().class)) == 0 {
+		return lookOf(p) + " > " + lk
+	}
+	return lk
+}
 
 // walkNodes visits n and its descendants in page order; visit returns
 // whether to go below the node.
@@ -354,11 +497,12 @@ func linkTarget(href string) (string, bool) {
 	return strings.ToLower(u.Host) + "/" + first, true
 }
 
-// commonParent returns the deepest element holding every record of c.
-func commonParent(c *candidate) *node {
-	p := c.records[0].head().parent()
-	for _, r := range c.records[1:] {
-		for p != nil && !isAncestor(p, r.head()) {
+// commonParent returns the deepest element holding every one of heads
+// (records' heads, in page order).
+func commonParent(heads []*node) *node {
+	p := heads[0].parent()
+	for _, h := range heads[1:] {
+		for p != nil && !isAncestor(p, h) {
 			p = p.parent()
 		}
 	}
@@ -399,8 +543,9 @@ func featuredNote(p *page, c *candidate) string {
 // fits in MaxSelectorLength: the places alone (each found in its own
 // items only); each kept to its items by the steps of their first nodes
 // (self::section[…]); by their paths (XPath 1.0's count(. | X) =
-// count(X): the item is one of X). When none does, the field is the
-// list's alone (the note then says the selectors differ).
+// count(X): the item is one of X); the same three with the featured
+// places written by tag and position alone. When none does, the field is
+// the list's alone (the note then says the selectors differ).
 func featuredSelectors(sel Selectors, fc *fieldChoice, c *candidate, d *dom) Selectors {
 	var feats, list []itemChoice
 	for _, it := range fc.items {
@@ -434,25 +579,15 @@ func featuredSelectors(sel Selectors, fc *fieldChoice, c *candidate, d *dom) Sel
 	}
 	sel.Item = item
 	field := func(listPath string, of func(itemChoice) *node) string {
-		var order []string
-		by := map[string][]int{} // the featured items by their place
-		var other []int          // the featured items placed otherwise than the list's
+		var other []int // the featured items placed otherwise than the list's
 		for i, it := range feats {
 			rel := ""
 			if n := of(it); n != nil {
 				rel = relXPath(it.rec, n)
 			}
-			if rel == listPath {
-				continue
+			if rel != listPath {
+				other = append(other, i)
 			}
-			other = append(other, i)
-			if rel == "" {
-				continue
-			}
-			if _, ok := by[rel]; !ok {
-				order = append(order, rel)
-			}
-			by[rel] = append(by[rel], i)
 		}
 		if len(other) == 0 {
 			return listPath
@@ -474,24 +609,42 @@ func featuredSelectors(sel Selectors, fc *fieldChoice, c *candidate, d *dom) Sel
 			}
 			return oneOf(x)
 		}
+		// The featured places with their elements' classes, then, for a
+		// union that would be too long so (a Drupal node's four classes
+		// at each of six steps), by tag and position alone.
 		var tries []string
-		for _, guard := range []func([]int) string{nil, steps, paths} {
-			var parts []string
-			if listPath != "" {
-				if guard == nil {
-					parts = append(parts, listPath)
-				} else {
-					parts = append(parts, "self::node()[not("+guard(other)+")]/"+listPath)
+		for _, classes := range []bool{true, false} {
+			var order []string
+			by := map[string][]int{} // the featured items by their place
+			for _, i := range other {
+				n := of(feats[i])
+				if n == nil {
+					continue
 				}
-			}
-			for _, rel := range order {
-				if guard == nil {
-					parts = append(parts, rel)
-				} else {
-					parts = append(parts, "self::node()["+guard(by[rel])+"]/"+rel)
+				rel := relXPathOf(feats[i].rec, n, classes)
+				if _, ok := by[rel]; !ok {
+					order = append(order, rel)
 				}
+				by[rel] = append(by[rel], i)
 			}
-			tries = append(tries, strings.Join(parts, " | "))
+			for _, guard := range []func([]int) string{nil, steps, paths} {
+				var parts []string
+				if listPath != "" {
+					if guard == nil {
+						parts = append(parts, listPath)
+					} else {
+						parts = append(parts, "self::node()[not("+guard(other)+")]/"+listPath)
+					}
+				}
+				for _, rel := range order {
+					if guard == nil {
+						parts = append(parts, rel)
+					} else {
+						parts = append(parts, "self::node()["+guard(by[rel])+"]/"+rel)
+					}
+				}
+				tries = append(tries, strings.Join(parts, " | "))
+			}
 		}
 		var listQ query
 		if listPath != "" {
