@@ -75,7 +75,7 @@ func (ch *chooser) featuredItems(c *candidate) []itemChoice {
 	if headed*10 < n*9 {
 		return nil
 	}
-	fs := &featSearch{ch: ch, hrefs: hrefs, looks: map[string]bool{}}
+	fs := &featSearch{ch: ch, hrefs: hrefs, looks: map[string]bool{}, heads: map[*node]*node{}}
 	if !fs.place.of(hrefList, n) {
 		return nil
 	}
@@ -167,6 +167,7 @@ type featSearch struct {
 	place linkPlace
 	hrefs map[string]bool // the list's items' links
 	looks map[string]bool // the records' looks (recordLook)
+	heads map[*node]*node // each featured block's heading
 	// loose: the list's titles are headings without links; so are the
 	// featured items'.
 	loose    bool
@@ -253,6 +254,13 @@ func (fs *featSearch) item(u *node, fc *fieldChoice) (itemChoice, bool) {
 		return itemChoice{}, false
 	}
 	it := f.items[0]
+	if head := fs.heads[u]; head != nil && headingAt(it.titleAt) != head && headingAt(it.title) != head {
+		// Chosen in the block alone, the title can be a link beside the
+		// heading (an unlinked heading's block showing its category's
+		// link, "Kategorie: Aktuelles"): the block's title is in its
+		// heading, and its link is the link for that title.
+		it = fs.headed(it, head)
+	}
 	h := headingAt(it.titleAt)
 	if h == nil {
 		h = headingAt(it.title)
@@ -276,6 +284,25 @@ func (fs *featSearch) item(u *node, fc *fieldChoice) (itemChoice, bool) {
 		return itemChoice{}, false
 	}
 	return it, true
+}
+
+// headed gives it, a featured block's item whose title was chosen
+// outside the block's heading head, the title in head that
+// titleCandidates likes best and the link linkCandidates likes best for
+// it, or none; its description and date stay.
+func (fs *featSearch) headed(it itemChoice, head *node) itemChoice {
+	titles := fs.ch.titleCandidates(nil, it.rec, nil)
+	titles = slices.DeleteFunc(titles, func(c scored) bool { return !isAncestor(head, c.n) })
+	t := pick(titles, voteTitle([][]scored{titles}))
+	if t == nil {
+		return itemChoice{}
+	}
+	it.title, it.titleAt, it.titleText, it.link = narrowTitle(t.n), t.n, t.text, nil
+	links := fs.ch.linkCandidates(nil, it.rec, t.n, nil)
+	if l := pick(links, vote(1, func(int) []scored { return links })); l != nil {
+		it.link = l.n
+	}
+	return it
 }
 
 // isHead reports whether n is a featured block's heading: an h2–h6 (an
@@ -361,6 +388,7 @@ func (fs *featSearch) units(s *node) ([]*node, bool) {
 			return nil, true
 		}
 		units = append(units, u)
+		fs.heads[u] = h
 	}
 	return units, false
 }
