@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dynamo-feeds/dynamo"
@@ -39,55 +40,59 @@ func FuzzSuggest(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, page []byte) {
-		res, err := annotate.Suggest(page, annotate.Options{URL: "http://example.com/news/"})
-		if err != nil {
-			return
+	f.Fuzz(checkSuggest)
+}
+
+// checkSuggest is FuzzSuggest's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkSuggest(t *testing.T, page []byte) {
+	res, err := annotate.Suggest(page, annotate.Options{URL: "http://example.com/news/"})
+	if err != nil {
+		return
+	}
+	if back := annotate.RemoveInserted(res.Page, res.Inserted); !bytes.Equal(back, page) {
+		t.Fatalf("removing the inserted comments does not give the page back")
+	}
+	if wrapper.HasAnnotations(page) {
+		// A page annotated in part may hold broken annotations, whose
+		// reading the inserted ones change; what is certain is above.
+		return
+	}
+	before := map[string]bool{}
+	for _, w := range wrapper.Wrap(page, wrapper.Options{URL: "http://example.com/news/"}).Warnings {
+		before[w.Message] = true
+	}
+	for _, w := range res.Wrapped().Warnings {
+		if !before[w.Message] && !strings.HasPrefix(w.Message, "the page is not valid UTF-8") &&
+			!strings.Contains(w.Message, "as an earlier item; it gets an id of its own") { // two records linking to one page
+			t.Fatalf("the annotated page gives a new warning: %s\n%s", w, res.Page)
 		}
-		if back := annotate.RemoveInserted(res.Page, res.Inserted); !bytes.Equal(back, page) {
-			t.Fatalf("removing the inserted comments does not give the page back")
+	}
+	if got, want := len(res.Wrapped().Resource.Items), res.List.Records; got != want {
+		t.Fatalf("the annotated page gives %d items, the suggester chose %d\n%s", got, want, res.Page)
+	}
+	// Within half the room its annotations take, the page is refused
+	// or gives the same items' titles and links, and fits.
+	limit := (len(page) + len(res.Page)) / 2
+	fitted, err := annotate.Suggest(page, annotate.Options{URL: "http://example.com/news/", MaxBytes: limit})
+	if err != nil {
+		if !errors.Is(err, dynamo.ErrPageTooLarge) {
+			t.Fatalf("within %d bytes: %v", limit, err)
 		}
-		if wrapper.HasAnnotations(page) {
-			// A page annotated in part may hold broken annotations, whose
-			// reading the inserted ones change; what is certain is above.
-			return
+		return
+	}
+	if len(fitted.Page) > limit {
+		t.Fatalf("within %d bytes: %d", limit, len(fitted.Page))
+	}
+	a, b := res.Wrapped().Resource.Items, fitted.Wrapped().Resource.Items
+	if len(a) != len(b) {
+		t.Fatalf("within %d bytes: %d items, against %d", limit, len(b), len(a))
+	}
+	for i := range a {
+		if a[i].Title != b[i].Title || a[i].Link != b[i].Link {
+			t.Fatalf("within %d bytes: item %d is %q %s, against %q %s", limit, i+1, b[i].Title, b[i].Link, a[i].Title, a[i].Link)
 		}
-		before := map[string]bool{}
-		for _, w := range wrapper.Wrap(page, wrapper.Options{URL: "http://example.com/news/"}).Warnings {
-			before[w.Message] = true
-		}
-		for _, w := range res.Wrapped().Warnings {
-			if !before[w.Message] && !strings.HasPrefix(w.Message, "the page is not valid UTF-8") &&
-				!strings.Contains(w.Message, "as an earlier item; it gets an id of its own") { // two records linking to one page
-				t.Fatalf("the annotated page gives a new warning: %s\n%s", w, res.Page)
-			}
-		}
-		if got, want := len(res.Wrapped().Resource.Items), res.List.Records; got != want {
-			t.Fatalf("the annotated page gives %d items, the suggester chose %d\n%s", got, want, res.Page)
-		}
-		// Within half the room its annotations take, the page is refused
-		// or gives the same items' titles and links, and fits.
-		limit := (len(page) + len(res.Page)) / 2
-		fitted, err := annotate.Suggest(page, annotate.Options{URL: "http://example.com/news/", MaxBytes: limit})
-		if err != nil {
-			if !errors.Is(err, dynamo.ErrPageTooLarge) {
-				t.Fatalf("within %d bytes: %v", limit, err)
-			}
-			return
-		}
-		if len(fitted.Page) > limit {
-			t.Fatalf("within %d bytes: %d", limit, len(fitted.Page))
-		}
-		a, b := res.Wrapped().Resource.Items, fitted.Wrapped().Resource.Items
-		if len(a) != len(b) {
-			t.Fatalf("within %d bytes: %d items, against %d", limit, len(b), len(a))
-		}
-		for i := range a {
-			if a[i].Title != b[i].Title || a[i].Link != b[i].Link {
-				t.Fatalf("within %d bytes: item %d is %q %s, against %q %s", limit, i+1, b[i].Title, b[i].Link, a[i].Title, a[i].Link)
-			}
-		}
-	})
+	}
 }
 
 // FuzzFollow checks that selectors, CSS and XPath, never panic on any
@@ -102,6 +107,32 @@ func FuzzFollow(f *testing.F) {
 	}
 	f.Add([]byte("<ul><li><a href=a>One</a><li><a href=b>Two <b>2</b></a><li>x</ul>"))
 	f.Add([]byte("<div><h3>T</h3><p>d</p></div><div><h3>U</h3><p>e <!-- x --!> f</p></div><noscript><!--"))
+	if _, err := followSelectors(); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(checkFollow)
+}
+
+// checkFollow is FuzzFollow's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkFollow(t *testing.T, page []byte) {
+	sels, err := followSelectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sels {
+		res, err := annotate.Follow(page, c, annotate.Options{URL: "http://example.com/news/"})
+		if err != nil {
+			continue
+		}
+		if back := annotate.RemoveInserted(res.Page, res.Inserted); !bytes.Equal(back, page) {
+			t.Fatalf("removing the inserted annotations does not give the page back")
+		}
+	}
+}
+
+// followSelectors are the selectors FuzzFollow applies, compiled once.
+var followSelectors = sync.OnceValues(func() ([]*annotate.Compiled, error) {
 	var sels []*annotate.Compiled
 	for _, s := range []annotate.Selectors{
 		{Item: "li, div, tr, article", Title: "a, h3, b, td", Link: "a", Description: "p", Date: "time, span"},
@@ -110,22 +141,12 @@ func FuzzFollow(f *testing.F) {
 	} {
 		c, err := s.Compile()
 		if err != nil {
-			f.Fatal(err)
+			return nil, err
 		}
 		sels = append(sels, c)
 	}
-	f.Fuzz(func(t *testing.T, page []byte) {
-		for _, c := range sels {
-			res, err := annotate.Follow(page, c, annotate.Options{URL: "http://example.com/news/"})
-			if err != nil {
-				continue
-			}
-			if back := annotate.RemoveInserted(res.Page, res.Inserted); !bytes.Equal(back, page) {
-				t.Fatalf("removing the inserted annotations does not give the page back")
-			}
-		}
-	})
-}
+	return sels, nil
+})
 
 // FuzzSelectors checks that whatever list the suggester finds, the
 // selectors it offers for it compile: "--selectors" never answers with a
@@ -141,13 +162,17 @@ func FuzzSelectors(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, page []byte) {
-		res, err := annotate.Suggest(page, annotate.Options{URL: "http://example.com/news/"})
-		if err != nil {
-			return
-		}
-		if _, _, err := res.Selectors(); err != nil && strings.Contains(err.Error(), "the selectors made are wrong") {
-			t.Fatalf("selectors: %v", err)
-		}
-	})
+	f.Fuzz(checkSelectors)
+}
+
+// checkSelectors is FuzzSelectors's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkSelectors(t *testing.T, page []byte) {
+	res, err := annotate.Suggest(page, annotate.Options{URL: "http://example.com/news/"})
+	if err != nil {
+		return
+	}
+	if _, _, err := res.Selectors(); err != nil && strings.Contains(err.Error(), "the selectors made are wrong") {
+		t.Fatalf("selectors: %v", err)
+	}
 }

@@ -21,29 +21,33 @@ func FuzzPrunedLinks(f *testing.F) {
 		}
 	}
 	f.Add([]byte("<ul><li><a href=p><b>A long title here</b></a> <a href=q>short</a><li><a href='#x'>A long anchor link</a><script><a href=s>A long hidden link</a></script><a href=t>Another long title</a></ul>"))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		p, err := newPage(raw, "")
-		if err != nil {
-			return
+	f.Fuzz(checkPrunedLinks)
+}
+
+// checkPrunedLinks is FuzzPrunedLinks's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkPrunedLinks(t *testing.T, raw []byte) {
+	p, err := newPage(raw, "")
+	if err != nil {
+		return
+	}
+	tree := p.tree(nil, false)
+	checkSlabs(t, tree)
+	for _, c := range findCandidates(tree) {
+		if want := sumsOf(c.records); c.sums != want {
+			t.Fatalf("%s: sums kept %+v; of its records %+v", c.describe(), c.sums, want)
 		}
-		tree := p.tree(nil, false)
-		checkSlabs(t, tree)
-		for _, c := range findCandidates(tree) {
-			if want := sumsOf(c.records); c.sums != want {
-				t.Fatalf("%s: sums kept %+v; of its records %+v", c.describe(), c.sums, want)
+		for _, r := range c.records {
+			first, n := longLinks(r)
+			wantFirst, wantN := allLongLinks(r)
+			if first != wantFirst || n != wantN {
+				t.Fatalf("%s: longLinks gives %q, %d; a walk of every node %q, %d", c.describe(), first, n, wantFirst, wantN)
 			}
-			for _, r := range c.records {
-				first, n := longLinks(r)
-				wantFirst, wantN := allLongLinks(r)
-				if first != wantFirst || n != wantN {
-					t.Fatalf("%s: longLinks gives %q, %d; a walk of every node %q, %d", c.describe(), first, n, wantFirst, wantN)
-				}
-				if got, want := firstLink(r), allFirstLink(r); got != want {
-					t.Fatalf("%s: firstLink gives %q; a walk of every node %q", c.describe(), got, want)
-				}
+			if got, want := firstLink(r), allFirstLink(r); got != want {
+				t.Fatalf("%s: firstLink gives %q; a walk of every node %q", c.describe(), got, want)
 			}
 		}
-	})
+	}
 }
 
 // checkSlabs checks what node.tables' pointer arithmetic relies on: every

@@ -29,30 +29,35 @@ func FuzzOpenCounts(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, page string) {
-		for _, keep := range []bool{false, true} {
-			b := buildTree(page, maphash.MakeSeed(), nil, keep)
-			seen := map[atom.Atom]bool{}
-			for _, s := range b.open.slots {
-				if s.a == 0 {
-					continue
-				}
-				if seen[s.a] {
-					t.Fatalf("atom %v in two slots", s.a)
-				}
-				seen[s.a] = true
-				if s.n != 0 {
-					t.Fatalf("keep %v: %d <%v> left open once the tree is built", keep, s.n, s.a)
-				}
+	f.Fuzz(func(t *testing.T, page string) { checkOpenCounts(t, []byte(page)) })
+}
+
+// checkOpenCounts is FuzzOpenCounts's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkOpenCounts(t *testing.T, raw []byte) {
+	page := string(raw)
+	for _, keep := range []bool{false, true} {
+		b := buildTree(page, maphash.MakeSeed(), nil, keep)
+		seen := map[atom.Atom]bool{}
+		for _, s := range b.open.slots {
+			if s.a == 0 {
+				continue
 			}
-			for name, n := range b.open.names {
-				if atom.Lookup([]byte(name)) != 0 {
-					t.Fatalf("<%s>, which the atom table knows, counted by name", name)
-				}
-				if n != 0 {
-					t.Fatalf("keep %v: %d <%s> left open once the tree is built", keep, n, name)
-				}
+			if seen[s.a] {
+				t.Fatalf("atom %v in two slots", s.a)
+			}
+			seen[s.a] = true
+			if s.n != 0 {
+				t.Fatalf("keep %v: %d <%v> left open once the tree is built", keep, s.n, s.a)
 			}
 		}
-	})
+		for name, n := range b.open.names {
+			if atom.Lookup([]byte(name)) != 0 {
+				t.Fatalf("<%s>, which the atom table knows, counted by name", name)
+			}
+			if n != 0 {
+				t.Fatalf("keep %v: %d <%s> left open once the tree is built", keep, n, name)
+			}
+		}
+	}
 }

@@ -21,36 +21,40 @@ func FuzzDescAtPlace(f *testing.F) {
 		}
 	}
 	f.Add([]byte("<div><h3><a href=p>Heading one</a></h3><p>Body text of the first item, long enough.</p><h3><a href=q>Heading two</a></h3><p>Body text of the second item, long enough.</p></div>"))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		p, err := newPage(raw, "")
-		if err != nil {
-			return
+	f.Fuzz(checkDescAtPlace)
+}
+
+// checkDescAtPlace is FuzzDescAtPlace's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkDescAtPlace(t *testing.T, raw []byte) {
+	p, err := newPage(raw, "")
+	if err != nil {
+		return
+	}
+	tb := p.tree(nil, false)
+	ch := &chooser{p: p, loc: time.UTC}
+	for i, c := range findCandidates(tb) {
+		if i == 8 {
+			break
 		}
-		tb := p.tree(nil, false)
-		ch := &chooser{p: p, loc: time.UTC}
-		for i, c := range findCandidates(tb) {
-			if i == 8 {
-				break
-			}
-			fc := ch.choose(c, 0)
-			if fc.descKey == "" {
+		fc := ch.choose(c, 0)
+		if fc.descKey == "" {
+			continue
+		}
+		descAt := parsePlace(fc.descKey)
+		for k := range fc.items {
+			it := &fc.items[k]
+			at := ch.find(it.rec, descAt)
+			if len(at.nodes) != 1 {
 				continue
 			}
-			descAt := parsePlace(fc.descKey)
-			for k := range fc.items {
-				it := &fc.items[k]
-				at := ch.find(it.rec, descAt)
-				if len(at.nodes) != 1 {
-					continue
-				}
-				only := at.nodes[0]
-				d := pick(ch.descCandidates(nil, it, at), fc.descKey)
-				if d != nil && (d.n != only || atPlace(ch.find(it.rec, descAt), it) != only) {
-					t.Fatalf("record %d of %s: picked %p at %s, atPlace gives another", k, c.describe(), d.n, fc.descKey)
-				}
+			only := at.nodes[0]
+			d := pick(ch.descCandidates(nil, it, at), fc.descKey)
+			if d != nil && (d.n != only || atPlace(ch.find(it.rec, descAt), it) != only) {
+				t.Fatalf("record %d of %s: picked %p at %s, atPlace gives another", k, c.describe(), d.n, fc.descKey)
 			}
 		}
-	})
+	}
 }
 
 // TestNoDescriptionInTheTitlesElement checks the rule descCandidates and

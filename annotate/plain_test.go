@@ -28,15 +28,20 @@ func FuzzPlain(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := plainSimple(s)
-		if !ok {
-			return
-		}
-		if want := plainTokenized(s); got != want {
-			t.Fatalf("plainSimple(%q) = %q, the tokenizer gives %q", s, got, want)
-		}
-	})
+	f.Fuzz(func(t *testing.T, s string) { checkPlain(t, []byte(s)) })
+}
+
+// checkPlain is FuzzPlain's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkPlain(t *testing.T, raw []byte) {
+	s := string(raw)
+	got, ok := plainSimple(s)
+	if !ok {
+		return
+	}
+	if want := plainTokenized(s); got != want {
+		t.Fatalf("plainSimple(%q) = %q, the tokenizer gives %q", s, got, want)
+	}
 }
 
 // TestPlainSimpleReads checks that the fast reading is taken for the
@@ -68,14 +73,19 @@ func FuzzKeepsText(f *testing.F) {
 	for s := range keepsTextCases {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if !keepsText(s) {
-			return
-		}
-		if html, _ := values.Description(s, nil, nil); html == "" {
-			t.Fatalf("keepsText(%q) is true, the sanitizer keeps nothing", s)
-		}
-	})
+	f.Fuzz(func(t *testing.T, s string) { checkKeepsText(t, []byte(s)) })
+}
+
+// checkKeepsText is FuzzKeepsText's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkKeepsText(t *testing.T, raw []byte) {
+	s := string(raw)
+	if !keepsText(s) {
+		return
+	}
+	if html, _ := values.Description(s, nil, nil); html == "" {
+		t.Fatalf("keepsText(%q) is true, the sanitizer keeps nothing", s)
+	}
 }
 
 // keepsTextCases are markup and whether keepsText answers for it without
@@ -158,35 +168,40 @@ func FuzzPlainTagName(f *testing.F) {
 	for _, s := range []string{"<p>a</p>", "<h2 class=x>t</H2>", "<br/><BR>", "<a\x00b>x</a\x00b >", "<script>x</script >y", "<p\tid=a>", "</>", "<svg:a>b</svg:a>", "<p", "<x-y>z</x-y>"} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, page string) {
-		z := html.NewTokenizer(strings.NewReader(page))
-		for {
-			tt := z.Next()
-			if tt == html.ErrorToken {
-				return
-			}
-			from := 1
-			switch tt {
-			case html.EndTagToken:
-				from = 2
-			case html.StartTagToken, html.SelfClosingTagToken:
-			default:
-				continue
-			}
-			raw := slices.Clone(z.Raw())
-			name, after, _, ok := plainTagName(raw, from, nil)
-			want, hasAttr := z.TagName()
-			if !ok {
-				continue
-			}
-			if string(name) != string(want) {
-				t.Fatalf("plainTagName(%q) = %q, TagName %q", raw, name, want)
-			}
-			if from == 1 && raw[after] == '>' && hasAttr {
-				t.Fatalf("plainTagName(%q) ends the tag at '>', the tokenizer reads attributes", raw)
-			}
+	f.Fuzz(func(t *testing.T, page string) { checkPlainTagName(t, []byte(page)) })
+}
+
+// checkPlainTagName is FuzzPlainTagName's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkPlainTagName(t *testing.T, raw []byte) {
+	page := string(raw)
+	z := html.NewTokenizer(strings.NewReader(page))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return
 		}
-	})
+		from := 1
+		switch tt {
+		case html.EndTagToken:
+			from = 2
+		case html.StartTagToken, html.SelfClosingTagToken:
+		default:
+			continue
+		}
+		raw := slices.Clone(z.Raw())
+		name, after, _, ok := plainTagName(raw, from, nil)
+		want, hasAttr := z.TagName()
+		if !ok {
+			continue
+		}
+		if string(name) != string(want) {
+			t.Fatalf("plainTagName(%q) = %q, TagName %q", raw, name, want)
+		}
+		if from == 1 && raw[after] == '>' && hasAttr {
+			t.Fatalf("plainTagName(%q) ends the tag at '>', the tokenizer reads attributes", raw)
+		}
+	}
 }
 
 // FuzzRawAttrs checks readRawAttrs against the tokenizer: whenever it
@@ -199,41 +214,46 @@ func FuzzRawAttrs(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, page string) {
-		z := html.NewTokenizer(strings.NewReader(page))
-		var got []rawAttr
-		for {
-			tt := z.Next()
-			if tt == html.ErrorToken {
-				return
-			}
-			if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-				continue
-			}
-			raw := slices.Clone(z.Raw())
-			_, after, _, ok := plainTagName(raw, 1, nil)
-			if !ok {
-				continue
-			}
-			got, _, _, ok = readRawAttrs(got[:0], raw, after, nil)
-			_, more := z.TagName()
-			var want []rawAttr
-			for more {
-				var a rawAttr
-				a.key, a.val, more = z.TagAttr()
-				want = append(want, a)
-			}
-			if !ok {
-				continue
-			}
-			if len(got) != len(want) {
-				t.Fatalf("readRawAttrs(%q) read %d attributes, TagAttr %d", raw, len(got), len(want))
-			}
-			for i := range got {
-				if string(got[i].key) != string(want[i].key) || string(got[i].val) != string(want[i].val) {
-					t.Fatalf("readRawAttrs(%q): attribute %d is %q=%q, TagAttr's %q=%q", raw, i, got[i].key, got[i].val, want[i].key, want[i].val)
-				}
+	f.Fuzz(func(t *testing.T, page string) { checkRawAttrs(t, []byte(page)) })
+}
+
+// checkRawAttrs is FuzzRawAttrs's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkRawAttrs(t *testing.T, raw []byte) {
+	page := string(raw)
+	z := html.NewTokenizer(strings.NewReader(page))
+	var got []rawAttr
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		raw := slices.Clone(z.Raw())
+		_, after, _, ok := plainTagName(raw, 1, nil)
+		if !ok {
+			continue
+		}
+		got, _, _, ok = readRawAttrs(got[:0], raw, after, nil)
+		_, more := z.TagName()
+		var want []rawAttr
+		for more {
+			var a rawAttr
+			a.key, a.val, more = z.TagAttr()
+			want = append(want, a)
+		}
+		if !ok {
+			continue
+		}
+		if len(got) != len(want) {
+			t.Fatalf("readRawAttrs(%q) read %d attributes, TagAttr %d", raw, len(got), len(want))
+		}
+		for i := range got {
+			if string(got[i].key) != string(want[i].key) || string(got[i].val) != string(want[i].val) {
+				t.Fatalf("readRawAttrs(%q): attribute %d is %q=%q, TagAttr's %q=%q", raw, i, got[i].key, got[i].val, want[i].key, want[i].val)
 			}
 		}
-	})
+	}
 }

@@ -15,33 +15,38 @@ func FuzzMayLinkTo(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, page string) {
-		p, err := newPage([]byte(page), "")
-		if err != nil {
-			return
-		}
-		cands := findCandidates(p.tree(func(string) []existingTag { return nil }, false))
-		cands = cands[:min(len(cands), 24)]
-		for _, b := range cands {
-			set := map[string]bool{}
-			for _, r := range b.records {
-				if h := firstLink(r); h != "" && len(set) < smallLinkSet {
-					set[h] = true
-				}
+	f.Fuzz(func(t *testing.T, page string) { checkMayLinkTo(t, []byte(page)) })
+}
+
+// checkMayLinkTo is FuzzMayLinkTo's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkMayLinkTo(t *testing.T, raw []byte) {
+	page := string(raw)
+	p, err := newPage([]byte(page), "")
+	if err != nil {
+		return
+	}
+	cands := findCandidates(p.tree(func(string) []existingTag { return nil }, false))
+	cands = cands[:min(len(cands), 24)]
+	for _, b := range cands {
+		set := map[string]bool{}
+		for _, r := range b.records {
+			if h := firstLink(r); h != "" && len(set) < smallLinkSet {
+				set[h] = true
 			}
-			if len(set) == 0 {
+		}
+		if len(set) == 0 {
+			continue
+		}
+		for _, a := range cands {
+			if mayLinkTo(a, set) {
 				continue
 			}
-			for _, a := range cands {
-				if mayLinkTo(a, set) {
-					continue
-				}
-				for _, r := range a.records {
-					if h := firstLink(r); set[h] {
-						t.Fatalf("mayLinkTo says no link of %s has one of %v, but a record's first link is %q", a.describe(), set, h)
-					}
+			for _, r := range a.records {
+				if h := firstLink(r); set[h] {
+					t.Fatalf("mayLinkTo says no link of %s has one of %v, but a record's first link is %q", a.describe(), set, h)
 				}
 			}
 		}
-	})
+	}
 }

@@ -22,44 +22,49 @@ func FuzzScan(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, page string) {
-		for _, always := range []bool{false, true} {
-			z := html.NewTokenizer(strings.NewReader(page))
-			s := newScanner([]byte(page), always)
-			for k := 0; ; k++ {
-				want := z.Next()
-				got, raw := s.next()
-				if got != want {
-					t.Fatalf("always %v, token %d: scanner %v %q, tokenizer %v %q", always, k, got, raw, want, z.Raw())
+	f.Fuzz(func(t *testing.T, page string) { checkScan(t, []byte(page)) })
+}
+
+// checkScan is FuzzScan's check of one input, shared with
+// TestMutatedPages, which runs it on mutated corpus pages.
+func checkScan(t *testing.T, raw []byte) {
+	page := string(raw)
+	for _, always := range []bool{false, true} {
+		z := html.NewTokenizer(strings.NewReader(page))
+		s := newScanner([]byte(page), always)
+		for k := 0; ; k++ {
+			want := z.Next()
+			got, raw := s.next()
+			if got != want {
+				t.Fatalf("always %v, token %d: scanner %v %q, tokenizer %v %q", always, k, got, raw, want, z.Raw())
+			}
+			if want == html.ErrorToken {
+				break
+			}
+			if !bytes.Equal(raw, z.Raw()) {
+				t.Fatalf("always %v, token %d (%v): scanner %q, tokenizer %q", always, k, got, raw, z.Raw())
+			}
+			if want != html.StartTagToken && want != html.SelfClosingTagToken && want != html.EndTagToken {
+				continue
+			}
+			raw = slices.Clone(raw)
+			sz := s.tokenizer(raw)
+			for {
+				gotName, gotMore := sz.TagName()
+				wantName, wantMore := z.TagName()
+				if string(gotName) != string(wantName) || gotMore != wantMore {
+					t.Fatalf("tag %q: scanner's name %q (%v), tokenizer's %q (%v)", raw, gotName, gotMore, wantName, wantMore)
 				}
-				if want == html.ErrorToken {
-					break
-				}
-				if !bytes.Equal(raw, z.Raw()) {
-					t.Fatalf("always %v, token %d (%v): scanner %q, tokenizer %q", always, k, got, raw, z.Raw())
-				}
-				if want != html.StartTagToken && want != html.SelfClosingTagToken && want != html.EndTagToken {
-					continue
-				}
-				raw = slices.Clone(raw)
-				sz := s.tokenizer(raw)
-				for {
-					gotName, gotMore := sz.TagName()
-					wantName, wantMore := z.TagName()
-					if string(gotName) != string(wantName) || gotMore != wantMore {
-						t.Fatalf("tag %q: scanner's name %q (%v), tokenizer's %q (%v)", raw, gotName, gotMore, wantName, wantMore)
+				for wantMore {
+					var gk, gv, wk, wv []byte
+					gk, gv, gotMore = sz.TagAttr()
+					wk, wv, wantMore = z.TagAttr()
+					if string(gk) != string(wk) || string(gv) != string(wv) || gotMore != wantMore {
+						t.Fatalf("tag %q: scanner's attribute %q=%q, tokenizer's %q=%q", raw, gk, gv, wk, wv)
 					}
-					for wantMore {
-						var gk, gv, wk, wv []byte
-						gk, gv, gotMore = sz.TagAttr()
-						wk, wv, wantMore = z.TagAttr()
-						if string(gk) != string(wk) || string(gv) != string(wv) || gotMore != wantMore {
-							t.Fatalf("tag %q: scanner's attribute %q=%q, tokenizer's %q=%q", raw, gk, gv, wk, wv)
-						}
-					}
-					break
 				}
+				break
 			}
 		}
-	})
+	}
 }
