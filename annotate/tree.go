@@ -453,8 +453,12 @@ func buildTree(text string, seed maphash.Seed, readComment func(body string) []e
 			}
 		}
 	}
+	// The elements left open end where the last token does: a tag the
+	// page's end cuts short ("<meta a='b' ") is no token, and an
+	// annotation ending such an element after it would be read as part
+	// of that tag.
 	for len(b.stack) > 1 {
-		b.pop(len(text))
+		b.pop(pos)
 	}
 	b.closeNode(b.root)
 	return b
