@@ -365,6 +365,11 @@ func (r *Result) itemXPath(d *dom, head *node, heads map[int]bool) (string, erro
 	if r.best.kind == "runs" && preformatted(head) {
 		steps = append(steps, step+firstOnLineXPath(step))
 	}
+	if r.best.byShape {
+		// Records of a few rows of one look (rowRuns): their first
+		// rows by their places, every k-th, or by their shape.
+		steps = append(steps, periodicSteps(step, r.best.records)...)
+	}
 	for _, step := range steps {
 		if itemPath, ok, err := r.itemXPathWith(d, step, ancestors, common, excludes, heads); ok || err != nil {
 			return itemPath, err

@@ -50,6 +50,9 @@ func (r record) contains(n *node) bool {
 // year, one table body per section).
 type candidate struct {
 	kind    string // "elements" or "runs"
+	// byShape: runs of table rows cut by the rows' shapes (rowRuns),
+	// whose heads the selectors tell by their places or shapes.
+	byShape bool
 	head    *node  // the first record's first node, naming the structure
 	parents int
 	records []record
@@ -218,12 +221,29 @@ func findCandidates(t *treeBuilder) []*candidate {
 		}
 		// Runs: each starts at a child of one key and takes the siblings up
 		// to the next.
-		for _, runs := range rc.runsOf(p) {
+		lookRuns := rc.runsOf(p)
+		for _, runs := range lookRuns {
 			sums := sumsOf(runs)
 			if sums.scorable() {
 				out = append(out, &candidate{kind: "runs", head: runs[0].head(), parents: 1, records: runs, sums: sums})
 			}
 			addCross(groupKey{p.pathKey, true, runs[0].head().look().key}, p, runs, sums, "runs")
+		}
+		// Records of a few table rows each, told by the rows' shapes
+		// (rowRuns), unless the looks' runs cut them alike.
+		if len(tags) == 1 && tags[0] == "tr" {
+			for _, runs := range rowRuns(p) {
+				if slices.ContainsFunc(lookRuns, func(r []record) bool { return sameRecords(r, runs) }) {
+					continue
+				}
+				sums := sumsOf(runs)
+				if sums.scorable() {
+					out = append(out, &candidate{kind: "runs", byShape: true, head: runs[0].head(), parents: 1, records: runs, sums: sums})
+				}
+				k := groupKey{p.pathKey, true, rowShapeKey(runs[0].head(), false)}
+				addCross(k, p, runs, sums, "runs")
+				cross[k].byShape = true
+			}
 		}
 		if h := oneLine(p); h >= 0 {
 			k := groupKey{p.pathKey, true, p.children()[h].look().key}

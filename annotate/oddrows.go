@@ -327,12 +327,16 @@ func cellsOf(tr *node) rowCells {
 
 // colspan returns the colspan a cell's start tag gives (1 when none or
 // unreadable): `<td colspan="3">`, `<TD COLSPAN=3>`.
-func colspan(tag string) int {
-	at := strings.Index(strings.ToLower(tag), "colspan")
+func colspan(tag string) int { return spanOf(tag, "colspan") }
+
+// spanOf returns the span a cell's start tag gives by the attribute
+// named (colspan, rowspan; lower-case): 1 when none or unreadable.
+func spanOf(tag, name string) int {
+	at := strings.Index(strings.ToLower(tag), name)
 	if at < 0 {
 		return 1
 	}
-	rest := strings.TrimLeft(tag[at+len("colspan"):], " \t\r\n\f")
+	rest := strings.TrimLeft(tag[at+len(name):], " \t\r\n\f")
 	rest, ok := strings.CutPrefix(rest, "=")
 	if !ok {
 		return 1
