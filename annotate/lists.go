@@ -49,11 +49,11 @@ func (r record) contains(n *node) bool {
 // under one parent or under parents that repeat themselves (one list per
 // year, one table body per section).
 type candidate struct {
-	kind    string // "elements" or "runs"
+	kind string // "elements" or "runs"
 	// byShape: runs of table rows cut by the rows' shapes (rowRuns),
 	// whose heads the selectors tell by their places or shapes.
 	byShape bool
-	head    *node  // the first record's first node, naming the structure
+	head    *node // the first record's first node, naming the structure
 	parents int
 	records []record
 	strays  []*node // the parents whose records strayGroups dropped
