@@ -79,7 +79,9 @@ const maxRowRun = 3
 //     k-1 rows, k from 2 to maxRowRun (the median gap), and none more
 //     than maxRowRun-1: a table of one row an item has no gaps, and a
 //     record may lack a row (a notice without its description);
-//   - no record holds two rows of one shape with a link: rows that group
+//   - no record holds two rows of one coarse shape each with 12 bytes of
+//     link text or more (a title; a "PDF" link in a description is
+//     none): rows that group
 //     a varying number of items (a day's heading row over one or two)
 //     are no records of one item;
 //   - no row before the first head (blank rows aside) has a fine shape
@@ -121,8 +123,8 @@ func rowRuns(p *node) [][]record {
 		// Cut at the heads of the coarse shape and of the fine one,
 		// the more regular cut is kept, the coarse one when they are as
 		// regular.
-		recs, regular := rowRunsFrom(kids, rows, shapes, fine, first)
-		if fineRecs, fineRegular := rowRunsFrom(kids, rows, fine, fine, first); fineRegular > regular {
+		recs, regular := rowRunsFrom(kids, rows, shapes, shapes, fine, first)
+		if fineRecs, fineRegular := rowRunsFrom(kids, rows, fine, shapes, fine, first); fineRegular > regular {
 			recs = fineRecs
 		}
 		if recs != nil {
@@ -131,6 +133,9 @@ func rowRuns(p *node) [][]record {
 	}
 	return out
 }
+
+// titled reports whether a row's links hold text enough for a title.
+func titled(tr *node) bool { return tr.linkTextBytes >= 12 }
 
 // shapeBefore reports whether the shape s is among shapes.
 func shapeBefore(shapes []uint64, s uint64) bool {
@@ -143,9 +148,12 @@ func shapeBefore(shapes []uint64, s uint64) bool {
 }
 
 // rowRunsFrom returns the records that start at the rows of the shape of
-// rows[first], when they make records of rowRuns' kind, and the share of
-// the gaps between their heads that hold k-1 rows; nil otherwise.
-func rowRunsFrom(kids []*node, rows []int, shapes, fine []uint64, first int) ([]record, float64) {
+// rows[first] (shapes: the rows' coarse or fine shapes), when they make
+// records of rowRuns' kind, and the share of the gaps between their
+// heads that hold k-1 rows; nil otherwise. Two rows of a record that
+// hold a title's link are two items when their coarse shapes agree,
+// whichever cut.
+func rowRunsFrom(kids []*node, rows []int, shapes, coarse, fine []uint64, first int) ([]record, float64) {
 	head := shapes[first]
 	var heads []int // in rows
 	for j := first; j < len(rows); j++ {
@@ -198,8 +206,8 @@ func rowRunsFrom(kids []*node, rows []int, shapes, fine []uint64, first int) ([]
 		}
 		for a := j; a < last; a++ {
 			for b := a + 1; b <= last; b++ {
-				if shapes[a] == shapes[b] && kids[rows[a]].links > 0 {
-					return nil, 0 // two rows of one shape with links: two items
+				if coarse[a] == coarse[b] && titled(kids[rows[a]]) && titled(kids[rows[b]]) {
+					return nil, 0 // two rows of one shape with titles: two items
 				}
 			}
 		}

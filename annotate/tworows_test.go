@@ -377,13 +377,22 @@ func TestTwoRowsHeldOut(t *testing.T) { runTwoRows(t, "heldout") }
 // variants draw rarely or not at all: a long legacy table whose every
 // third description row holds a link (cut at the rows of a coarse
 // shape, those rows started records of their own: the finer cut, more
-// regular, is kept), and a date row over a varying number of items (a
+// regular, is kept), a short catalogue whose second record lacks its
+// description row (and so the rowspan of its date cell), and a date row
+// over a varying number of items (a
 // day with two), which is no table of records of one item: every item
 // keeps its title and link.
 func TestTwoRowsEdges(t *testing.T) {
 	opts := annotate.Options{URL: twoRowBase}
 	t.Run("legacy-font,desclink,n=71", func(t *testing.T) {
 		page, want := twoRowVariant{shape: "legacy-font", lang: "en", format: "02.01.2006", descURL: true, header: "none", items: 71}.page()
+		checkTwoRows(t, page, want, opts)
+	})
+	t.Run("catalogue,missing,n=3", func(t *testing.T) {
+		// The record without its description row has no rowspan: cut
+		// at the rows of the head's fine shape, it joined the record
+		// before it.
+		page, want := twoRowVariant{shape: "catalogue", lang: "en", format: "2006-01-02", header: "th", missing: true, items: 3}.page()
 		checkTwoRows(t, page, want, opts)
 	})
 	t.Run("date-row,days-of-two", func(t *testing.T) {
