@@ -170,6 +170,7 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 		c.fieldScore(p)
 	}
 	resortCandidates(cands, maxChosen)
+	ch.chooseRisen(cands)
 	// The best of those whose fields were chosen: one that was not may
 	// now score above those that lost points for their fields.
 	var best *candidate
@@ -233,6 +234,28 @@ func Suggest(raw []byte, opts Options) (*Result, error) {
 }
 
 type existingTag = wrapper.CommentTag
+
+// chooseRisen chooses the fields of a candidate that now ranks first
+// though its fields were not chosen, as many as maxChosen times: those
+// chosen may have lost points for their fields (the same title in many
+// records: a changelog cut at its "Added" and "Fixed" subheadings) and
+// fallen below one that was not looked at, such as the same page cut at
+// its releases' headings. Without it, that one was passed over for the
+// best of those looked at, whatever their new scores.
+func (ch *chooser) chooseRisen(cands []*candidate) {
+	for range 2 * maxChosen {
+		i := slices.IndexFunc(cands, func(c *candidate) bool { return c.score > 0 })
+		if i < 0 || cands[i].fields != nil {
+			return
+		}
+		c := cands[i]
+		c.fields = ch.choose(c, sampleRecords)
+		c.fieldScore(ch.p)
+		copy(cands[1:i+1], cands[:i])
+		cands[0] = c
+		resortCandidates(cands, 1)
+	}
+}
 
 // sortCandidates orders candidates best first, those that score alike in
 // the order they were found (the order of c). It sorts the scores beside

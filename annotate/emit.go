@@ -68,9 +68,11 @@ func (r *Result) Selectors() (Selectors, string, error) {
 		return Selectors{}, "", err
 	}
 	// Records left out by the suggester stay out: an item has a title
-	// with letters in it, and a link when most do.
+	// with letters in it or a version's digits and dots ("4.2.1", which
+	// titleCandidates takes in a heading, a link, bold text or a term),
+	// and a link when most do.
 	if pred := predicate(sel.Title); pred != "" && fc.dropped > 0 {
-		item += "[" + pred + "[translate(normalize-space(.), '0123456789 .,:;/|()#-', '') != '']]"
+		item += "[" + pred + "[translate(normalize-space(.), '0123456789 .,:;/|()#-', '') != '' or contains(translate(., '123456789', '000000000'), '0.0')]]"
 	}
 	if pred := predicate(sel.Link); pred != "" && fc.unlinked > 0 {
 		item += "[" + pred + "]"

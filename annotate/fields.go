@@ -769,10 +769,11 @@ func voteMajority(n int, cands func(i int) []scored, share float64) string {
 }
 
 // voteTitle votes the title's place on the records' candidates (vote),
-// passing over a label: a place whose text is the same in every record
-// voted on ("Fixed" under each release's heading, "Release notes" beside
-// each version) while a heading, a link or a term at another place
-// varies (labelPlace). The list's score weighs titles repeated across
+// passing over a label: a place whose texts are repeated verbatim in
+// most records voted on ("Fixed" under each release's heading, "Added"
+// under some and "Security" under others, "Release notes" beside each
+// version) while a heading, a link or a term at another place varies
+// (labelPlace). The list's score weighs titles repeated across
 // its records ("the same title in many records"), but gives no other
 // place of the records their title.
 func voteTitle(titles [][]scored) string {
@@ -797,24 +798,22 @@ func voteTitle(titles [][]scored) string {
 }
 
 // labelPlace reports whether the place key is a label, not a title: in
-// at least three of the records, with the same text in each, while
-// another place, not in passed, holds a heading, a link or a term
-// (titleBase at least titleTagBase) in at least half as many records,
-// with a text of its own in most of them. A list whose every title is
+// at least three of the records, most of them holding a text another
+// holds too (repeatedMostly), while another place, not in passed, holds
+// a heading, a link or a term (titleBase at least titleTagBase) in at
+// least half as many records, with a text of its own in most of them. A list whose every title is
 // the same ("Minutes" beside each date) keeps it: no such place varies.
 func labelPlace(titles [][]scored, key string, passed []string) bool {
 	// The place's texts first: most places chosen vary, and the other
 	// places need not be looked at.
-	records, text := 0, ""
+	records, counts := 0, map[string]int{}
 	for _, cands := range titles {
 		if s := pick(cands, key); s != nil {
-			if records > 0 && s.text != text {
-				return false
-			}
-			records, text = records+1, s.text
+			records++
+			counts[s.text]++
 		}
 	}
-	if records < 3 {
+	if records < 3 || !repeatedMostly(counts, records) {
 		return false
 	}
 	// The other places' texts, one a record.
@@ -849,6 +848,22 @@ func labelPlace(titles [][]scored, key string, passed []string) bool {
 		}
 	}
 	return false
+}
+
+// repeatedMostly reports whether most of records (more than half) hold
+// a text that another record holds verbatim too, given how many records
+// hold each text: labels repeat ("Added" under most releases, "Fixed"
+// under others), titles do not. A place whose subsections vary from
+// release to release holds no one text in every record, but its texts
+// are still a few words each repeated.
+func repeatedMostly(counts map[string]int, records int) bool {
+	repeated := 0
+	for _, c := range counts {
+		if c > 1 {
+			repeated += c
+		}
+	}
+	return 2*repeated > records
 }
 
 // pick returns the best candidate at the place key, or nil.
@@ -1013,11 +1028,12 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		if linkedHeading {
 			text = ch.p.textOf(narrowTitle(n))
 		}
-		if isBoilerplate(text) || isNumberish(text) && !(base >= titleTagBase && isVersion(text)) || ch.isDate(text) {
+		if isBoilerplate(text) || isNumberish(text) && !(base >= titleTagBase && ch.releaseName(text)) || ch.isDate(text) {
 			// A number or a code is no title, but a release's version
-			// ("3.19.0", "2024.06") in a heading, a link, bold text or
-			// a term is the release's name. A version the dates package reads
-			// ("2024.06.01") is a date.
+			// ("3.19.0", "2024.06", "[3.19.0] - 2024-03-04") in a
+			// heading, a link, bold text or a term is the release's
+			// name. A version the dates package reads ("2024.06.01") is
+			// a date.
 			return true
 		}
 		runes := utf8.RuneCountInString(text)
@@ -1026,7 +1042,9 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 			score += 3
 		}
 		switch {
-		case runes >= 8 && runes <= 160:
+		case runes >= 8 && runes <= 160 || base >= titleTagBase && isVersion(text):
+			// A version is a release's whole name, however short:
+			// "v4.2.1" is no shorter a title than "Release 4.2.1".
 			score += 2
 		case runes > 200:
 			score -= 3
@@ -1034,6 +1052,12 @@ func (ch *chooser) titleCandidates(out []scored, r record, at *place) []scored {
 		if n.tag() != "a" && (n.links > 0 && n.linkTextBytes*2 < n.textBytes || n.links > 1) {
 			// Text around links, or several links (a topic's and its
 			// starter's): a line, not a title.
+			score -= 2
+		}
+		if base >= titleTagBase && n.tag() != "a" && n.links == 1 && n.linkTextBytes*2 >= n.textBytes && ch.linkAndDate(n, text) {
+			// A heading of a link and a date ("<a>Version 4.2</a> – 4
+			// March 2024"): the link is the title, and the date stays
+			// the date, which inside the title could not be annotated.
 			score -= 2
 		}
 		if n.tag() == "a" && n.parent() != nil && (isHeading(n.parent().tag()) || n.parent().tag() == "b" || n.parent().tag() == "strong") {
@@ -1201,7 +1225,7 @@ func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place
 		if n.tag() != "a" || n.href() == "" {
 			return true
 		}
-		if at != nil && !at.has(n) || !n.usableLink() {
+		if at != nil && !at.has(n) || !n.usableLink() || ch.lineReference(n, r) {
 			return false
 		}
 		if at != nil && len(at.nodes) == 1 {
@@ -1242,6 +1266,31 @@ func (ch *chooser) linkCandidates(out []scored, r record, title *node, at *place
 		return false
 	})
 	return out
+}
+
+// lineReference reports whether the link n is a line's reference, not
+// its record's link: it stands in a list item inside the record (not
+// the record itself) whose text is at least three times its own and more than 24
+// bytes (a change in a release's notes, "Fix the loader (#4012)", whose
+// link leads to the change's pull request). A record whose title has no
+// link of its own (a version heading) then gets no link, and the page's
+// with a fragment, rather than its first change's. A read-more link
+// ("Continue reading" in a list of a teaser's links) is the record's.
+func (ch *chooser) lineReference(n *node, r record) bool {
+	var li *node
+	for a := n.parent(); a != nil && r.contains(a); a = a.parent() {
+		if slices.Contains(r.nodes, a) {
+			return false
+		}
+		if a.tag() == "li" {
+			li = a
+			break
+		}
+	}
+	if li == nil || li.textBytes <= 24 || li.textBytes < 3*n.textBytes {
+		return false
+	}
+	return !isReadMore(strings.ToLower(strings.Trim(ch.p.textOf(n), " .…→»›>&;:-")))
 }
 
 // usableLink is usableHref of the node's href ("" for all but <a>),
@@ -2038,6 +2087,48 @@ func isNumberish(s string) bool {
 		}
 	}
 	return wide < 2
+}
+
+// releaseName reports whether s names a release by its version: a
+// version (isVersion), bare or in brackets as Keep a Changelog writes it
+// unlinked ("[4.2.1]"), alone or followed by the release's date
+// ("4.2.1 - 2024-03-04", "[4.2.1] (2024-03-04)").
+func (ch *chooser) releaseName(s string) bool {
+	s = strings.TrimSpace(s)
+	ver, rest, _ := strings.Cut(s, " ")
+	if len(ver) > 2 && (ver[0] == '[' && ver[len(ver)-1] == ']' || ver[0] == '(' && ver[len(ver)-1] == ')') {
+		ver = ver[1 : len(ver)-1]
+	}
+	if !isVersion(ver) {
+		return false
+	}
+	rest = strings.Trim(rest, " -–—:,()[]")
+	return rest == "" || ch.isDate(rest)
+}
+
+// linkAndDate reports whether the text of n, which holds one link, is
+// that link's and a date beside it ("4.2.1 - 2024-03-04", "Version 4.2 –
+// 4 March 2024", the link's text first or last).
+func (ch *chooser) linkAndDate(n *node, text string) bool {
+	var link *node
+	walk(record{nodes: []*node{n}}, func(m *node) bool {
+		if link == nil && m.tag() == "a" {
+			link = m
+		}
+		return link == nil
+	})
+	if link == nil {
+		return false
+	}
+	lt := ch.p.textOf(link)
+	rest, ok := strings.CutPrefix(text, lt)
+	if !ok {
+		if rest, ok = strings.CutSuffix(text, lt); !ok {
+			return false
+		}
+	}
+	rest = strings.Trim(rest, " -–—:,()[]")
+	return rest != "" && ch.isDate(rest)
 }
 
 // isVersion reports whether s is a release's version: digits with dots
