@@ -368,9 +368,11 @@ func changelogPage(v changelogVariant) (string, []changelogItem) {
 	return page, want
 }
 
-// changelogHeldOutFailures are the held-out variants that failed on
-// their one run, outside the classes changelogKnown names, and why.
-var changelogHeldOutFailures = map[string]string{
+// changelogFailures are the variants that fail outside the classes
+// changelogKnown names, and why: the held-out half's found on its one
+// run, and the development half's.
+var changelogFailures = map[string]string{
+	"release-cards/de,seed=559082,linked=true,date=machine,form=0,pr=true,unrel=false,anchors=false,n=6":   "six releases under four different first subheadings: a text another record holds in only half the records, no label (repeatedMostly)",
 	"keep-a-changelog/fr,seed=278348,linked=true,date=none,form=0,pr=true,unrel=false,anchors=true,n=19":   "every heading in a div.markdown-heading, the releases' and the subsections' alike: the runs are cut at each, and the runs from each list of changes win",
 	"keep-a-changelog/de,seed=216887,linked=false,date=line,form=1,pr=false,unrel=true,anchors=true,n=4":   "every heading in a div.markdown-heading, the releases' and the subsections' alike: the runs are cut at each",
 	"keep-a-changelog/de,seed=884827,linked=false,date=line,form=2,pr=false,unrel=false,anchors=true,n=24": "every heading in a div.markdown-heading, the releases' and the subsections' alike: the runs are cut at each, and the runs from each list of changes win",
@@ -378,7 +380,7 @@ var changelogHeldOutFailures = map[string]string{
 
 // changelogKnown says why a variant is known to fail, or "".
 func changelogKnown(v changelogVariant) string {
-	if why := changelogHeldOutFailures[v.name()]; why != "" {
+	if why := changelogFailures[v.name()]; why != "" {
 		return why
 	}
 	switch {
@@ -390,8 +392,6 @@ func changelogKnown(v changelogVariant) string {
 		return "the title keeps the heading's permalink sign (\"Tool 4.29.2¶\"): the title is the heading's whole content"
 	case v.date == "heading" && (!v.linked || v.shape == "sphinx-notes"):
 		return "the date is in the version heading, which is the title: a date annotation inside it would take its text out of the title (docs/WRAPPER.md, nesting)"
-	case v.date == "machine":
-		return "GitHub's <relative-time datetime> is no machine date to the wrapper (time, abbr and span only)"
 	}
 	return ""
 }
