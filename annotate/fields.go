@@ -2102,8 +2102,18 @@ func (ch *chooser) releaseName(s string) bool {
 	if !isVersion(ver) {
 		return false
 	}
-	rest = strings.Trim(rest, " -–—:,()[]")
-	return rest == "" || ch.isDate(rest)
+	return strings.Trim(rest, releaseSeparators) == "" || ch.isDateBeside(rest)
+}
+
+// releaseSeparators are what a release's name and its date are written
+// apart with: "4.2.1 - 2024-03-04", "[4.2.1] (2024-03-04)".
+const releaseSeparators = " -–—:,()[]"
+
+// isDateBeside reports whether rest, the text beside a release's name,
+// is its date once the separators around it are trimmed.
+func (ch *chooser) isDateBeside(rest string) bool {
+	rest = strings.Trim(rest, releaseSeparators)
+	return rest != "" && ch.isDate(rest)
 }
 
 // linkAndDate reports whether the text of n, which holds one link, is
@@ -2127,8 +2137,7 @@ func (ch *chooser) linkAndDate(n *node, text string) bool {
 			return false
 		}
 	}
-	rest = strings.Trim(rest, " -–—:,()[]")
-	return rest != "" && ch.isDate(rest)
+	return ch.isDateBeside(rest)
 }
 
 // isVersion reports whether s is a release's version: digits with dots
